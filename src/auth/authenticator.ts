@@ -1,0 +1,184 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { OrgRole } from '../db/entities/index.ts';
+import { unauthorized } from '../services/errors.ts';
+import { VerifiedCredentialCache } from './credential-cache.ts';
+import { decoyHash, verifyPassword } from './passwords.ts';
+import type { Principal } from './principal.ts';
+import { decodeToken } from './tokens.ts';
+
+export interface AuthenticatorOptions {
+  basicAuthEnabled: boolean;
+  bruteForceProtection: boolean;
+  maxLoginAttempts: number;
+  /** Disables the verified-credential cache (for benchmarks comparing with and without it). */
+  cacheCredentials?: boolean;
+}
+
+export interface Credentials {
+  authorization: string | undefined;
+  /** `X-Grafana-Org-Id`: act in another org the user belongs to. */
+  orgIdHeader: string | undefined;
+  ip: string;
+}
+
+export const AUTH_ERRORS = {
+  unauthorized: () => unauthorized('Unauthorized', 'auth.unauthorized'),
+  badPassword: () => unauthorized('Invalid username or password', 'password-auth.failed'),
+  blocked: () => unauthorized('Invalid username or password', 'login-attempt.blocked'),
+  invalidKey: () => unauthorized('Invalid API key', 'api-key.invalid'),
+  expiredKey: () => unauthorized('Expired API key', 'api-key.expired'),
+  revokedKey: () => unauthorized('Revoked API key', 'api-key.revoked'),
+  disabled: () => unauthorized('Unauthorized', 'identity.disabled'),
+  wrongOrg: () => unauthorized('API key does not belong to the requested organization', 'api-key.organization-mismatch'),
+};
+
+const LOGIN_WINDOW = "interval '5 minutes'";
+/** How often a token's `last_used_at` is refreshed: a write per request would be wasteful. */
+const LAST_USED_RESOLUTION_MS = 5 * 60_000;
+
+interface UserRow {
+  id: number;
+  login: string;
+  password_hash: string | null;
+  is_admin: boolean;
+  is_disabled: boolean;
+  org_id: number;
+  role: OrgRole | null;
+  attempts: string;
+}
+
+interface KeyRow {
+  id: number;
+  org_id: number;
+  name: string;
+  role: OrgRole;
+  expires: Date | null;
+  is_revoked: boolean;
+  last_used_at: Date | null;
+  service_account_id: number | null;
+  sa_login: string | null;
+  sa_disabled: boolean | null;
+}
+
+/**
+ * Resolves the Authorization header to a principal. Basic: a user's login or e-mail and password
+ * (or `api_key:<token>`); Bearer: an org-scoped token. Returns null when there are no credentials.
+ */
+export class Authenticator {
+  readonly #options: AuthenticatorOptions;
+  readonly #cache = new VerifiedCredentialCache();
+
+  constructor(options: AuthenticatorOptions) {
+    this.#options = options;
+  }
+
+  async authenticate(em: EntityManager, credentials: Credentials): Promise<Principal | null> {
+    const header = credentials.authorization?.trim();
+    if (!header) return null;
+    const space = header.indexOf(' ');
+    const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
+    const value = space < 0 ? '' : header.slice(space + 1).trim();
+    if (scheme === 'bearer') return this.#token(em, value, credentials.orgIdHeader);
+    if (scheme === 'basic') {
+      const decoded = decodeBasic(value);
+      if (!decoded) throw AUTH_ERRORS.unauthorized();
+      if (decoded.user === 'api_key') return this.#token(em, decoded.password, credentials.orgIdHeader);
+      if (!this.#options.basicAuthEnabled) throw AUTH_ERRORS.unauthorized();
+      return this.#password(em, decoded.user, decoded.password, credentials);
+    }
+    throw AUTH_ERRORS.unauthorized();
+  }
+
+  async #password(em: EntityManager, login: string, password: string, credentials: Credentials): Promise<Principal> {
+    if (password === '' || login === '') throw AUTH_ERRORS.badPassword();
+    const requestedOrg = parseOrgId(credentials.orgIdHeader);
+    // One round trip: the user, its role in the org it acts in, and its recent failed attempts.
+    const rows = await em.execute<UserRow[]>(
+      `select u.id, u.login, u.password_hash, u.is_admin, u.is_disabled, u.org_id, ou.role,
+              (select count(*) from login_attempt la
+                where la.username = lower(u.login) and la.created > now() - ${LOGIN_WINDOW}) as attempts
+         from "user" u
+         left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as int), u.org_id)
+        where (lower(u.login) = lower(?) or lower(u.email) = lower(?)) and not u.is_service_account
+        order by (lower(u.login) = lower(?)) desc
+        limit 1`,
+      [requestedOrg, login, login, login],
+    );
+    const user = rows[0];
+    if (!user || !user.password_hash) {
+      await verifyPassword(await decoyHash(), password);
+      throw AUTH_ERRORS.badPassword();
+    }
+    if (this.#options.bruteForceProtection && Number(user.attempts) >= this.#options.maxLoginAttempts) {
+      throw AUTH_ERRORS.blocked();
+    }
+    const cached = this.#options.cacheCredentials !== false && this.#cache.has(user.id, user.password_hash, password);
+    if (!cached) {
+      if (!(await verifyPassword(user.password_hash, password))) {
+        if (this.#options.bruteForceProtection) {
+          await em.execute('insert into login_attempt (username, ip_address) values (lower(?), ?)', [user.login, credentials.ip]);
+        }
+        throw AUTH_ERRORS.badPassword();
+      }
+      this.#cache.add(user.id, user.password_hash, password);
+    }
+    if (user.is_disabled) throw AUTH_ERRORS.disabled();
+    if (requestedOrg !== null && !user.role) throw AUTH_ERRORS.unauthorized();
+    return {
+      kind: 'user',
+      userId: user.id,
+      login: user.login,
+      orgId: requestedOrg ?? user.org_id,
+      orgRole: user.role ?? 'None',
+      isServerAdmin: user.is_admin,
+      method: 'basic',
+    };
+  }
+
+  async #token(em: EntityManager, token: string, orgIdHeader: string | undefined): Promise<Principal> {
+    const decoded = decodeToken(token);
+    if (!decoded) throw AUTH_ERRORS.invalidKey();
+    const rows = await em.execute<KeyRow[]>(
+      `select k.id, k.org_id, k.name, k.role, k.expires, k.is_revoked, k.last_used_at, k.service_account_id,
+              u.login as sa_login, u.is_disabled as sa_disabled
+         from api_key k left join "user" u on u.id = k.service_account_id
+        where k.key_hash = ?`,
+      [decoded.hash],
+    );
+    const key = rows[0];
+    if (!key || (decoded.orgId !== undefined && (decoded.orgId !== key.org_id || decoded.name !== key.name))) {
+      throw AUTH_ERRORS.invalidKey();
+    }
+    if (key.is_revoked) throw AUTH_ERRORS.revokedKey();
+    if (key.expires && key.expires.getTime() <= Date.now()) throw AUTH_ERRORS.expiredKey();
+    if (key.sa_disabled) throw AUTH_ERRORS.disabled();
+    const requestedOrg = parseOrgId(orgIdHeader);
+    if (requestedOrg !== null && requestedOrg !== key.org_id) throw AUTH_ERRORS.wrongOrg();
+    if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+      await em.execute('update api_key set last_used_at = now() where id = ?', [key.id]);
+    }
+    return {
+      kind: key.service_account_id ? 'service-account' : 'api-key',
+      userId: key.service_account_id,
+      login: key.sa_login ?? `api-key:${key.name}`,
+      orgId: key.org_id,
+      orgRole: key.role,
+      isServerAdmin: false,
+      method: 'token',
+    };
+  }
+}
+
+function decodeBasic(value: string): { user: string; password: string } | null {
+  if (!/^[A-Za-z0-9+/]*={0,2}$/.test(value) || value === '') return null;
+  const text = Buffer.from(value, 'base64').toString('utf8');
+  const colon = text.indexOf(':');
+  if (colon < 0) return null;
+  return { user: text.slice(0, colon), password: text.slice(colon + 1) };
+}
+
+function parseOrgId(header: string | undefined): number | null {
+  if (header === undefined || header === '') return null;
+  const id = Number(header);
+  return Number.isSafeInteger(id) && id > 0 ? id : null;
+}

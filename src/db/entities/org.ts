@@ -1,0 +1,28 @@
+import { defineEntity, p } from '@mikro-orm/postgresql';
+
+export const Org = defineEntity({
+  name: 'Org',
+  tableName: 'org',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    name: p.string().unique(),
+    created: p.datetime().onCreate(() => new Date()),
+    updated: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
+  },
+});
+
+export type OrgRole = 'Viewer' | 'Editor' | 'Admin';
+export const ORG_ROLES: readonly OrgRole[] = ['Viewer', 'Editor', 'Admin'];
+
+/** A user's membership of an org with its role there. */
+export const OrgUser = defineEntity({
+  name: 'OrgUser',
+  tableName: 'org_user',
+  properties: {
+    id: p.integer().primary().autoincrement(),
+    orgId: p.integer(),
+    userId: p.integer(),
+    role: p.string().$type<OrgRole>(),
+    created: p.datetime().onCreate(() => new Date()),
+  },
+});

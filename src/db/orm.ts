@@ -1,0 +1,109 @@
+import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { Migrator } from '@mikro-orm/migrations';
+import pg from 'pg';
+import type { Settings } from '../config/settings.ts';
+import { ALL_ENTITIES } from './entities/index.ts';
+import { MIGRATIONS } from './migrations/index.ts';
+import { startEmbeddedPostgres, type EmbeddedCluster, type PgConnection } from './embedded.ts';
+
+export interface Database {
+  orm: MikroORM;
+  connection: PgConnection;
+  /** Present when this process started the embedded cluster (and so must stop it). */
+  embedded: EmbeddedCluster | null;
+  close(): Promise<void>;
+}
+
+/** Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`. */
+export async function resolveConnection(settings: Settings, log: (line: string) => void): Promise<{ connection: PgConnection; embedded: EmbeddedCluster | null }> {
+  const db = settings.database;
+  if (db.type === 'embedded') {
+    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log });
+    return { connection: embedded.connection, embedded };
+  }
+  if (db.url) {
+    const url = new URL(db.url);
+    return {
+      embedded: null,
+      connection: {
+        host: url.hostname,
+        port: Number(url.port || 5432),
+        user: decodeURIComponent(url.username),
+        password: decodeURIComponent(url.password),
+        database: decodeURIComponent(url.pathname.replace(/^\//, '')) || db.name,
+      },
+    };
+  }
+  return { embedded: null, connection: { host: db.host, port: db.port, user: db.user, password: db.password, database: db.name } };
+}
+
+export interface PoolOptions {
+  maxConnections: number;
+  /** PostgreSQL `sslmode`: disable, require, verify-full... */
+  sslMode: string;
+}
+
+export function poolOptions(settings: Settings): PoolOptions {
+  return { maxConnections: settings.database.maxOpenConn, sslMode: settings.database.type === 'embedded' ? 'disable' : settings.database.sslMode };
+}
+
+export function ormOptions(connection: PgConnection, pool: PoolOptions): Options {
+  const ssl = pool.sslMode !== 'disable';
+  return {
+    entities: ALL_ENTITIES,
+    host: connection.host,
+    port: connection.port,
+    user: connection.user,
+    password: connection.password,
+    dbName: connection.database,
+    pool: { min: 0, max: pool.maxConnections, idleTimeoutMillis: 30_000 },
+    driverOptions: ssl ? { ssl: { rejectUnauthorized: pool.sslMode === 'verify-full' } } : {},
+    extensions: [Migrator],
+    migrations: { migrationsList: MIGRATIONS, snapshot: false, snapshotOnMigrate: false, silent: true, tableName: 'mikro_orm_migrations' },
+    // Every request works on its own fork; touching the global context is a bug.
+    allowGlobalContext: false,
+    ensureDatabase: false,
+    debug: false,
+  };
+}
+
+/** Arbitrary constant naming dashgate's migration lock among all advisory locks on the server. */
+const MIGRATION_LOCK_KEY = 0x64617368; // "dash"
+
+/**
+ * Runs pending migrations while holding a session-level advisory lock on a dedicated connection,
+ * so that instances starting together migrate one at a time (the later ones find nothing to do).
+ * `afterMigrate` runs under the same lock (bootstrap of the default org and admin).
+ */
+export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>): Promise<void> {
+  const lockClient = new pg.Client(connection);
+  await lockClient.connect();
+  try {
+    await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
+    await orm.migrator.up();
+    await afterMigrate?.();
+  } finally {
+    await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
+    await lockClient.end().catch(() => {});
+  }
+}
+
+export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<Database> {
+  const { connection, embedded } = await resolveConnection(settings, log);
+  let orm: MikroORM;
+  try {
+    orm = await MikroORM.init(ormOptions(connection, poolOptions(settings)));
+  } catch (error) {
+    await embedded?.stop();
+    throw error;
+  }
+  return {
+    orm,
+    connection,
+    embedded,
+    async close() {
+      await orm.close(true);
+      await embedded?.stop();
+    },
+  };
+}

@@ -1,0 +1,196 @@
+import { builder } from '../builder.ts';
+import { requireOrgRole } from '../context.ts';
+import type { DataSourceRow } from '../../services/data-sources.ts';
+import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
+
+export const DataSourceType = builder.objectRef<DataSourceRow>('DataSource').implement({
+  description: 'A named connection to an external metric or log store, owned by one org.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'Assigned by the server.' }),
+    uid: t.exposeString('uid', { description: 'Stable identifier, unique in the org.' }),
+    orgId: t.exposeInt('orgId', { description: 'The owning org.' }),
+    name: t.exposeString('name', { description: 'Unique in the org; used in by-name paths.' }),
+    type: t.exposeString('type', { description: 'Kind of store, e.g. `graphite`, `elasticsearch`, `cloudwatch`, `prometheus`.' }),
+    typeName: t.string({ description: 'Display name of the kind.', resolve: (ds) => typeName(ds.type) }),
+    typeLogoUrl: t.string({ description: 'Logo of the kind, relative to the UI.', resolve: (ds) => typeLogoUrl(ds.type) }),
+    access: t.exposeString('access', { description: '`proxy` (calls go through the server) or `direct`.' }),
+    url: t.exposeString('url', { description: 'Address of the store.' }),
+    password: t.string({
+      description: 'Always empty: the legacy plaintext password is accepted on input and kept as the `password` secret.',
+      deprecationReason: 'Write `secureJsonData.password`; read `secureJsonFields`.',
+      resolve: () => '',
+    }),
+    user: t.exposeString('user'),
+    database: t.exposeString('database'),
+    basicAuth: t.exposeBoolean('basicAuth', { description: 'Whether Basic authentication is sent to the store.' }),
+    basicAuthUser: t.exposeString('basicAuthUser'),
+    basicAuthPassword: t.string({
+      description: 'Always empty: kept as the `basicAuthPassword` secret.',
+      deprecationReason: 'Write `secureJsonData.basicAuthPassword`; read `secureJsonFields`.',
+      resolve: () => '',
+    }),
+    withCredentials: t.exposeBoolean('withCredentials'),
+    isDefault: t.exposeBoolean('isDefault', { description: 'At most one data source per org is the default.' }),
+    jsonData: t.field({ type: 'JSONObject', nullable: true, description: 'Kind-specific options; null when none.', resolve: (ds) => ds.jsonData ?? null }),
+    secureJsonFields: t.field({
+      type: 'JSONObject',
+      description: 'Names of stored secrets, each mapped to true. Secret values are write-only.',
+      resolve: (ds, _args, ctx) => ctx.services.dataSources.secureJsonFields(ds),
+    }),
+    version: t.exposeInt('version', { description: 'Incremented on every update; send it back to detect concurrent edits.' }),
+    readOnly: t.exposeBoolean('readOnly', { description: 'Provisioned from files; cannot be changed through the API.' }),
+  }),
+});
+
+const DataSourceIdentity = builder.objectRef<{ id: number }>('DataSourceIdentity').implement({
+  description: 'Just the id of a data source.',
+  fields: (t) => ({ id: t.exposeInt('id') }),
+});
+
+const DataSourceChange = builder.objectRef<{ row: DataSourceRow; message: string }>('DataSourceChange').implement({
+  description: 'Result of creating or updating a data source.',
+  fields: (t) => ({
+    datasource: t.field({ type: DataSourceType, resolve: (r) => r.row }),
+    id: t.int({ resolve: (r) => r.row.id }),
+    message: t.exposeString('message'),
+    name: t.string({ resolve: (r) => r.row.name }),
+  }),
+});
+
+const DataSourceDeletion = builder.objectRef<{ id: number; message: string }>('DataSourceDeletion').implement({
+  description: 'Result of deleting a data source.',
+  fields: (t) => ({ id: t.exposeInt('id'), message: t.exposeString('message') }),
+});
+
+const secretsDescription = 'Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept.';
+
+const DataSourceFields = {
+  url: 'Address of the store; `http://` is assumed when no scheme is given.',
+} as const;
+
+const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
+  description: 'A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used.',
+  fields: (t) => ({
+    name: t.string({ required: false }),
+    type: t.string({ required: true }),
+    access: t.string({ required: true }),
+    url: t.string({ required: false, description: DataSourceFields.url }),
+    database: t.string({ required: false }),
+    user: t.string({ required: false }),
+    basicAuth: t.boolean({ required: false }),
+    basicAuthUser: t.string({ required: false }),
+    withCredentials: t.boolean({ required: false }),
+    isDefault: t.boolean({ required: false, description: 'The org\'s first data source is the default whatever this says.' }),
+    jsonData: t.field({ type: 'JSONObject', required: false }),
+    secureJsonData: t.field({ type: 'JSONObject', required: false, description: secretsDescription }),
+    uid: t.string({ required: false, description: 'Up to 40 of `[a-zA-Z0-9-_]`; generated when empty.' }),
+    password: t.string({ required: false, deprecationReason: 'Use `secureJsonData.password`.' }),
+    basicAuthPassword: t.string({ required: false, deprecationReason: 'Use `secureJsonData.basicAuthPassword`.' }),
+  }),
+});
+
+const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
+  description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared; an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
+  fields: (t) => ({
+    name: t.string({ required: true }),
+    type: t.string({ required: true }),
+    access: t.string({ required: true }),
+    url: t.string({ required: false, description: DataSourceFields.url }),
+    database: t.string({ required: false }),
+    user: t.string({ required: false }),
+    basicAuth: t.boolean({ required: false }),
+    basicAuthUser: t.string({ required: false }),
+    withCredentials: t.boolean({ required: false }),
+    isDefault: t.boolean({ required: false }),
+    jsonData: t.field({ type: 'JSONObject', required: false }),
+    secureJsonData: t.field({ type: 'JSONObject', required: false, description: secretsDescription }),
+    uid: t.string({ required: false }),
+    version: t.int({ required: false, description: 'The version read; a stale one is refused. 0 or absent skips the check.' }),
+    password: t.string({ required: false, deprecationReason: 'Use `secureJsonData.password`.' }),
+    basicAuthPassword: t.string({ required: false, deprecationReason: 'Use `secureJsonData.basicAuthPassword`.' }),
+  }),
+});
+
+const READ = 'datasources:read';
+
+builder.queryFields((t) => ({
+  dataSources: t.field({
+    type: [DataSourceType],
+    description: 'The caller\'s org\'s data sources, ordered by name case-insensitively.',
+    resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId),
+  }),
+  dataSource: t.field({
+    type: DataSourceType,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: (_root, { id }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { id }),
+  }),
+  dataSourceByUid: t.field({
+    type: DataSourceType,
+    args: { uid: t.arg.string({ required: true }) },
+    resolve: (_root, { uid }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { uid }),
+  }),
+  dataSourceByName: t.field({
+    type: DataSourceType,
+    args: { name: t.arg.string({ required: true }) },
+    resolve: (_root, { name }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { name }),
+  }),
+  dataSourceIdByName: t.field({
+    type: DataSourceIdentity,
+    args: { name: t.arg.string({ required: true }) },
+    resolve: async (_root, { name }, ctx) => {
+      const row = await ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', 'datasources:id:read').orgId, { name });
+      return { id: row.id };
+    },
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createDataSource: t.field({
+    type: DataSourceChange,
+    args: { input: t.arg({ type: CreateDataSourceInput, required: true }) },
+    resolve: async (_root, { input }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:create');
+      return { row: await ctx.services.dataSources.create(ctx.em, orgId, input), message: 'Datasource added' };
+    },
+  }),
+  updateDataSource: t.field({
+    type: DataSourceChange,
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
+    resolve: async (_root, { id, input }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
+      return { row: await ctx.services.dataSources.update(ctx.em, orgId, { id }, input), message: 'Datasource updated' };
+    },
+  }),
+  updateDataSourceByUid: t.field({
+    type: DataSourceChange,
+    args: { uid: t.arg.string({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
+    resolve: async (_root, { uid, input }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
+      return { row: await ctx.services.dataSources.update(ctx.em, orgId, { uid }, input), message: 'Datasource updated' };
+    },
+  }),
+  deleteDataSource: t.field({
+    type: DataSourceDeletion,
+    args: { id: t.arg.int({ required: true }) },
+    resolve: async (_root, { id }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
+      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { id }), message: 'Data source deleted' };
+    },
+  }),
+  deleteDataSourceByUid: t.field({
+    type: DataSourceDeletion,
+    args: { uid: t.arg.string({ required: true }) },
+    resolve: async (_root, { uid }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
+      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { uid }), message: 'Data source deleted' };
+    },
+  }),
+  deleteDataSourceByName: t.field({
+    type: DataSourceDeletion,
+    args: { name: t.arg.string({ required: true }) },
+    resolve: async (_root, { name }, ctx) => {
+      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
+      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { name }), message: 'Data source deleted' };
+    },
+  }),
+}));

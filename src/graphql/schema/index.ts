@@ -1,0 +1,18 @@
+import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { builder } from '../builder.ts';
+import './scalars.ts';
+import './data-source.ts';
+import './api-key.ts';
+
+let schema: GraphQLSchema | null = null;
+
+/** The schema, built once (Pothos builders can only be converted once). */
+export function getSchema(): GraphQLSchema {
+  schema ??= builder.toSchema();
+  return schema;
+}
+
+/** The committed SDL form: sorted, so the file diffs cleanly. */
+export function printSdl(): string {
+  return `${printSchema(lexicographicSortSchema(getSchema()))}\n`;
+}

@@ -1,0 +1,46 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Services } from '../services/index.ts';
+import { DomainError } from '../services/errors.ts';
+import type { GraphQLContext } from './context.ts';
+import { maskError } from './errors.ts';
+import { getSchema } from './schema/index.ts';
+
+interface ServerContext {
+  req: IncomingMessage;
+  res: ServerResponse;
+}
+
+/** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST. */
+export function createGraphQLHandler(services: Services): YogaServerInstance<ServerContext, GraphQLContext> {
+  const config = services.settings.graphql;
+  return createYoga<ServerContext, GraphQLContext>({
+    schema: getSchema(),
+    graphqlEndpoint: '/graphql',
+    graphiql: config.graphiql ? { title: 'dashgate GraphQL' } : false,
+    landingPage: false,
+    logging: false,
+    maskedErrors: { maskError: (error, message) => maskError(error, message) },
+    context: async ({ req }) => {
+      const em = services.orm.em.fork();
+      let principal = null;
+      try {
+        principal = await services.authenticator.authenticate(em, {
+          authorization: req.headers.authorization,
+          orgIdHeader: header(req, 'x-grafana-org-id'),
+          ip: req.socket.remoteAddress ?? '',
+        });
+      } catch (error) {
+        // Bad credentials fail the whole operation, as they do on REST.
+        if (error instanceof DomainError) throw maskError(error, error.message);
+        throw error;
+      }
+      return { em, principal, services };
+    },
+  });
+}
+
+function header(req: IncomingMessage, name: string): string | undefined {
+  const value = req.headers[name];
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,39 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { ApiKey, ORG_ROLES, type OrgRole } from '../db/entities/index.ts';
+import { newLegacyApiKey } from '../auth/tokens.ts';
+import { badRequest, conflict, uniqueViolation } from './errors.ts';
+
+export interface NewApiKey {
+  id: number;
+  name: string;
+  key: string;
+}
+
+export function parseRole(role: unknown): OrgRole {
+  if (typeof role !== 'string' || !ORG_ROLES.includes(role as OrgRole)) throw badRequest('Invalid role specified');
+  return role as OrgRole;
+}
+
+/** A legacy org API key. The token is returned once; only its hash is stored. */
+export async function createApiKey(em: EntityManager, orgId: number, input: { name: string; role: string; secondsToLive?: number | null }): Promise<NewApiKey> {
+  if (!input.name) throw badRequest('bad request data');
+  const role = parseRole(input.role);
+  const ttl = input.secondsToLive ?? 0;
+  if (ttl < 0) throw badRequest('negative value for SecondsToLive');
+  const { token, hash } = newLegacyApiKey(input.name, orgId);
+  try {
+    const row = em.create(ApiKey, {
+      orgId,
+      name: input.name,
+      keyHash: hash,
+      role,
+      expires: ttl > 0 ? new Date(Date.now() + ttl * 1000) : null,
+      isRevoked: false,
+    });
+    await em.flush();
+    return { id: row.id, name: row.name, key: token };
+  } catch (error) {
+    if (uniqueViolation(error) !== null) throw conflict('API key, organization ID and name must be unique');
+    throw error;
+  }
+}

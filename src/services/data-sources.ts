@@ -1,0 +1,308 @@
+import { randomUUID } from 'node:crypto';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { DataSource } from '../db/entities/index.ts';
+import { SecretBox } from './crypto.ts';
+import { badRequest, conflict, forbidden, notFound, uniqueViolation } from './errors.ts';
+
+export type DataSourceRow = InstanceType<typeof DataSource.class>;
+
+/** Fields a client may send on create or update, already decoded from REST or GraphQL. */
+export interface DataSourceInput {
+  name?: string | null;
+  type?: string | null;
+  access?: string | null;
+  url?: string | null;
+  database?: string | null;
+  user?: string | null;
+  basicAuth?: boolean | null;
+  basicAuthUser?: string | null;
+  withCredentials?: boolean | null;
+  isDefault?: boolean | null;
+  jsonData?: unknown;
+  secureJsonData?: unknown;
+  uid?: string | null;
+  version?: number | null;
+  /** Legacy plaintext fields (up to v8 of the original); stored as the secrets of the same name. */
+  password?: string | null;
+  basicAuthPassword?: string | null;
+}
+
+export type DataSourceRef = { id: number } | { uid: string } | { name: string };
+
+export const MESSAGES = {
+  notFound: 'Data source not found',
+  nameTaken: 'data source with the same name already exists',
+  uidTaken: 'data source with the same uid already exists',
+  versionConflict: 'Datasource has already been updated by someone else. Please reload and try again',
+  invalidUrl: 'Validation error, invalid URL',
+  readOnlyUpdate: 'Cannot update read-only data source',
+  readOnlyDelete: 'Cannot delete read-only data source',
+  invalidName: 'Invalid datasource name.',
+  invalidUrlLength: 'Invalid datasource url.',
+  invalidUid: 'Invalid datasource UID.',
+  badRequest: 'bad request data',
+} as const;
+
+const MAX_NAME = 190;
+const MAX_URL = 255;
+const MAX_UID = 40;
+const UID_PATTERN = /^[a-zA-Z0-9\-_]*$/;
+/** The original server's list cap (`[datasources] datasource_limit`). */
+const LIST_LIMIT = 5000;
+/** Namespace of the per-org transaction lock that serialises writes touching `isDefault`. */
+const DEFAULT_LOCK_NAMESPACE = 0x6473; // "ds"
+/** Channel on which writes announce changed data sources, for caches on every instance. */
+export const CHANGE_CHANNEL = 'dashgate_datasource_changed';
+
+export interface DataSourceServiceOptions {
+  secrets: SecretBox;
+  /** `[auth.proxy] header_name` when auth proxy is on: data sources may not forward that header. */
+  authProxyHeader: string | null;
+}
+
+export class DataSourceService {
+  readonly #secrets: SecretBox;
+  readonly #authProxyHeader: string | null;
+
+  constructor(options: DataSourceServiceOptions) {
+    this.#secrets = options.secrets;
+    this.#authProxyHeader = options.authProxyHeader?.toLowerCase() ?? null;
+  }
+
+  /** The org's data sources, ordered case-insensitively by name as the original server's handler does. */
+  async list(em: EntityManager, orgId: number): Promise<DataSourceRow[]> {
+    const rows = await em.find(DataSource, { orgId }, { orderBy: { name: 'asc' }, limit: LIST_LIMIT });
+    return rows.sort((a, b) => compareNames(a.name, b.name));
+  }
+
+  async get(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<DataSourceRow> {
+    const row = await em.findOne(DataSource, { orgId, ...ref });
+    if (!row) throw notFound(MESSAGES.notFound);
+    return row;
+  }
+
+  /** Names of stored secrets; only keys are ever reported, never values. */
+  secureJsonFields(row: DataSourceRow): Record<string, boolean> {
+    const fields: Record<string, boolean> = {};
+    for (const key of Object.keys(row.secureJsonData ?? {})) fields[key] = true;
+    return fields;
+  }
+
+  decryptSecrets(row: DataSourceRow): Record<string, string> {
+    return this.#secrets.decryptAll(row.secureJsonData ?? {});
+  }
+
+  async create(em: EntityManager, orgId: number, input: DataSourceInput): Promise<DataSourceRow> {
+    const type = requiredString(input.type);
+    const access = requiredString(input.access);
+    const url = input.url ?? '';
+    if (url !== '') validateUrl(url);
+    const jsonData = jsonObject(input.jsonData);
+    this.#checkHeaders(jsonData, 'Failed to add datasource');
+    const uid = input.uid ? validUid(input.uid) : generateUid();
+    const secrets = this.#mergeSecrets({}, input);
+    let name = (input.name ?? '').trim() === '' ? null : input.name!;
+    if (name !== null && name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+
+    try {
+      return await em.transactional(async (tx) => {
+        await lockOrgDefaults(tx, orgId);
+        name ??= await firstFreeName(tx, orgId, type);
+        if (await tx.count(DataSource, { orgId, name })) throw conflict(MESSAGES.nameTaken);
+        // The org's first data source becomes its default.
+        const isDefault = Boolean(input.isDefault) || (await tx.count(DataSource, { orgId })) === 0;
+        if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true }, { isDefault: false });
+        const row = tx.create(DataSource, {
+          orgId,
+          uid,
+          name,
+          type,
+          access,
+          url,
+          user: input.user ?? '',
+          database: input.database ?? '',
+          basicAuth: Boolean(input.basicAuth),
+          basicAuthUser: input.basicAuthUser ?? '',
+          withCredentials: Boolean(input.withCredentials),
+          isDefault,
+          jsonData,
+          secureJsonData: secrets,
+          version: 1,
+          readOnly: false,
+        });
+        await tx.flush();
+        await notifyChanged(tx, orgId, row.id);
+        return row;
+      });
+    } catch (error) {
+      throw mapUniqueViolation(error, MESSAGES.nameTaken);
+    }
+  }
+
+  /**
+   * Full replace, as PUT is in the original server: omitted booleans become false, `user`,
+   * `database` and `jsonData` are cleared, while an empty `url`, `basicAuthUser` or `uid` keeps
+   * the stored value. Secrets not mentioned are kept. A non-zero `version` must not be older than
+   * the stored one; the new version is the request's plus one.
+   */
+  async update(em: EntityManager, orgId: number, ref: { id: number } | { uid: string }, input: DataSourceInput): Promise<DataSourceRow> {
+    const name = requiredString(input.name);
+    const type = requiredString(input.type);
+    const access = requiredString(input.access);
+    if (name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+    validateUrl(input.url ?? '');
+    const jsonData = jsonObject(input.jsonData);
+    this.#checkHeaders(jsonData, 'Failed to update datasource');
+    const newUid = input.uid ? validUid(input.uid) : null;
+    const requestVersion = input.version ?? 0;
+
+    try {
+      return await em.transactional(async (tx) => {
+        await lockOrgDefaults(tx, orgId);
+        const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+        if (!row) throw notFound(MESSAGES.notFound);
+        if (row.readOnly) throw forbidden(MESSAGES.readOnlyUpdate);
+        if (requestVersion !== 0 && row.version > requestVersion) throw conflict(MESSAGES.versionConflict);
+        if (name !== row.name && (await tx.count(DataSource, { orgId, name, id: { $ne: row.id } }))) {
+          throw conflict(`Failed to update datasource: ${MESSAGES.nameTaken}`);
+        }
+        const isDefault = Boolean(input.isDefault);
+        if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, id: { $ne: row.id } }, { isDefault: false });
+        tx.assign(row, {
+          name,
+          type,
+          access,
+          url: input.url ? input.url : row.url,
+          user: input.user ?? '',
+          database: input.database ?? '',
+          basicAuth: Boolean(input.basicAuth),
+          basicAuthUser: input.basicAuthUser ? input.basicAuthUser : row.basicAuthUser,
+          withCredentials: Boolean(input.withCredentials),
+          isDefault,
+          jsonData,
+          secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input),
+          uid: newUid ?? row.uid,
+          version: requestVersion + 1,
+        });
+        await tx.flush();
+        await notifyChanged(tx, orgId, row.id);
+        return row;
+      });
+    } catch (error) {
+      throw mapUniqueViolation(error, `Failed to update datasource: ${MESSAGES.nameTaken}`);
+    }
+  }
+
+  /** Deletes and returns the id of what was deleted. */
+  async delete(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<number> {
+    return em.transactional(async (tx) => {
+      const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      if (!row) throw notFound(MESSAGES.notFound);
+      if (row.readOnly) throw forbidden(MESSAGES.readOnlyDelete);
+      const deleted = await tx.nativeDelete(DataSource, { id: row.id });
+      // A concurrent delete that won the race leaves nothing for this one.
+      if (deleted === 0) throw notFound(MESSAGES.notFound);
+      await notifyChanged(tx, orgId, row.id);
+      return row.id;
+    });
+  }
+
+  #mergeSecrets(stored: Record<string, string>, input: DataSourceInput): Record<string, string> {
+    const merged = { ...stored };
+    const incoming: Record<string, string> = { ...stringMap(input.secureJsonData) };
+    // Legacy top-level fields only ever set a secret; an empty one means "unchanged".
+    if (input.password) incoming.password = input.password;
+    if (input.basicAuthPassword) incoming.basicAuthPassword = input.basicAuthPassword;
+    for (const [key, value] of Object.entries(incoming)) {
+      // An empty value clears the secret, so it leaves `secureJsonFields` too.
+      if (value === '') delete merged[key];
+      else merged[key] = this.#secrets.encrypt(value);
+    }
+    return merged;
+  }
+
+  #checkHeaders(jsonData: Record<string, unknown> | null, message: string): void {
+    if (!this.#authProxyHeader || !jsonData) return;
+    for (const [key, value] of Object.entries(jsonData)) {
+      if (/^httpHeaderName\d+$/.test(key) && typeof value === 'string' && value.toLowerCase() === this.#authProxyHeader) {
+        throw badRequest(message);
+      }
+    }
+  }
+}
+
+export function compareNames(a: string, b: string): number {
+  const la = a.toLowerCase();
+  const lb = b.toLowerCase();
+  return la < lb ? -1 : la > lb ? 1 : 0;
+}
+
+function requiredString(value: string | null | undefined): string {
+  if (typeof value !== 'string' || value === '') throw badRequest(MESSAGES.badRequest);
+  return value;
+}
+
+/** As the original: a URL without a scheme gets `http://` before parsing, so `localhost:5432` is valid. */
+export function validateUrl(url: string): void {
+  if (url.length > MAX_URL) throw badRequest(MESSAGES.invalidUrlLength);
+  const withScheme = /^[^:]*:\/\//.test(url) ? url : `http://${url}`;
+  try {
+    new URL(withScheme);
+  } catch {
+    throw badRequest(MESSAGES.invalidUrl);
+  }
+}
+
+function validUid(uid: string): string {
+  if (uid.length > MAX_UID || !UID_PATTERN.test(uid)) throw badRequest(MESSAGES.invalidUid);
+  return uid;
+}
+
+/** A UUID whose first character is a letter, so the uid never looks like a numeric id. */
+function generateUid(): string {
+  const uuid = randomUUID();
+  return /^[a-f]/.test(uuid) ? uuid : 'abcdef'[Number.parseInt(uuid[0]!, 16) % 6] + uuid.slice(1);
+}
+
+function jsonObject(value: unknown): Record<string, unknown> | null {
+  if (value === undefined || value === null) return null;
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.badRequest);
+  return value as Record<string, unknown>;
+}
+
+function stringMap(value: unknown): Record<string, string> {
+  if (value === undefined || value === null) return {};
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.badRequest);
+  for (const v of Object.values(value)) if (typeof v !== 'string') throw badRequest(MESSAGES.badRequest);
+  return value as Record<string, string>;
+}
+
+async function firstFreeName(em: EntityManager, orgId: number, type: string): Promise<string> {
+  const taken = new Set(
+    (await em.getConnection().execute<{ name: string }[]>(
+      'select lower(name) as name from data_source where org_id = ? and lower(name) like ?',
+      [orgId, `${type.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`],
+    )).map((r) => r.name),
+  );
+  for (let i = 0; ; i++) {
+    const candidate = i === 0 ? type : `${type}-${i}`;
+    if (!taken.has(candidate.toLowerCase())) return candidate;
+  }
+}
+
+async function lockOrgDefaults(em: EntityManager, orgId: number): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(?, ?)', [DEFAULT_LOCK_NAMESPACE, orgId]);
+}
+
+async function notifyChanged(em: EntityManager, orgId: number, id: number): Promise<void> {
+  // Delivered on commit only, so listeners never see a change that was rolled back.
+  await em.execute('select pg_notify(?, ?)', [CHANGE_CHANNEL, `${orgId}:${id}`]);
+}
+
+function mapUniqueViolation(error: unknown, nameMessage: string): unknown {
+  const constraint = uniqueViolation(error);
+  if (constraint === null) return error;
+  if (constraint.includes('uid')) return conflict(MESSAGES.uidTaken);
+  if (constraint.includes('name')) return conflict(nameMessage);
+  return error;
+}

@@ -1,0 +1,27 @@
+import { mkdtemp } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { MikroORM } from '@mikro-orm/postgresql';
+import pg from 'pg';
+import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
+import { migrate, ormOptions } from '../../src/db/orm.ts';
+import { TEMPLATE_DB } from './database.ts';
+
+/**
+ * One real PostgreSQL for the whole run (the embedded binaries, so CI needs no service), with a
+ * migrated template database that every test file clones into its own database.
+ */
+export default async function globalSetup(): Promise<void> {
+  const root = await mkdtemp(join(tmpdir(), 'dashgate-test-'));
+  const cluster = await startEmbeddedPostgres({ dir: join(root, 'pg'), port: 0, database: TEMPLATE_DB });
+  const orm = await MikroORM.init(ormOptions(cluster.connection, { maxConnections: 2, sslMode: 'disable' }));
+  await migrate(orm, cluster.connection);
+  await orm.close(true);
+  const admin = new pg.Client({ ...cluster.connection, database: 'postgres' });
+  await admin.connect();
+  await admin.query(`alter database ${TEMPLATE_DB} is_template true`);
+  await admin.end();
+  process.env.DASHGATE_TEST_PG = JSON.stringify(cluster.connection);
+  process.env.DASHGATE_TEST_ROOT = root;
+  (globalThis as { __dashgateCluster?: unknown }).__dashgateCluster = cluster;
+}
