@@ -52,9 +52,9 @@ interface KeyRow {
   org_id: number;
   name: string;
   role: OrgRole;
-  expires: Date | null;
+  expires: Date | string | null;
   is_revoked: boolean;
-  last_used_at: Date | null;
+  last_used_at: Date | string | null;
   service_account_id: number | null;
   sa_login: string | null;
   sa_disabled: boolean | null;
@@ -150,11 +150,11 @@ export class Authenticator {
       throw AUTH_ERRORS.invalidKey();
     }
     if (key.is_revoked) throw AUTH_ERRORS.revokedKey();
-    if (key.expires && key.expires.getTime() <= Date.now()) throw AUTH_ERRORS.expiredKey();
+    if (key.expires && new Date(key.expires).getTime() <= Date.now()) throw AUTH_ERRORS.expiredKey();
     if (key.sa_disabled) throw AUTH_ERRORS.disabled();
     const requestedOrg = parseOrgId(orgIdHeader);
     if (requestedOrg !== null && requestedOrg !== key.org_id) throw AUTH_ERRORS.wrongOrg();
-    if (!key.last_used_at || Date.now() - key.last_used_at.getTime() > LAST_USED_RESOLUTION_MS) {
+    if (!key.last_used_at || Date.now() - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
       await em.execute('update api_key set last_used_at = now() where id = ?', [key.id]);
     }
     return {

@@ -9,7 +9,7 @@ export type { Logger };
 export function createLogger(level: string, destination?: NodeJS.WritableStream): Logger {
   return pino(
     {
-      level: level || 'info',
+      level: level === 'critical' ? 'fatal' : level || 'info',
       base: { service: 'dashgate' },
       redact: {
         paths: ['authorization', 'headers.authorization', 'headers.cookie', 'password', '*.password', 'secureJsonData', '*.secureJsonData'],

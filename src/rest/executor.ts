@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import {
-  execute, getNamedType, GraphQLError, isInputObjectType, Kind, parse, typeFromAST, validate,
-  type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
+  execute, getNamedType, GraphQLError, isInputObjectType, Kind, parse, typeFromAST, validate, visit,
+  type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { DomainError } from '../services/errors.ts';
@@ -61,7 +61,7 @@ export class RestExecutor {
     }
     return {
       name: definition.name!.value,
-      document: { kind: Kind.DOCUMENT, definitions: [definition, ...fragments.filter((f) => usesFragment(definition, f.name.value, fragments))] },
+      document: { kind: Kind.DOCUMENT, definitions: [definition, ...fragmentsUsedBy(definition, fragments)] },
       rootField: root.alias?.value ?? root.name.value,
       variables,
     };
@@ -94,15 +94,20 @@ function errorReply(error: GraphQLError): RestReply {
   return { ...REST_ERRORS.internal(), cause: original };
 }
 
-function usesFragment(node: unknown, name: string, fragments: FragmentDefinitionNode[], seen = new Set<string>()): boolean {
-  if (!node || typeof node !== 'object') return false;
-  const n = node as { kind?: string; name?: { value: string } };
-  if (n.kind === Kind.FRAGMENT_SPREAD && n.name) {
-    if (n.name.value === name) return true;
-    if (seen.has(n.name.value)) return false;
-    seen.add(n.name.value);
-    const fragment = fragments.find((f) => f.name.value === n.name!.value);
-    return usesFragment(fragment?.selectionSet, name, fragments, seen);
+/** The fragments an operation needs, transitively. */
+function fragmentsUsedBy(operation: OperationDefinitionNode, fragments: FragmentDefinitionNode[]): FragmentDefinitionNode[] {
+  const byName = new Map(fragments.map((f) => [f.name.value, f]));
+  const used = new Set<string>();
+  const pending: ASTNode[] = [operation];
+  while (pending.length) {
+    visit(pending.pop()!, {
+      FragmentSpread(node) {
+        if (used.has(node.name.value)) return;
+        used.add(node.name.value);
+        const fragment = byName.get(node.name.value);
+        if (fragment) pending.push(fragment);
+      },
+    });
   }
-  return Object.values(node).some((child) => (Array.isArray(child) ? child.some((c) => usesFragment(c, name, fragments, seen)) : typeof child === 'object' && usesFragment(child, name, fragments, seen)));
+  return fragments.filter((f) => used.has(f.name.value));
 }

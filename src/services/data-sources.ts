@@ -150,7 +150,8 @@ export class DataSourceService {
     const type = requiredString(input.type);
     const access = requiredString(input.access);
     if (name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
-    validateUrl(input.url ?? '');
+    // An empty URL keeps the stored one (the original's parser accepts it too).
+    if (input.url) validateUrl(input.url);
     const jsonData = jsonObject(input.jsonData);
     this.#checkHeaders(jsonData, 'Failed to update datasource');
     const newUid = input.uid ? validUid(input.uid) : null;

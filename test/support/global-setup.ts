@@ -1,4 +1,4 @@
-import { mkdtemp } from 'node:fs/promises';
+import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { MikroORM } from '@mikro-orm/postgresql';
@@ -13,6 +13,8 @@ import { TEMPLATE_DB } from './database.ts';
  */
 export default async function globalSetup(): Promise<void> {
   const root = await mkdtemp(join(tmpdir(), 'dashgate-test-'));
+  // PostgreSQL runs as its own user when we are root; it must be able to reach its folder.
+  await chmod(root, 0o755);
   const cluster = await startEmbeddedPostgres({ dir: join(root, 'pg'), port: 0, database: TEMPLATE_DB });
   const orm = await MikroORM.init(ormOptions(cluster.connection, { maxConnections: 2, sslMode: 'disable' }));
   await migrate(orm, cluster.connection);

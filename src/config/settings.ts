@@ -1,0 +1,427 @@
+import { readFileSync } from 'node:fs';
+import { resolve } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { DEFAULT_SECTION, parseIni, type IniSections } from './ini.ts';
+import { redactedValue } from './redact.ts';
+
+/**
+ * The one place that reads configuration (and `process.env`). Layers, lowest first, as Grafana
+ * loads them: conf/defaults.ini < `--config` file < GF_<SECTION>_<KEY> env < `overrides`, then
+ * `$__env{}` / `$__file{}` expansion and `%(key)s` interpolation. The result is frozen.
+ */
+
+export const DEFAULTS_FILE = fileURLToPath(new URL('../../conf/defaults.ini', import.meta.url));
+
+export interface LoadSettingsOptions {
+  /** Command-line arguments scanned for `--config FILE` / `--config=FILE`; defaults to `process.argv.slice(2)`. */
+  argv?: readonly string[];
+  /** Source of GF_* overrides and `$__env{}`; defaults to `process.env`. */
+  env?: Readonly<Record<string, string | undefined>>;
+  /** Base of the `--config` and `$__file{}` paths; defaults to `process.cwd()`. */
+  cwd?: string;
+  /** Base of the relative `[paths]` folders; defaults to `cwd`. */
+  homePath?: string;
+  /** Last layer (tests): creates sections and keys, and may set empty values. */
+  overrides?: Readonly<Record<string, Readonly<Record<string, string>>>>;
+}
+
+export type RawSettings = ReadonlyArray<readonly [section: string, entries: ReadonlyArray<readonly [key: string, value: string]>]>;
+
+export type OrgRole = 'Viewer' | 'Editor' | 'Admin';
+export type DatabaseType = 'embedded' | 'postgres';
+export type SslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
+export type LogMode = 'console' | 'file' | 'syslog';
+export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'critical';
+
+export interface Settings {
+  /** The effective ini, DEFAULT first, sections and keys in file order; the settings document is built from it. */
+  readonly raw: RawSettings;
+  /** Absolute path of the `--config` file, or null when there was none. */
+  readonly configFile: string | null;
+  readonly appMode: 'production' | 'development';
+  readonly paths: {
+    readonly data: string;
+    readonly logs: string;
+    readonly provisioning: string;
+  };
+  readonly server: {
+    readonly protocol: 'http' | 'https';
+    /** Empty means all interfaces. */
+    readonly httpAddr: string;
+    /** 0 picks a free port. */
+    readonly httpPort: number;
+    readonly domain: string;
+    /** Always ends with `/`. */
+    readonly rootUrl: string;
+    readonly routerLogging: boolean;
+    readonly dataProxyLogging: boolean;
+    readonly certFile: string;
+    readonly certKey: string;
+    readonly requestBodyLimitBytes: number;
+    readonly readHeaderTimeoutSeconds: number;
+    readonly shutdownTimeoutSeconds: number;
+  };
+  readonly database: {
+    readonly type: DatabaseType;
+    readonly host: string;
+    readonly port: number;
+    readonly name: string;
+    readonly user: string;
+    readonly password: string;
+    /** A postgres:// URL that takes precedence over host, port, name, user and password; empty when unset. */
+    readonly url: string;
+    readonly sslMode: SslMode;
+    /** Absolute folder of the embedded cluster. */
+    readonly path: string;
+    /** 0 picks a free port. */
+    readonly embeddedPort: number;
+    readonly maxOpenConn: number;
+  };
+  readonly security: {
+    readonly adminUser: string;
+    readonly adminPassword: string;
+    readonly adminEmail: string;
+    readonly secretKey: string;
+    readonly disableBruteForceLoginProtection: boolean;
+    readonly bruteForceLoginProtectionMaxAttempts: number;
+    /** host[:port] entries; empty allows every target. */
+    readonly dataSourceProxyWhitelist: readonly string[];
+    readonly dataSourceProxyDenyPrivate: boolean;
+  };
+  readonly users: {
+    readonly allowSignUp: boolean;
+    readonly allowOrgCreate: boolean;
+    readonly autoAssignOrg: boolean;
+    readonly autoAssignOrgId: number;
+    readonly autoAssignOrgRole: OrgRole;
+  };
+  readonly auth: { readonly loginCookieName: string };
+  readonly authBasic: { readonly enabled: boolean };
+  readonly authProxy: { readonly enabled: boolean; readonly headerName: string };
+  readonly dataproxy: {
+    readonly logging: boolean;
+    readonly timeoutSeconds: number;
+    readonly dialTimeoutSeconds: number;
+    readonly keepAliveSeconds: number;
+    readonly sendUserHeader: boolean;
+    /** Empty keeps the caller's User-Agent. */
+    readonly userAgent: string;
+    /** Bytes; 0 means no limit. */
+    readonly responseLimit: number;
+    readonly maxIdleConnections: number;
+    readonly idleConnTimeoutSeconds: number;
+  };
+  readonly log: { readonly mode: readonly LogMode[]; readonly level: LogLevel };
+  readonly alerting: { readonly enabled: boolean };
+  readonly graphql: {
+    readonly introspection: boolean;
+    readonly graphiql: boolean;
+    readonly maxDepth: number;
+    readonly maxAliases: number;
+    readonly maxCost: number;
+    readonly maskErrors: boolean;
+    readonly csrfPrevention: boolean;
+  };
+  readonly metrics: { readonly enabled: boolean };
+}
+
+/** Grafana's env override name: `[auth.generic_oauth] client_secret` -> `GF_AUTH_GENERIC_OAUTH_CLIENT_SECRET`. */
+export function envKey(section: string, key: string): string {
+  const s = section.replace(/[.-]/g, '_').toUpperCase();
+  const k = key.replace(/\./g, '_').toUpperCase();
+  return `GF_${s}_${k}`;
+}
+
+/** The effective raw value of `[section] key`, or undefined when the key does not exist. */
+export function get(settings: Pick<Settings, 'raw'>, section: string, key: string): string | undefined {
+  const entries = settings.raw.find(([name]) => name === section)?.[1];
+  return entries?.find(([name]) => name === key)?.[1];
+}
+
+export function loadSettings(options: LoadSettingsOptions = {}): Settings {
+  const env = options.env ?? process.env;
+  const cwd = resolve(options.cwd ?? process.cwd());
+  const homePath = resolve(cwd, options.homePath ?? '.');
+
+  const defaults = readIni(DEFAULTS_FILE);
+  const ini = copyIni(defaults);
+
+  const configArg = configFileArgument(options.argv ?? process.argv.slice(2));
+  const configFile = configArg === null ? null : resolve(cwd, configArg);
+  if (configFile !== null) {
+    // As in Grafana, an empty value in the custom file means "keep the default", not "blank it".
+    for (const [section, entries] of readIni(configFile)) {
+      for (const [key, value] of entries) if (value !== '') setValue(ini, section, key, value);
+    }
+  }
+
+  // Env can only override keys that exist, so a typo'd variable never invents a setting.
+  for (const [section, entries] of ini) {
+    for (const key of entries.keys()) {
+      const value = env[envKey(section, key)];
+      if (value) entries.set(key, value);
+    }
+  }
+
+  for (const [section, entries] of Object.entries(options.overrides ?? {})) {
+    for (const [key, value] of Object.entries(entries)) setValue(ini, section, key, value);
+  }
+
+  expandReferences(ini, env, cwd);
+  interpolate(ini);
+
+  const raw: RawSettings = [...ini].map(([section, entries]) => [section, [...entries]] as const);
+  return deepFreeze({ raw, configFile, ...typedSettings(ini, defaults, homePath) });
+}
+
+function readIni(file: string): IniSections {
+  let text: string;
+  try {
+    text = readFileSync(file, 'utf8');
+  } catch (error) {
+    throw new Error(`cannot read config file ${file}: ${(error as Error).message}`);
+  }
+  return parseIni(text, file);
+}
+
+function copyIni(ini: IniSections): IniSections {
+  return new Map([...ini].map(([section, entries]) => [section, new Map(entries)]));
+}
+
+function setValue(ini: IniSections, section: string, key: string, value: string): void {
+  let entries = ini.get(section);
+  if (!entries) ini.set(section, (entries = new Map()));
+  entries.set(key, value);
+}
+
+/** `--config FILE`, `--config=FILE` (or single-dash, as Go's flag package allows); the last one wins. */
+function configFileArgument(argv: readonly string[]): string | null {
+  let found: string | null = null;
+  for (let i = 0; i < argv.length; i++) {
+    const arg = argv[i];
+    const match = /^--?config(?:=(.*))?$/.exec(arg);
+    if (!match) continue;
+    const value = match[1] ?? argv[++i];
+    if (!value) throw new Error(`${arg} needs a file name`);
+    found = value;
+  }
+  return found;
+}
+
+const REFERENCE = /\$__(\w+)\{([^}]*)\}/g;
+
+/** Replaces `$__env{VAR}` and `$__file{path}`; anything else of that form is refused rather than used verbatim. */
+function expandReferences(ini: IniSections, env: Readonly<Record<string, string | undefined>>, cwd: string): void {
+  for (const [section, entries] of ini) {
+    for (const [key, value] of entries) {
+      if (!value.includes('$__')) continue;
+      entries.set(key, value.replace(REFERENCE, (_whole, kind: string, argument: string) => {
+        if (kind === 'env') return env[argument] ?? '';
+        if (kind === 'file') {
+          try {
+            return readFileSync(resolve(cwd, argument), 'utf8').trim();
+          } catch (error) {
+            throw new Error(`[${section}] ${key}: cannot read $__file{${argument}}: ${(error as Error).message}`);
+          }
+        }
+        throw new Error(`[${section}] ${key}: unsupported reference $__${kind}{...} (only $__env and $__file)`);
+      }));
+    }
+  }
+}
+
+const INTERPOLATION = /%\(([^)]+)\)s/g;
+/** go-ini's bound on nested `%(key)s` references, which also ends reference cycles. */
+const MAX_INTERPOLATION_DEPTH = 99;
+
+/** `%(key)s` takes the value of `key` from the same section, else from DEFAULT; unknown keys stay as written. */
+function interpolate(ini: IniSections): void {
+  const defaults = ini.get(DEFAULT_SECTION)!;
+  for (const entries of ini.values()) {
+    const lookup = (_whole: string, name: string): string => entries.get(name) ?? defaults.get(name) ?? _whole;
+    for (const [key, value] of entries) {
+      let current = value;
+      for (let depth = 0; depth < MAX_INTERPOLATION_DEPTH && current.includes('%('); depth++) {
+        const next = current.replace(INTERPOLATION, lookup);
+        if (next === current) break;
+        current = next;
+      }
+      entries.set(key, current);
+    }
+  }
+}
+
+type Typed = Omit<Settings, 'raw' | 'configFile'>;
+
+/**
+ * Typed view of the effective ini. A blank number, boolean or choice falls back to its value in
+ * conf/defaults.ini (so the defaults live in one place); an unparseable one is an error.
+ */
+function typedSettings(ini: IniSections, defaults: IniSections, homePath: string): Typed {
+  const text = (section: string, key: string): string => ini.get(section)?.get(key) ?? '';
+  const invalid = (section: string, key: string, expected: string): Error => {
+    // Redacted, so that a mistyped secret never reaches a log line.
+    const shown = redactedValue(envKey(section, key), text(section, key));
+    return new Error(`invalid setting [${section}] ${key} = ${JSON.stringify(shown)}: expected ${expected}`);
+  };
+  const filled = (section: string, key: string): string => text(section, key) || (defaults.get(section)?.get(key) ?? '');
+  const required = (section: string, key: string): string => {
+    const value = filled(section, key);
+    if (value === '') throw invalid(section, key, 'a non-empty value');
+    return value;
+  };
+  const bool = (section: string, key: string): boolean => {
+    const value = required(section, key).toLowerCase();
+    if (['true', '1', 'yes', 'on'].includes(value)) return true;
+    if (['false', '0', 'no', 'off'].includes(value)) return false;
+    throw invalid(section, key, 'true or false');
+  };
+  const int = (section: string, key: string, min: number, max = Number.MAX_SAFE_INTEGER): number => {
+    const value = required(section, key);
+    const number = /^[+-]?\d+$/.test(value) ? Number(value) : NaN;
+    if (!(number >= min && number <= max)) throw invalid(section, key, `an integer from ${min} to ${max}`);
+    return number;
+  };
+  const oneOf = <T extends string>(section: string, key: string, allowed: readonly T[]): T => {
+    const value = required(section, key);
+    if (!(allowed as readonly string[]).includes(value)) throw invalid(section, key, `one of ${allowed.join(', ')}`);
+    return value as T;
+  };
+
+  const paths = {
+    data: resolve(homePath, required('paths', 'data')),
+    logs: resolve(homePath, required('paths', 'logs')),
+    provisioning: resolve(homePath, required('paths', 'provisioning')),
+  };
+
+  const protocol = oneOf('server', 'protocol', ['http', 'https'] as const);
+  if (protocol === 'https') {
+    for (const key of ['cert_file', 'cert_key']) if (!text('server', key)) throw invalid('server', key, 'a file when protocol is https');
+  }
+  // Parsed before root_url, which usually embeds it: a bad port is reported as itself.
+  const httpPort = int('server', 'http_port', 0, 65535);
+  const rootUrl = required('server', 'root_url');
+  if (!URL.canParse(rootUrl)) throw invalid('server', 'root_url', 'an absolute URL');
+
+  const databaseType = oneOf('database', 'type', ['embedded', 'postgres'] as const);
+  const databaseUrl = text('database', 'url');
+  if (databaseUrl && !/^postgres(ql)?:$/.test(URL.parse(databaseUrl)?.protocol ?? '')) {
+    throw invalid('database', 'url', 'a postgres:// or postgresql:// URL');
+  }
+  const hostPort = splitHostPort(required('database', 'host'));
+  if (!hostPort) throw invalid('database', 'host', 'host or host:port');
+
+  const logModes = required('log', 'mode').split(/[\s,]+/).filter(Boolean);
+  const knownModes: readonly string[] = ['console', 'file', 'syslog'] satisfies LogMode[];
+  if (!logModes.every((mode) => knownModes.includes(mode))) throw invalid('log', 'mode', 'console, file and/or syslog');
+
+  return {
+    appMode: oneOf(DEFAULT_SECTION, 'app_mode', ['production', 'development'] as const),
+    paths,
+    server: {
+      protocol,
+      httpAddr: text('server', 'http_addr'),
+      httpPort,
+      domain: required('server', 'domain'),
+      rootUrl: rootUrl.endsWith('/') ? rootUrl : `${rootUrl}/`,
+      routerLogging: bool('server', 'router_logging'),
+      dataProxyLogging: bool('server', 'data_proxy_logging'),
+      certFile: text('server', 'cert_file'),
+      certKey: text('server', 'cert_key'),
+      requestBodyLimitBytes: int('server', 'request_body_limit_bytes', 1),
+      readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
+      shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
+    },
+    database: {
+      type: databaseType,
+      host: hostPort.host,
+      port: hostPort.port,
+      name: required('database', 'name'),
+      user: text('database', 'user'),
+      password: text('database', 'password'),
+      url: databaseUrl,
+      sslMode: oneOf('database', 'ssl_mode', ['disable', 'require', 'verify-ca', 'verify-full'] as const),
+      path: resolve(paths.data, required('database', 'path')),
+      embeddedPort: int('database', 'embedded_port', 0, 65535),
+      maxOpenConn: int('database', 'max_open_conn', 1),
+    },
+    security: {
+      adminUser: required('security', 'admin_user'),
+      adminPassword: text('security', 'admin_password'),
+      adminEmail: text('security', 'admin_email'),
+      secretKey: required('security', 'secret_key'),
+      disableBruteForceLoginProtection: bool('security', 'disable_brute_force_login_protection'),
+      bruteForceLoginProtectionMaxAttempts: int('security', 'brute_force_login_protection_max_attempts', 1),
+      dataSourceProxyWhitelist: text('security', 'data_source_proxy_whitelist').split(/[\s,]+/).filter(Boolean),
+      dataSourceProxyDenyPrivate: bool('security', 'data_source_proxy_deny_private'),
+    },
+    users: {
+      allowSignUp: bool('users', 'allow_sign_up'),
+      allowOrgCreate: bool('users', 'allow_org_create'),
+      autoAssignOrg: bool('users', 'auto_assign_org'),
+      autoAssignOrgId: int('users', 'auto_assign_org_id', 1),
+      autoAssignOrgRole: oneOf('users', 'auto_assign_org_role', ['Viewer', 'Editor', 'Admin'] as const),
+    },
+    auth: { loginCookieName: required('auth', 'login_cookie_name') },
+    authBasic: { enabled: bool('auth.basic', 'enabled') },
+    authProxy: (() => {
+      const enabled = bool('auth.proxy', 'enabled');
+      return { enabled, headerName: enabled ? required('auth.proxy', 'header_name') : text('auth.proxy', 'header_name') };
+    })(),
+    dataproxy: {
+      logging: bool('dataproxy', 'logging'),
+      timeoutSeconds: int('dataproxy', 'timeout', 1),
+      dialTimeoutSeconds: int('dataproxy', 'dialTimeout', 1),
+      keepAliveSeconds: int('dataproxy', 'keep_alive_seconds', 0),
+      sendUserHeader: bool('dataproxy', 'send_user_header'),
+      userAgent: text('dataproxy', 'user_agent'),
+      responseLimit: int('dataproxy', 'response_limit', 0),
+      maxIdleConnections: int('dataproxy', 'max_idle_connections', 0),
+      idleConnTimeoutSeconds: int('dataproxy', 'idle_conn_timeout_seconds', 0),
+    },
+    log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },
+    alerting: { enabled: bool('alerting', 'enabled') },
+    graphql: {
+      introspection: bool('graphql', 'introspection'),
+      graphiql: bool('graphql', 'graphiql'),
+      maxDepth: int('graphql', 'max_depth', 1),
+      maxAliases: int('graphql', 'max_aliases', 1),
+      maxCost: int('graphql', 'max_cost', 1),
+      maskErrors: bool('graphql', 'mask_errors'),
+      csrfPrevention: bool('graphql', 'csrf_prevention'),
+    },
+    metrics: { enabled: bool('metrics', 'enabled') },
+  };
+}
+
+const DEFAULT_PG_PORT = 5432;
+
+/**
+ * `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 address, or a unix-socket folder (`/...`).
+ * Returns null when the port part is not a valid port.
+ */
+function splitHostPort(value: string): { host: string; port: number } | null {
+  let host = value;
+  let port = '';
+  if (value.startsWith('[')) {
+    const end = value.indexOf(']');
+    if (end < 0) return null;
+    host = value.slice(1, end);
+    const rest = value.slice(end + 1);
+    if (rest !== '' && !rest.startsWith(':')) return null;
+    port = rest.slice(1);
+  } else if (!value.startsWith('/') && value.split(':').length === 2) {
+    [host, port] = value.split(':');
+  }
+  if (port === '') return host ? { host, port: DEFAULT_PG_PORT } : null;
+  const number = /^\d+$/.test(port) ? Number(port) : NaN;
+  return host && number >= 1 && number <= 65535 ? { host, port: number } : null;
+}
+
+function deepFreeze<T>(value: T): T {
+  if (value !== null && typeof value === 'object' && !Object.isFrozen(value)) {
+    Object.freeze(value);
+    for (const child of Object.values(value)) deepFreeze(child);
+  }
+  return value;
+}

@@ -1,0 +1,285 @@
+import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { envKey, get, loadSettings, type LoadSettingsOptions, type Settings } from '../../src/config/settings.ts';
+
+let dir: string;
+beforeAll(() => {
+  dir = mkdtempSync(join(tmpdir(), 'dashgate-config-'));
+});
+afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+function writeConfig(name: string, text: string): string {
+  const file = join(dir, name);
+  writeFileSync(file, text);
+  return file;
+}
+
+/** Isolated from the real process: no argv, no env, a throwaway cwd. */
+function load(options: LoadSettingsOptions = {}): Settings {
+  return loadSettings({ argv: [], env: {}, cwd: dir, ...options });
+}
+
+describe('envKey', () => {
+  it('upper-cases, maps "." and "-" in sections and "." in keys to "_"', () => {
+    expect(envKey('auth.generic_oauth', 'client_secret')).toBe('GF_AUTH_GENERIC_OAUTH_CLIENT_SECRET');
+    expect(envKey('my-section.sub', 'a.b-c')).toBe('GF_MY_SECTION_SUB_A_B-C');
+    expect(envKey('DEFAULT', 'app_mode')).toBe('GF_DEFAULT_APP_MODE');
+    expect(envKey('dataproxy', 'dialTimeout')).toBe('GF_DATAPROXY_DIALTIMEOUT');
+  });
+});
+
+describe('loadSettings defaults', () => {
+  it('reads conf/defaults.ini into typed fields', () => {
+    const s = load();
+    expect(s.configFile).toBeNull();
+    expect(s.appMode).toBe('production');
+    expect(s.server).toMatchObject({ protocol: 'http', httpAddr: '', httpPort: 3000, domain: 'localhost', rootUrl: 'http://localhost:3000/' });
+    expect(s.server).toMatchObject({ requestBodyLimitBytes: 10485760, readHeaderTimeoutSeconds: 10, shutdownTimeoutSeconds: 30 });
+    expect(s.database).toEqual({
+      type: 'embedded', host: '127.0.0.1', port: 5432, name: 'dashgate', user: 'dashgate', password: '', url: '',
+      sslMode: 'disable', path: join(dir, 'data', 'postgres'), embeddedPort: 0, maxOpenConn: 10,
+    });
+    expect(s.paths).toEqual({ data: join(dir, 'data'), logs: join(dir, 'data', 'log'), provisioning: join(dir, 'provisioning') });
+    expect(s.security).toEqual({
+      adminUser: 'admin', adminPassword: 'admin', adminEmail: 'admin@localhost', secretKey: 'SW2YcwTIb9zpOOhoPsMm',
+      disableBruteForceLoginProtection: false, bruteForceLoginProtectionMaxAttempts: 5,
+      dataSourceProxyWhitelist: [], dataSourceProxyDenyPrivate: false,
+    });
+    expect(s.users).toEqual({ allowSignUp: false, allowOrgCreate: false, autoAssignOrg: true, autoAssignOrgId: 1, autoAssignOrgRole: 'Viewer' });
+    expect(s.auth.loginCookieName).toBe('grafana_session');
+    expect(s.authBasic.enabled).toBe(true);
+    expect(s.authProxy).toEqual({ enabled: false, headerName: 'X-WEBAUTH-USER' });
+    expect(s.dataproxy).toEqual({
+      logging: false, timeoutSeconds: 30, dialTimeoutSeconds: 10, keepAliveSeconds: 30, sendUserHeader: false,
+      userAgent: '', responseLimit: 0, maxIdleConnections: 100, idleConnTimeoutSeconds: 90,
+    });
+    expect(s.log).toEqual({ mode: ['console'], level: 'info' });
+    expect(s.alerting.enabled).toBe(true);
+    expect(s.graphql).toEqual({ introspection: true, graphiql: true, maxDepth: 12, maxAliases: 30, maxCost: 5000, maskErrors: true, csrfPrevention: true });
+    expect(s.metrics.enabled).toBe(true);
+  });
+
+  it('exposes the effective ini as raw, DEFAULT first, with get() reading it', () => {
+    const s = load();
+    expect(s.raw[0][0]).toBe('DEFAULT');
+    expect(s.raw[0][1][0]).toEqual(['app_mode', 'production']);
+    expect(s.raw.map(([section]) => section).slice(0, 4)).toEqual(['DEFAULT', 'paths', 'server', 'database']);
+    expect(get(s, 'server', 'root_url')).toBe('http://localhost:3000/');
+    expect(get(s, 'server', 'nope')).toBeUndefined();
+    expect(get(s, 'nope', 'x')).toBeUndefined();
+  });
+
+  it('resolves [paths] against homePath (itself relative to cwd) and [database] path against [paths] data', () => {
+    const s = load({ homePath: 'home', overrides: { paths: { data: '/srv/dg' }, database: { path: 'pg' } } });
+    expect(s.paths.logs).toBe(join(dir, 'home', 'data', 'log'));
+    expect(s.paths.data).toBe('/srv/dg');
+    expect(s.database.path).toBe('/srv/dg/pg');
+  });
+
+  it('is deeply frozen', () => {
+    const s = load();
+    expect(Object.isFrozen(s)).toBe(true);
+    expect(Object.isFrozen(s.server)).toBe(true);
+    expect(Object.isFrozen(s.raw)).toBe(true);
+    expect(Object.isFrozen(s.raw[1])).toBe(true);
+    expect(Object.isFrozen(s.raw[1][1])).toBe(true);
+    expect(Object.isFrozen(s.raw[1][1][0])).toBe(true);
+    expect(Object.isFrozen(s.security.dataSourceProxyWhitelist)).toBe(true);
+    expect(() => {
+      (s.server as { httpPort: number }).httpPort = 1;
+    }).toThrow(TypeError);
+  });
+
+  it('returns independent objects on each call', () => {
+    const a = load({ overrides: { server: { http_port: '1' } } });
+    const b = load();
+    expect(a.server.httpPort).toBe(1);
+    expect(b.server.httpPort).toBe(3000);
+  });
+});
+
+describe('layering: defaults < custom file < env < overrides', () => {
+  it('reads --config FILE and --config=FILE (relative to cwd); only non-empty values override; new keys and sections are created', () => {
+    writeConfig('custom.ini', [
+      'app_mode = development',
+      '[server]',
+      'http_port = 4000',
+      'domain =', // empty: keeps the default
+      'brand_new = yes',
+      '[custom.section]',
+      'k = v',
+      'blank =',
+    ].join('\n'));
+    for (const argv of [['--config', 'custom.ini'], ['--config=custom.ini'], ['-config', join(dir, 'custom.ini')]]) {
+      const s = load({ argv: ['--other', ...argv] });
+      expect(s.configFile).toBe(join(dir, 'custom.ini'));
+      expect(s.appMode).toBe('development');
+      expect(s.server.httpPort).toBe(4000);
+      expect(s.server.domain).toBe('localhost');
+      expect(s.server.rootUrl).toBe('http://localhost:4000/');
+      expect(get(s, 'server', 'brand_new')).toBe('yes');
+      expect(get(s, 'custom.section', 'k')).toBe('v');
+      expect(get(s, 'custom.section', 'blank')).toBeUndefined();
+      // new sections go after the defaults' sections
+      expect(s.raw.at(-1)![0]).toBe('custom.section');
+    }
+  });
+
+  it('fails clearly on a missing --config file or a missing file name', () => {
+    expect(() => load({ argv: ['--config', 'nope.ini'] })).toThrow(/cannot read config file .*nope\.ini/);
+    expect(() => load({ argv: ['--config'] })).toThrow('--config needs a file name');
+    expect(() => load({ argv: ['--config='] })).toThrow('--config= needs a file name');
+  });
+
+  it('reports parse errors of the custom file with its name and line', () => {
+    const file = writeConfig('broken.ini', '[server]\nhttp_port = 1\noops\n');
+    expect(() => load({ argv: ['--config', file] })).toThrow(`${file}:3:`);
+  });
+
+  it('applies GF_<SECTION>_<KEY> env over the custom file, only for existing keys and non-empty values', () => {
+    writeConfig('env.ini', '[server]\nhttp_port = 4000\n[extra]\nadded = from-file\n');
+    const s = load({
+      argv: ['--config', 'env.ini'],
+      env: {
+        GF_SERVER_HTTP_PORT: '5000',
+        GF_SERVER_DOMAIN: '', // empty: ignored
+        GF_SERVER_NOT_A_KEY: 'x', // unknown key: ignored
+        GF_NOSECTION_KEY: 'x',
+        GF_EXTRA_ADDED: 'from-env', // keys created by the custom file can be overridden
+        GF_AUTH_GENERIC_OAUTH_CLIENT_SECRET: 's3cret',
+        GF_DEFAULT_APP_MODE: 'development',
+        GF_DATAPROXY_DIALTIMEOUT: '3',
+      },
+    });
+    expect(s.server.httpPort).toBe(5000);
+    expect(s.server.domain).toBe('localhost');
+    expect(get(s, 'server', 'not_a_key')).toBeUndefined();
+    expect(get(s, 'server', 'NOT_A_KEY')).toBeUndefined();
+    expect(s.raw.some(([section]) => section.toLowerCase() === 'nosection')).toBe(false);
+    expect(get(s, 'extra', 'added')).toBe('from-env');
+    expect(get(s, 'auth.generic_oauth', 'client_secret')).toBe('s3cret');
+    expect(s.appMode).toBe('development');
+    expect(s.dataproxy.dialTimeoutSeconds).toBe(3);
+  });
+
+  it('applies overrides last; they may blank values and create keys', () => {
+    writeConfig('ov.ini', '[server]\nhttp_port = 4000\n');
+    const s = load({
+      argv: ['--config', 'ov.ini'],
+      env: { GF_SERVER_HTTP_PORT: '5000' },
+      overrides: { server: { http_port: '6000' }, security: { admin_password: '' }, newsec: { a: '' } },
+    });
+    expect(s.server.httpPort).toBe(6000);
+    expect(s.security.adminPassword).toBe('');
+    expect(get(s, 'newsec', 'a')).toBe('');
+  });
+});
+
+describe('expansion', () => {
+  it('expands $__env{VAR} (missing -> empty) and $__file{path} (trimmed, relative to cwd)', () => {
+    writeConfig('db-password.txt', '  file-secret \n');
+    const s = load({
+      env: { DB_HOST: 'db.internal', GF_DATABASE_USER: '$__env{DB_USER_FROM_ENV}', DB_USER_FROM_ENV: 'svc' },
+      overrides: {
+        database: { type: 'postgres', host: '$__env{DB_HOST}:6543', password: '$__file{db-password.txt}', name: 'x$__env{MISSING}y' },
+      },
+    });
+    expect(s.database).toMatchObject({ host: 'db.internal', port: 6543, password: 'file-secret', name: 'xy', user: 'svc' });
+    expect(get(s, 'database', 'password')).toBe('file-secret');
+  });
+
+  it('fails on an unreadable $__file{} or an unsupported reference, naming the key', () => {
+    expect(() => load({ overrides: { database: { password: '$__file{/no/such/file}' } } })).toThrow(/\[database\] password: cannot read \$__file\{\/no\/such\/file\}/);
+    expect(() => load({ overrides: { database: { password: '$__vault{x}' } } })).toThrow(/\[database\] password: unsupported reference \$__vault/);
+  });
+
+  it('interpolates %(key)s from the same section, then DEFAULT, after env and expansion', () => {
+    const s = load({
+      env: { GF_SERVER_DOMAIN: 'example.com', PORT: '8080' },
+      overrides: { server: { protocol: 'https', cert_file: 'c', cert_key: 'k', http_port: '$__env{PORT}' }, DEFAULT: { base: '/dg' }, x: { p: '%(base)s/a', q: '%(unknown)s', r: '%(r)s' } },
+    });
+    expect(s.server.rootUrl).toBe('https://example.com:8080/');
+    expect(get(s, 'server', 'root_url')).toBe('https://example.com:8080/');
+    expect(get(s, 'x', 'p')).toBe('/dg/a');
+    expect(get(s, 'x', 'q')).toBe('%(unknown)s');
+    expect(get(s, 'x', 'r')).toBe('%(r)s');
+  });
+
+  it('leaves ${HOSTNAME} in DEFAULT instance_name as written (as Grafana shows it)', () => {
+    expect(get(load({ env: { HOSTNAME: 'h' } }), 'DEFAULT', 'instance_name')).toBe('${HOSTNAME}');
+  });
+});
+
+describe('typed parsing', () => {
+  it('parses booleans case-insensitively (true/false, 1/0, yes/no, on/off)', () => {
+    const s = load({ overrides: { metrics: { enabled: 'FALSE' }, alerting: { enabled: '0' }, 'auth.basic': { enabled: 'off' }, graphql: { graphiql: 'Yes' } } });
+    expect([s.metrics.enabled, s.alerting.enabled, s.authBasic.enabled, s.graphql.graphiql]).toEqual([false, false, false, true]);
+  });
+
+  it('falls back to the conf/defaults.ini value for a blank number, boolean or choice', () => {
+    const s = load({ overrides: { server: { http_port: '' }, metrics: { enabled: '' }, users: { auto_assign_org_role: '' } } });
+    expect(s.server.httpPort).toBe(3000);
+    expect(s.metrics.enabled).toBe(true);
+    expect(s.users.autoAssignOrgRole).toBe('Viewer');
+  });
+
+  it('splits database host:port, [v6]:port, bare IPv6 and socket folders', () => {
+    const host = (value: string) => {
+      const { host: h, port } = load({ overrides: { database: { host: value } } }).database;
+      return [h, port];
+    };
+    expect(host('db')).toEqual(['db', 5432]);
+    expect(host('db:6000')).toEqual(['db', 6000]);
+    expect(host('[::1]:6000')).toEqual(['::1', 6000]);
+    expect(host('[::1]')).toEqual(['::1', 5432]);
+    expect(host('::1')).toEqual(['::1', 5432]);
+    expect(host('/var/run/postgresql')).toEqual(['/var/run/postgresql', 5432]);
+  });
+
+  it('splits the proxy whitelist on spaces and commas', () => {
+    const s = load({ overrides: { security: { data_source_proxy_whitelist: ' a:80, b:443  c:9090,,' } } });
+    expect(s.security.dataSourceProxyWhitelist).toEqual(['a:80', 'b:443', 'c:9090']);
+  });
+
+  it('accepts a postgres URL and every role and ssl mode', () => {
+    const s = load({ overrides: { database: { type: 'postgres', url: 'postgresql://u:p@h:5/db', ssl_mode: 'verify-full' }, users: { auto_assign_org_role: 'Admin' } } });
+    expect(s.database).toMatchObject({ type: 'postgres', url: 'postgresql://u:p@h:5/db', sslMode: 'verify-full' });
+    expect(s.users.autoAssignOrgRole).toBe('Admin');
+    expect(load({ overrides: { users: { auto_assign_org_role: 'Editor' } } }).users.autoAssignOrgRole).toBe('Editor');
+    expect(load({ overrides: { log: { mode: 'console file', level: 'debug' } } }).log).toEqual({ mode: ['console', 'file'], level: 'debug' });
+  });
+
+  it.each([
+    ['server', 'http_port', 'abc', /\[server\] http_port = "abc": expected an integer from 0 to 65535/],
+    ['server', 'http_port', '70000', /\[server\] http_port/],
+    ['server', 'http_port', '3.5', /\[server\] http_port/],
+    ['server', 'protocol', 'gopher', /\[server\] protocol = "gopher": expected one of http, https/],
+    ['server', 'root_url', 'not a url', /\[server\] root_url/],
+    ['server', 'request_body_limit_bytes', '0', /\[server\] request_body_limit_bytes/],
+    ['database', 'type', 'mysql', /\[database\] type = "mysql": expected one of embedded, postgres/],
+    ['database', 'host', 'db:port', /\[database\] host/],
+    ['database', 'ssl_mode', 'sometimes', /\[database\] ssl_mode/],
+    ['database', 'max_open_conn', '0', /\[database\] max_open_conn/],
+    ['users', 'auto_assign_org_role', 'viewer', /\[users\] auto_assign_org_role = "viewer": expected one of Viewer, Editor, Admin/],
+    ['users', 'auto_assign_org_role', 'Owner', /\[users\] auto_assign_org_role/],
+    ['users', 'allow_sign_up', 'maybe', /\[users\] allow_sign_up = "maybe": expected true or false/],
+    ['security', 'brute_force_login_protection_max_attempts', '0', /\[security\] brute_force_login_protection_max_attempts/],
+    ['log', 'level', 'loud', /\[log\] level/],
+    ['log', 'mode', 'console pager', /\[log\] mode/],
+    ['DEFAULT', 'app_mode', 'staging', /\[DEFAULT\] app_mode/],
+    ['graphql', 'max_depth', '-1', /\[graphql\] max_depth/],
+  ])('rejects [%s] %s = %j', (section, key, value, message) => {
+    expect(() => load({ overrides: { [section]: { [key]: value } } })).toThrow(message);
+  });
+
+  it('requires cert files for https and a header name for an enabled auth proxy', () => {
+    expect(() => load({ overrides: { server: { protocol: 'https' } } })).toThrow(/\[server\] cert_file/);
+    expect(load({ overrides: { 'auth.proxy': { enabled: 'true', header_name: 'X-User' } } }).authProxy).toEqual({ enabled: true, headerName: 'X-User' });
+  });
+
+  it('never puts a secret into an error message', () => {
+    expect(() => load({ overrides: { database: { url: 'mysql://bob:hunter2@db/x' } } })).toThrow('[database] url = "mysql://bob:xxxxx@db/x"');
+    expect(() => load({ overrides: { database: { url: 'mysql://bob:hunter2@db/x' } } })).not.toThrow(/hunter2/);
+  });
+});
