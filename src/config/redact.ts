@@ -1,4 +1,5 @@
-import { envKey, type Settings } from './settings.ts';
+import { envKey } from './env-key.ts';
+import type { Settings } from './settings.ts';
 
 /**
  * The settings document of GET /api/admin/settings, redacted the way current Grafana does it
@@ -21,9 +22,10 @@ const SENSITIVE_KEY_PATTERNS: readonly RegExp[] = [
 /** Keys whose values are shown as-is, skipping even URL redaction. */
 const PASSTHROUGH_KEY_PARTS: readonly string[] = ['RUDDERSTACK', 'APPLICATION_INSIGHTS', 'SENTRY'];
 
-export function redactedValue(envKey: string, value: string): string {
+/** `gfKey` is the `GF_SECTION_KEY` form of the setting (see `envKey`). */
+export function redactedValue(gfKey: string, value: string): string {
   if (value === '') return '';
-  const key = envKey.toUpperCase();
+  const key = gfKey.toUpperCase();
   if (SENSITIVE_KEY_PATTERNS.some((pattern) => pattern.test(key))) return REDACTED_PASSWORD;
   if (PASSTHROUGH_KEY_PARTS.some((part) => key.includes(part))) return value;
   return redactedUrlList(value) ?? value;

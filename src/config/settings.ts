@@ -1,8 +1,11 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { envKey } from './env-key.ts';
 import { DEFAULT_SECTION, parseIni, type IniSections } from './ini.ts';
 import { redactedValue } from './redact.ts';
+
+export { envKey };
 
 /**
  * The one place that reads configuration (and `process.env`). Layers, lowest first, as Grafana
@@ -125,13 +128,6 @@ export interface Settings {
   readonly metrics: { readonly enabled: boolean };
 }
 
-/** Grafana's env override name: `[auth.generic_oauth] client_secret` -> `GF_AUTH_GENERIC_OAUTH_CLIENT_SECRET`. */
-export function envKey(section: string, key: string): string {
-  const s = section.replace(/[.-]/g, '_').toUpperCase();
-  const k = key.replace(/\./g, '_').toUpperCase();
-  return `GF_${s}_${k}`;
-}
-
 /** The effective raw value of `[section] key`, or undefined when the key does not exist. */
 export function get(settings: Pick<Settings, 'raw'>, section: string, key: string): string | undefined {
   const entries = settings.raw.find(([name]) => name === section)?.[1];
@@ -238,7 +234,7 @@ const MAX_INTERPOLATION_DEPTH = 99;
 function interpolate(ini: IniSections): void {
   const defaults = ini.get(DEFAULT_SECTION)!;
   for (const entries of ini.values()) {
-    const lookup = (_whole: string, name: string): string => entries.get(name) ?? defaults.get(name) ?? _whole;
+    const lookup = (whole: string, name: string): string => entries.get(name) ?? defaults.get(name) ?? whole;
     for (const [key, value] of entries) {
       let current = value;
       for (let depth = 0; depth < MAX_INTERPOLATION_DEPTH && current.includes('%('); depth++) {
@@ -253,6 +249,8 @@ function interpolate(ini: IniSections): void {
 
 type Typed = Omit<Settings, 'raw' | 'configFile'>;
 
+const LOG_MODES: readonly LogMode[] = ['console', 'file', 'syslog'];
+
 /**
  * Typed view of the effective ini. A blank number, boolean or choice falls back to its value in
  * conf/defaults.ini (so the defaults live in one place); an unparseable one is an error.
@@ -264,9 +262,8 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     const shown = redactedValue(envKey(section, key), text(section, key));
     return new Error(`invalid setting [${section}] ${key} = ${JSON.stringify(shown)}: expected ${expected}`);
   };
-  const filled = (section: string, key: string): string => text(section, key) || (defaults.get(section)?.get(key) ?? '');
   const required = (section: string, key: string): string => {
-    const value = filled(section, key);
+    const value = text(section, key) || (defaults.get(section)?.get(key) ?? '');
     if (value === '') throw invalid(section, key, 'a non-empty value');
     return value;
   };
@@ -312,8 +309,9 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
   if (!hostPort) throw invalid('database', 'host', 'host or host:port');
 
   const logModes = required('log', 'mode').split(/[\s,]+/).filter(Boolean);
-  const knownModes: readonly string[] = ['console', 'file', 'syslog'] satisfies LogMode[];
-  if (!logModes.every((mode) => knownModes.includes(mode))) throw invalid('log', 'mode', 'console, file and/or syslog');
+  if (!logModes.every((mode) => (LOG_MODES as readonly string[]).includes(mode))) throw invalid('log', 'mode', `some of ${LOG_MODES.join(', ')}`);
+
+  const authProxyEnabled = bool('auth.proxy', 'enabled');
 
   return {
     appMode: oneOf(DEFAULT_SECTION, 'app_mode', ['production', 'development'] as const),
@@ -364,10 +362,10 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     },
     auth: { loginCookieName: required('auth', 'login_cookie_name') },
     authBasic: { enabled: bool('auth.basic', 'enabled') },
-    authProxy: (() => {
-      const enabled = bool('auth.proxy', 'enabled');
-      return { enabled, headerName: enabled ? required('auth.proxy', 'header_name') : text('auth.proxy', 'header_name') };
-    })(),
+    authProxy: {
+      enabled: authProxyEnabled,
+      headerName: authProxyEnabled ? required('auth.proxy', 'header_name') : text('auth.proxy', 'header_name'),
+    },
     dataproxy: {
       logging: bool('dataproxy', 'logging'),
       timeoutSeconds: int('dataproxy', 'timeout', 1),
