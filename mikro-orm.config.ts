@@ -4,7 +4,7 @@ import { defineConfig } from '@mikro-orm/postgresql';
 import { loadSettings } from './src/config/settings.ts';
 import { ormOptions, poolOptions } from './src/db/orm.ts';
 
-const settings = loadSettings();
+const settings = loadSettings({ argv: [] }); // the MikroORM CLI has its own --config flag
 const db = settings.database;
 
 export default defineConfig({
