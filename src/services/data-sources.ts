@@ -1,5 +1,5 @@
 import { randomUUID } from 'node:crypto';
-import type { EntityManager } from '@mikro-orm/postgresql';
+import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { DataSource } from '../db/entities/index.ts';
 import { SecretBox } from './crypto.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from './errors.ts';
@@ -160,7 +160,7 @@ export class DataSourceService {
     try {
       return await em.transactional(async (tx) => {
         await lockOrgDefaults(tx, orgId);
-        const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+        const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!row) throw notFound(MESSAGES.notFound);
         if (row.readOnly) throw forbidden(MESSAGES.readOnlyUpdate);
         if (requestVersion !== 0 && row.version > requestVersion) throw conflict(MESSAGES.versionConflict);
@@ -197,7 +197,7 @@ export class DataSourceService {
   /** Deletes and returns the id of what was deleted. */
   async delete(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<number> {
     return em.transactional(async (tx) => {
-      const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: 4 /* PESSIMISTIC_WRITE */ });
+      const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) throw notFound(MESSAGES.notFound);
       if (row.readOnly) throw forbidden(MESSAGES.readOnlyDelete);
       const deleted = await tx.nativeDelete(DataSource, { id: row.id });
