@@ -10,18 +10,24 @@ const OPTIONS = { type: argon2.argon2id, memoryCost: 19_456, timeCost: 2, parall
  * argon2 runs on libuv's thread pool (4 threads by default), which DNS lookups and file I/O share.
  * Bounding concurrent hashes keeps a burst of logins from starving everything else.
  */
-const MAX_CONCURRENT = 2;
+export const MAX_CONCURRENT_HASHES = 2;
 let running = 0;
 const waiting: Array<() => void> = [];
 
+/** Counters for tests and diagnostics: verifications done and the most ever run at once. */
+export const hashingStats = { verifies: 0, peakConcurrent: 0 };
+
 async function bounded<T>(work: () => Promise<T>): Promise<T> {
-  if (running >= MAX_CONCURRENT) await new Promise<void>((resolve) => waiting.push(resolve));
-  running++;
+  // A finishing task hands its slot straight to the next waiter, so `running` never overshoots.
+  if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
+  else running++;
+  hashingStats.peakConcurrent = Math.max(hashingStats.peakConcurrent, running);
   try {
     return await work();
   } finally {
-    running--;
-    waiting.shift()?.();
+    const next = waiting.shift();
+    if (next) next();
+    else running--;
   }
 }
 
@@ -30,6 +36,7 @@ export function hashPassword(password: string): Promise<string> {
 }
 
 export function verifyPassword(hash: string, password: string): Promise<boolean> {
+  hashingStats.verifies++;
   return bounded(() => argon2.verify(hash, password).catch(() => false));
 }
 

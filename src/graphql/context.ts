@@ -25,9 +25,9 @@ export function requireOrgRole(ctx: GraphQLContext, role: OrgRole, action: strin
   return principal;
 }
 
-/** The server-admin permission, which only password-authenticated users can hold. */
+/** The server-admin permission, which only users authenticated with Basic credentials can hold. */
 export function requireServerAdmin(ctx: GraphQLContext): Principal {
   const principal = signedIn(ctx);
-  if (!principal.isServerAdmin) throw permissionDenied();
+  if (!principal.isServerAdmin || principal.method !== 'basic') throw permissionDenied();
   return principal;
 }

@@ -67,11 +67,11 @@ export class RestExecutor {
     };
   }
 
-  async run(op: CompiledOperation, context: GraphQLContext, variableValues: Record<string, unknown>): Promise<RestReply> {
+  async run(op: CompiledOperation, context: GraphQLContext, variableValues: Record<string, unknown>, successStatus = 200): Promise<RestReply> {
     const result = await execute({ schema: this.#schema, document: op.document, contextValue: context, variableValues });
     const error = result.errors?.[0];
     if (error) return errorReply(error);
-    return { status: 200, body: (result.data as Record<string, unknown>)[op.rootField] };
+    return { status: successStatus, body: (result.data as Record<string, unknown>)[op.rootField] };
   }
 }
 

@@ -43,7 +43,7 @@ export function createRestHandler(services: Services, executor: RestExecutor, on
       } else {
         const op = operations.get(match.route)!;
         const variables = await variablesFor(req, match.route, op, match.params, bodyLimit);
-        result = 'status' in variables ? variables : await executor.run(op, { em, principal, services }, variables.values);
+        result = 'status' in variables ? variables : await executor.run(op, { em, principal, services }, variables.values, match.route.status);
       }
     } catch (error) {
       result = error instanceof DomainError ? { status: error.status, body: error.body ?? { message: error.message } } : { ...REST_ERRORS.internal(), cause: error };

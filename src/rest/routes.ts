@@ -16,10 +16,14 @@ export interface RouteSpec {
   operation: string;
   access: Access;
   body?: 'input' | 'variables';
+  /** Success status when it is not 200. */
+  status?: number;
 }
 
-const route = (method: RouteSpec['method'], path: string, operation: string, options: Partial<Pick<RouteSpec, 'access' | 'body'>> = {}): RouteSpec =>
-  ({ method, path, operation, access: options.access ?? 'signed-in', body: options.body });
+const route = (method: RouteSpec['method'], path: string, operation: string, options: Partial<Pick<RouteSpec, 'access' | 'body' | 'status'>> = {}): RouteSpec =>
+  ({ method, path, operation, access: options.access ?? 'signed-in', body: options.body, status: options.status });
+
+const admin = { access: 'server-admin' } as const;
 
 export const ROUTES: readonly RouteSpec[] = [
   // Data sources (spec 4.2, plus the uid forms of the original server)
@@ -35,6 +39,24 @@ export const ROUTES: readonly RouteSpec[] = [
   route('DELETE', '/api/datasources/name/:name', 'DeleteDataSourceByName'),
   route('GET', '/api/datasources/id/:name', 'GetDataSourceIdByName'),
 
-  // Tokens
+  // Server administration (spec 4.1): Basic authentication of a server admin only
+  route('GET', '/api/admin/settings', 'AdminGetSettings', admin),
+  route('GET', '/api/admin/stats', 'AdminGetStats', admin),
+  route('POST', '/api/admin/users', 'AdminCreateUser', { ...admin, body: 'input' }),
+  route('PUT', '/api/admin/users/:id/password', 'AdminUpdateUserPassword', { ...admin, body: 'variables' }),
+  route('PUT', '/api/admin/users/:id/permissions', 'AdminUpdateUserPermissions', { ...admin, body: 'variables' }),
+  route('DELETE', '/api/admin/users/:id', 'AdminDeleteUser', admin),
+  route('POST', '/api/admin/pause-all-alerts', 'PauseAllAlerts', { ...admin, body: 'variables' }),
+
+  // Tokens: legacy API keys and service accounts
+  route('GET', '/api/auth/keys', 'ListApiKeys'),
   route('POST', '/api/auth/keys', 'CreateApiKey', { body: 'input' }),
+  route('DELETE', '/api/auth/keys/:id', 'DeleteApiKey'),
+  route('POST', '/api/serviceaccounts', 'CreateServiceAccount', { body: 'input', status: 201 }),
+  route('GET', '/api/serviceaccounts/search', 'SearchServiceAccounts'),
+  route('GET', '/api/serviceaccounts/:id', 'GetServiceAccount'),
+  route('DELETE', '/api/serviceaccounts/:id', 'DeleteServiceAccount'),
+  route('GET', '/api/serviceaccounts/:serviceAccountId/tokens', 'ListServiceAccountTokens'),
+  route('POST', '/api/serviceaccounts/:serviceAccountId/tokens', 'CreateServiceAccountToken', { body: 'input' }),
+  route('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', 'DeleteServiceAccountToken'),
 ];

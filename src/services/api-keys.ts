@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ORG_ROLES, type OrgRole } from '../db/entities/index.ts';
 import { newLegacyApiKey } from '../auth/tokens.ts';
-import { badRequest, conflict, uniqueViolation } from './errors.ts';
+import { badRequest, conflict, notFound, uniqueViolation } from './errors.ts';
 
 export interface NewApiKey {
   id: number;
@@ -36,4 +36,30 @@ export async function createApiKey(em: EntityManager, orgId: number, input: { na
     if (uniqueViolation(error) !== null) throw conflict('API key, organization ID and name must be unique');
     throw error;
   }
+}
+
+export interface ApiKeyInfo {
+  id: number;
+  name: string;
+  role: OrgRole;
+  expiration: Date | null;
+  isRevoked: boolean;
+}
+
+function info(row: InstanceType<typeof ApiKey.class>): ApiKeyInfo {
+  return { id: row.id, name: row.name, role: row.role, expiration: row.expires ?? null, isRevoked: row.isRevoked };
+}
+
+/** The org's legacy API keys (service account tokens are listed under their account). */
+export async function listApiKeys(em: EntityManager, orgId: number): Promise<ApiKeyInfo[]> {
+  return (await em.find(ApiKey, { orgId, serviceAccountId: null }, { orderBy: { name: 'asc' } })).map(info);
+}
+
+export async function deleteApiKey(em: EntityManager, orgId: number, id: number): Promise<void> {
+  if (!(await em.nativeDelete(ApiKey, { id, orgId, serviceAccountId: null }))) throw notFound('Failed to delete API key');
+}
+
+/** Revokes a key or token of the org: it fails from the next request on with "Revoked API key". */
+export async function revokeApiKey(em: EntityManager, orgId: number, id: number): Promise<void> {
+  if (!(await em.nativeUpdate(ApiKey, { id, orgId }, { isRevoked: true }))) throw notFound('API key not found');
 }

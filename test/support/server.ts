@@ -31,6 +31,8 @@ export interface StartOptions {
   /** Share an existing database (a second instance) instead of creating one. */
   connection?: PgConnection;
   app?: AppOptions;
+  /** Environment variables as the settings layer sees them (`GF_<SECTION>_<KEY>`). */
+  env?: Record<string, string>;
 }
 
 /** A real dashgate HTTP server on a loopback port over its own PostgreSQL database. */
@@ -39,7 +41,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const connection = options.connection ?? (await createTestDatabase());
   const settings = loadSettings({
     argv: [],
-    env: {},
+    env: options.env ?? {},
     overrides: {
       ...options.overrides,
       database: { type: 'postgres', host: `${connection.host}:${connection.port}`, name: connection.database, user: connection.user, password: connection.password, max_open_conn: '10', ...options.overrides?.database },

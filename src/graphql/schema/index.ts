@@ -3,6 +3,9 @@ import { builder } from '../builder.ts';
 import './scalars.ts';
 import './data-source.ts';
 import './api-key.ts';
+import './admin.ts';
+import './alert.ts';
+import './service-account.ts';
 
 let schema: GraphQLSchema | null = null;
 

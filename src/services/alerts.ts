@@ -1,0 +1,54 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import { Alert } from '../db/entities/index.ts';
+import { badRequest } from './errors.ts';
+
+export type AlertRow = InstanceType<typeof Alert.class>;
+
+export interface PauseResult {
+  state: 'paused' | 'pending';
+  message: 'alerts paused' | 'alerts un paused';
+  alertsAffected: number;
+}
+
+/**
+ * Pauses or unpauses every alert with one UPDATE and records the switch in the same transaction,
+ * so alerts created while paused start paused. Unpausing stores `unknown` but answers `pending`,
+ * as the original server does.
+ */
+export async function pauseAllAlerts(em: EntityManager, paused: boolean, alertingEnabled: boolean): Promise<PauseResult> {
+  if (!alertingEnabled) throw badRequest('legacy alerting is disabled, so this call has no effect.');
+  const affected = await em.transactional(async (tx) => {
+    // Lock the switch first: a concurrent createAlert then sees the new state or is seen by the UPDATE.
+    await tx.execute('update alert_pause_state set paused = ?, updated = now() where id = 1', [paused]);
+    const result = await tx.execute<{ affectedRows: number }>(
+      'update alert set state = ?, new_state_date = now()',
+      [paused ? 'paused' : 'unknown'],
+      'run',
+    );
+    return result.affectedRows;
+  });
+  return paused
+    ? { state: 'paused', message: 'alerts paused', alertsAffected: affected }
+    : { state: 'pending', message: 'alerts un paused', alertsAffected: affected };
+}
+
+export async function createAlert(em: EntityManager, orgId: number, input: { name: string; dashboardId?: number | null; panelId?: number | null }): Promise<AlertRow> {
+  if (!input.name.trim()) throw badRequest('bad request data');
+  return em.transactional(async (tx) => {
+    // Share-lock the switch so a pause running now either covers this alert or is seen by it.
+    const [state] = await tx.execute<{ paused: boolean }[]>('select paused from alert_pause_state where id = 1 for share');
+    const alert = tx.create(Alert, {
+      orgId,
+      name: input.name,
+      dashboardId: input.dashboardId ?? null,
+      panelId: input.panelId ?? 0,
+      state: state?.paused ? 'paused' : 'unknown',
+    });
+    await tx.flush();
+    return alert;
+  });
+}
+
+export function listAlerts(em: EntityManager, orgId: number): Promise<AlertRow[]> {
+  return em.find(Alert, { orgId }, { orderBy: { id: 'asc' } });
+}
