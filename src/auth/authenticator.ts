@@ -24,7 +24,8 @@ export interface Credentials {
 export const AUTH_ERRORS = {
   unauthorized: () => unauthorized('Unauthorized', 'auth.unauthorized'),
   badPassword: () => unauthorized('Invalid username or password', 'password-auth.failed'),
-  blocked: () => unauthorized('Invalid username or password', 'login-attempt.blocked'),
+  // Same body as a wrong password: a distinct one would reveal which logins exist.
+  blocked: () => unauthorized('Invalid username or password', 'password-auth.failed'),
   invalidKey: () => unauthorized('Invalid API key', 'api-key.invalid'),
   expiredKey: () => unauthorized('Expired API key', 'api-key.expired'),
   revokedKey: () => unauthorized('Revoked API key', 'api-key.revoked'),
