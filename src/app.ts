@@ -1,6 +1,9 @@
 import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import type { PgConnection } from './db/embedded.ts';
+import { ProxyTargetCache } from './proxy/cache.ts';
+import { createProxyHandler } from './proxy/handler.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { getSchema } from './graphql/schema/index.ts';
@@ -23,17 +26,21 @@ export interface AppOptions {
 }
 
 /** Wires services, GraphQL, REST and HTTP together over an initialised ORM. */
-export function createApp(settings: Settings, orm: MikroORM, log: Logger, options: AppOptions = {}): App {
-  const services = createServices(settings, orm, options);
+export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection }, log: Logger, options: AppOptions = {}): App {
+  const services = createServices(settings, db.orm, options);
   const executor = new RestExecutor(getSchema());
   const rest = createRestHandler(services, executor, (error) => log.error({ err: error }, 'unexpected error in REST route'));
   const graphql = createGraphQLHandler(services);
-  const server = createHttpServer(settings, { rest, graphql }, log);
+  const proxyTargets = new ProxyTargetCache(services.dataSources, db.connection, log);
+  services.dataSources.onChange((payload) => proxyTargets.invalidate(payload));
+  const proxy = createProxyHandler(services, proxyTargets, log);
+  const server = createHttpServer(settings, { rest, graphql, proxy: proxy.handle }, log);
 
   return {
     services,
     server,
-    listen(port, host) {
+    async listen(port, host) {
+      await proxyTargets.start();
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host || undefined, () => {
@@ -42,11 +49,13 @@ export function createApp(settings: Settings, orm: MikroORM, log: Logger, option
         });
       });
     },
-    close() {
-      return new Promise((resolve) => {
+    async close() {
+      await new Promise<void>((resolve) => {
         server.close(() => resolve());
         server.closeIdleConnections();
       });
+      proxy.close();
+      await proxyTargets.close();
     },
   };
 }

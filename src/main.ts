@@ -14,7 +14,7 @@ const settings = loadSettings();
 const log = createLogger(settings.log.level);
 const db = await openDatabase(settings, (line) => log.debug({ component: 'postgres' }, line));
 await migrate(db.orm, db.connection, () => bootstrap(db.orm.em.fork(), settings));
-const app = createApp(settings, db.orm, log);
+const app = createApp(settings, db, log);
 const address = await app.listen(settings.server.httpPort, settings.server.httpAddr);
 log.info({ address: address.address, port: address.port, database: settings.database.type }, 'dashgate listening');
 
