@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Alert } from '../db/entities/index.ts';
-import { badRequest } from './errors.ts';
+import { badRequest, notFound } from './errors.ts';
+import { assertStorableText, MAX_NAME_LENGTH } from './users.ts';
 
 export type AlertRow = InstanceType<typeof Alert.class>;
 
@@ -32,16 +33,32 @@ export async function pauseAllAlerts(em: EntityManager, paused: boolean, alertin
     : { state: 'pending', message: 'alerts un paused', alertsAffected: affected };
 }
 
-export async function createAlert(em: EntityManager, orgId: number, input: { name: string; dashboardId?: number | null; panelId?: number | null }): Promise<AlertRow> {
+export interface CreateAlertInput {
+  name: string;
+  dashboardId?: number | null;
+  panelId?: number | null;
+}
+
+/** Creates an alert of the org, on one of its dashboards when `dashboardId` is given. */
+export async function createAlert(em: EntityManager, orgId: number, input: CreateAlertInput): Promise<AlertRow> {
   if (!input.name.trim()) throw badRequest('bad request data');
+  assertStorableText(input.name, 'name', MAX_NAME_LENGTH);
+  const panelId = input.panelId ?? 0;
+  if (panelId < 0) throw badRequest('panelId must not be negative');
   return em.transactional(async (tx) => {
+    if (input.dashboardId != null) {
+      // Another org's dashboard is as unknown as a missing one; the key-share lock keeps it from
+      // being deleted before this insert commits.
+      const found = await tx.execute('select 1 from dashboard where id = ? and org_id = ? for key share', [input.dashboardId, orgId]);
+      if (!found.length) throw notFound('Dashboard not found');
+    }
     // Share-lock the switch so a pause running now either covers this alert or is seen by it.
     const [state] = await tx.execute<{ paused: boolean }[]>('select paused from alert_pause_state where id = 1 for share');
     const alert = tx.create(Alert, {
       orgId,
       name: input.name,
       dashboardId: input.dashboardId ?? null,
-      panelId: input.panelId ?? 0,
+      panelId,
       state: state?.paused ? 'paused' : 'unknown',
     });
     await tx.flush();

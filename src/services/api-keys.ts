@@ -2,11 +2,22 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ORG_ROLES, type OrgRole } from '../db/entities/index.ts';
 import { newLegacyApiKey } from '../auth/tokens.ts';
 import { badRequest, conflict, notFound, uniqueViolation } from './errors.ts';
+import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
 export interface NewApiKey {
   id: number;
   name: string;
   key: string;
+}
+
+/** api_key.name is a varchar(190), as user logins are. */
+export const MAX_TOKEN_NAME_LENGTH = MAX_LOGIN_LENGTH;
+
+/** A token lifetime in seconds: absent or 0 never expires; negative is refused as the original does. */
+export function secondsToLive(value: number | null | undefined): number {
+  const ttl = value ?? 0;
+  if (ttl < 0) throw badRequest('negative value for SecondsToLive');
+  return ttl;
 }
 
 export function parseRole(role: unknown): OrgRole {
@@ -17,9 +28,9 @@ export function parseRole(role: unknown): OrgRole {
 /** A legacy org API key. The token is returned once; only its hash is stored. */
 export async function createApiKey(em: EntityManager, orgId: number, input: { name: string; role: string; secondsToLive?: number | null }): Promise<NewApiKey> {
   if (!input.name) throw badRequest('bad request data');
+  assertStorableText(input.name, 'name', MAX_TOKEN_NAME_LENGTH);
   const role = parseRole(input.role);
-  const ttl = input.secondsToLive ?? 0;
-  if (ttl < 0) throw badRequest('negative value for SecondsToLive');
+  const ttl = secondsToLive(input.secondsToLive);
   const { token, hash } = newLegacyApiKey(input.name, orgId);
   try {
     const row = em.create(ApiKey, {

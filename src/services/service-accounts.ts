@@ -1,8 +1,9 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
 import { newServiceAccountToken } from '../auth/tokens.ts';
-import { parseRole } from './api-keys.ts';
+import { MAX_TOKEN_NAME_LENGTH, parseRole, secondsToLive } from './api-keys.ts';
 import { badRequest, conflict, notFound, uniqueViolation } from './errors.ts';
+import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
 export interface ServiceAccount {
   id: number;
@@ -24,12 +25,19 @@ export interface ServiceAccountToken {
 
 const NOT_FOUND = 'Failed to retrieve service account';
 
+/** The account's login: `sa-<orgId>-<name>`, lower-cased, each space a dash, as the original server makes it. */
+export function serviceAccountLogin(orgId: number, name: string): string {
+  return `sa-${orgId}-${name.toLowerCase().replaceAll(' ', '-')}`;
+}
+
 /** A service account is a user row that cannot log in, with a role in exactly one org. */
 export async function createServiceAccount(em: EntityManager, orgId: number, input: { name: string; role?: string | null; isDisabled?: boolean | null }): Promise<ServiceAccount> {
   const name = input.name.trim();
   if (!name) throw badRequest('Bad request data');
+  // The login (and e-mail) column holds the prefixed name, so that is what must fit.
+  assertStorableText(name, 'name', MAX_LOGIN_LENGTH - serviceAccountLogin(orgId, '').length);
   const role = input.role ? parseRole(input.role) : 'Viewer';
-  const login = `sa-${orgId}-${name.toLowerCase().replace(/\s+/g, '-')}`;
+  const login = serviceAccountLogin(orgId, name);
   try {
     return await em.transactional(async (tx) => {
       const user = tx.create(User, {
@@ -48,24 +56,31 @@ export async function createServiceAccount(em: EntityManager, orgId: number, inp
       return { id: user.id, name, login, orgId, isDisabled: user.isDisabled, role, tokens: 0 };
     });
   } catch (error) {
+    // Same name in the org (or a user already holding that login): the original's v9.3 answer.
     if (uniqueViolation(error) !== null) throw badRequest('Failed to create service account');
     throw error;
   }
 }
 
-export async function listServiceAccounts(em: EntityManager, orgId: number): Promise<ServiceAccount[]> {
+/** The org's service accounts with their token counts, or just one of them when `id` is given. */
+async function findServiceAccounts(em: EntityManager, orgId: number, id: number | null): Promise<ServiceAccount[]> {
   const rows = await em.execute<Array<{ id: number; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
     `select u.id, u.name, u.login, u.is_disabled, ou.role,
             (select count(*) from api_key k where k.service_account_id = u.id) as tokens
        from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
-      where u.is_service_account order by lower(u.name)`,
-    [orgId],
+      where u.is_service_account and (cast(? as int) is null or u.id = ?)
+      order by lower(u.name), u.id`,
+    [orgId, id, id],
   );
   return rows.map((r) => ({ id: r.id, name: r.name, login: r.login, orgId, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
 }
 
+export function listServiceAccounts(em: EntityManager, orgId: number): Promise<ServiceAccount[]> {
+  return findServiceAccounts(em, orgId, null);
+}
+
 export async function getServiceAccount(em: EntityManager, orgId: number, id: number): Promise<ServiceAccount> {
-  const account = (await listServiceAccounts(em, orgId)).find((a) => a.id === id);
+  const [account] = await findServiceAccounts(em, orgId, id);
   if (!account) throw notFound(NOT_FOUND);
   return account;
 }
@@ -90,8 +105,8 @@ export async function createServiceAccountToken(
 ): Promise<{ id: number; name: string; key: string }> {
   const account = await getServiceAccount(em, orgId, accountId);
   if (!input.name.trim()) throw badRequest('Bad request data');
-  const ttl = input.secondsToLive ?? 0;
-  if (ttl < 0) throw badRequest('negative value for SecondsToLive');
+  assertStorableText(input.name, 'name', MAX_TOKEN_NAME_LENGTH);
+  const ttl = secondsToLive(input.secondsToLive);
   const { token, hash } = newServiceAccountToken();
   try {
     const row = em.create(ApiKey, {

@@ -1,8 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Org, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
-import { badRequest, DomainError, notFound, uniqueViolation } from './errors.ts';
-import { ensureMainOrg } from './orgs.ts';
+import { badRequest, conflict, DomainError, notFound, uniqueViolation } from './errors.ts';
+import { ensureMainOrg, orgExists } from './orgs.ts';
 
 export type UserRow = InstanceType<typeof User.class>;
 
@@ -48,44 +48,68 @@ export interface UserDefaults {
 }
 
 export const USER_MESSAGES = {
+  badRequest: 'bad request data',
   needLogin: 'Validation error, need specify either username or email',
   passwordTooShort: 'Password is missing or too short',
   newPasswordTooShort: 'New password too short',
   notFound: 'user not found',
   orgNotFound: 'organization not found',
+  orgNameTaken: 'Organization name taken',
   lastAdmin: 'cannot remove last grafana admin',
 } as const;
+
+/** Column sizes of the schema: longer values are refused with a 400 instead of failing in PostgreSQL. */
+export const MAX_LOGIN_LENGTH = 190;
+export const MAX_NAME_LENGTH = 255;
+
+/**
+ * Refuses text PostgreSQL cannot store as given: longer than its column, or holding a NUL byte
+ * (which `text`/`varchar` reject outright). `field` names the value in the message.
+ */
+export function assertStorableText(value: string, field: string, maxLength: number): void {
+  if (value.includes('\0')) throw badRequest(`${field} must not contain NUL characters`);
+  if (value.length > maxLength) throw badRequest(`${field} is too long (at most ${maxLength} characters)`);
+}
 
 /**
  * A global user, as the admin API creates them: login defaults to the e-mail, and the user joins
  * the given org or the auto-assign org with the auto-assign role (without auto-assign, a new org
- * named after the user, as its Admin). Duplicates (login or e-mail, either way round, any case) are 412.
+ * named after the user, as its Admin). Duplicates (login or e-mail, either way round, any case)
+ * are 412, also when two creations race: the unique indexes on lower(login)/lower(email) decide.
  */
 export async function createUser(em: EntityManager, input: CreateUserInput, defaults: UserDefaults): Promise<UserRow> {
-  const email = (input.email ?? '').trim();
-  let login = (input.login ?? '').trim();
-  if (!login) login = email;
-  if (!login) throw badRequest(USER_MESSAGES.needLogin);
   const password = input.password ?? '';
+  // The original binds the password as a required field: absent or empty is malformed input.
+  if (password === '') throw badRequest(USER_MESSAGES.badRequest);
+  const email = (input.email ?? '').trim();
+  const formLogin = (input.login ?? '').trim();
+  const login = formLogin || email;
+  if (!login) throw badRequest(USER_MESSAGES.needLogin);
   if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(USER_MESSAGES.passwordTooShort);
   const finalEmail = email || login;
-  const duplicate = () =>
-    new DomainError('PRECONDITION_FAILED', `User with email '${input.email ?? ''}' or username '${input.login ?? ''}' already exists`);
+  const name = input.name ?? '';
+  assertStorableText(login, 'login', MAX_LOGIN_LENGTH);
+  assertStorableText(finalEmail, 'email', MAX_LOGIN_LENGTH);
+  assertStorableText(name, 'name', MAX_NAME_LENGTH);
+  // The message quotes the form as sent (trimmed), not the defaulted login.
+  const duplicate = () => new DomainError('PRECONDITION_FAILED', `User with email '${email}' or username '${formLogin}' already exists`);
+  const clashes = async (db: EntityManager) =>
+    (await db.execute(
+      `select 1 from "user" where lower(login) in (lower(?), lower(?)) or lower(email) in (lower(?), lower(?)) limit 1`,
+      [login, finalEmail, login, finalEmail],
+    )).length > 0;
+  // Hashed before the transaction: argon2 takes tens of milliseconds and must not hold a connection.
   const passwordHash = await hashPassword(password);
 
   try {
     return await em.transactional(async (tx) => {
-      const clash = await tx.execute(
-        `select 1 from "user" where lower(login) in (lower(?), lower(?)) or lower(email) in (lower(?), lower(?)) limit 1`,
-        [login, finalEmail, login, finalEmail],
-      );
-      if (clash.length) throw duplicate();
+      if (await clashes(tx)) throw duplicate();
       let orgId: number;
       let role: OrgRole;
       if (defaults.autoAssignOrg) {
         orgId = input.orgId || defaults.autoAssignOrgId;
         role = defaults.autoAssignOrgRole;
-        if (!(await tx.count(Org, { id: orgId }))) {
+        if (!(await orgExists(tx, orgId))) {
           if (input.orgId || orgId !== 1) throw badRequest(USER_MESSAGES.orgNotFound);
           orgId = await ensureMainOrg(tx);
         }
@@ -98,7 +122,7 @@ export async function createUser(em: EntityManager, input: CreateUserInput, defa
       const user = tx.create(User, {
         login,
         email: finalEmail,
-        name: input.name ?? '',
+        name,
         passwordHash,
         isAdmin: false,
         isDisabled: false,
@@ -114,8 +138,10 @@ export async function createUser(em: EntityManager, input: CreateUserInput, defa
     });
   } catch (error) {
     const constraint = uniqueViolation(error);
-    if (constraint !== null && constraint.startsWith('user_')) throw duplicate();
-    if (constraint === 'org_name_key') throw duplicate();
+    if (constraint === 'user_login_lower_unique' || constraint === 'user_email_lower_unique') throw duplicate();
+    // Without auto-assign the user's own org is created first, so a racing twin fails on the org's
+    // name; tell the two cases apart by whether the twin user now exists.
+    if (constraint === 'org_name_key') throw (await clashes(em)) ? duplicate() : conflict(USER_MESSAGES.orgNameTaken);
     throw error;
   }
 }
@@ -126,28 +152,35 @@ async function findUser(em: EntityManager, id: number): Promise<UserRow> {
   return user;
 }
 
-/** Sets a new password; its hash changes, so every instance's cached proof of the old one stops matching. */
+/**
+ * Sets a new password. Its hash changes, so every instance's cached proof of the old one stops
+ * matching on the next request; the user's failed-login history is cleared with it.
+ */
 export async function updatePassword(em: EntityManager, id: number, password: string): Promise<void> {
+  if (password === '') throw badRequest(USER_MESSAGES.badRequest);
   if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(USER_MESSAGES.newPasswordTooShort);
   const user = await findUser(em, id);
-  user.passwordHash = await hashPassword(password);
-  await em.flush();
-  // A reset unblocks a user locked out by failed attempts.
-  await em.execute('delete from login_attempt where username = lower(?)', [user.login]);
+  const passwordHash = await hashPassword(password);
+  await em.transactional(async (tx) => {
+    const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { passwordHash, updated: new Date() });
+    if (!updated) throw notFound(USER_MESSAGES.notFound);
+    // A reset unblocks a user locked out by failed attempts (they are counted by lower-cased login).
+    await tx.execute('delete from login_attempt where username = lower(?)', [user.login]);
+  });
 }
 
 /**
- * Grants or revokes the server-admin permission. The admin rows are locked first, so concurrent
- * demotions serialise and the last admin can never be removed.
+ * Grants or revokes the server-admin permission. The current admins' rows are locked first, so
+ * concurrent demotions run one after the other; the change is undone (400) when it would leave
+ * no admin, so the last one can never be removed.
  */
 export async function updatePermissions(em: EntityManager, id: number, isAdmin: boolean): Promise<void> {
   await em.transactional(async (tx) => {
-    const admins = await tx.execute<{ id: number }[]>('select id from "user" where is_admin and not is_service_account order by id for update');
-    const user = await tx.findOne(User, { id, isServiceAccount: false });
-    if (!user) throw notFound(USER_MESSAGES.notFound);
-    if (!isAdmin && user.isAdmin && admins.length <= 1) throw badRequest(USER_MESSAGES.lastAdmin);
-    user.isAdmin = isAdmin;
-    await tx.flush();
+    await tx.execute('select id from "user" where is_admin order by id for update');
+    const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { isAdmin, updated: new Date() });
+    if (!updated) throw notFound(USER_MESSAGES.notFound);
+    const [{ admins }] = await tx.execute<{ admins: string }[]>('select count(*) as admins from "user" where is_admin');
+    if (Number(admins) === 0) throw badRequest(USER_MESSAGES.lastAdmin);
   });
 }
 

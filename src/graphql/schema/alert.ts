@@ -5,13 +5,13 @@ import { createAlert, listAlerts, pauseAllAlerts, type AlertRow, type PauseResul
 const AlertType = builder.objectRef<AlertRow>('Alert').implement({
   description: 'A legacy alert rule.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    orgId: t.exposeInt('orgId'),
-    dashboardId: t.exposeInt('dashboardId', { nullable: true }),
-    panelId: t.exposeInt('panelId'),
-    name: t.exposeString('name'),
+    id: t.exposeInt('id', { description: 'Assigned by the server.' }),
+    orgId: t.exposeInt('orgId', { description: 'The owning org.' }),
+    dashboardId: t.exposeInt('dashboardId', { nullable: true, description: 'The dashboard holding the alert\'s panel, if any.' }),
+    panelId: t.exposeInt('panelId', { description: 'The panel of that dashboard; 0 when none.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
     state: t.exposeString('state', { description: '`paused` while all alerts are paused; `unknown` until evaluated.' }),
-    newStateDate: t.string({ resolve: (a) => new Date(a.newStateDate).toISOString() }),
+    newStateDate: t.string({ description: 'When the state last changed (ISO 8601).', resolve: (a) => new Date(a.newStateDate).toISOString() }),
   }),
 });
 
@@ -19,23 +19,24 @@ const PauseResultType = builder.objectRef<PauseResult>('AlertPauseResult').imple
   description: 'Outcome of pausing or unpausing every alert.',
   fields: (t) => ({
     state: t.exposeString('state', { description: '`paused` or `pending`.' }),
-    message: t.exposeString('message'),
+    message: t.exposeString('message', { description: '`alerts paused` or `alerts un paused`.' }),
     alertsAffected: t.exposeInt('alertsAffected', { description: 'Alerts whose state was changed.' }),
   }),
 });
 
 const CreateAlertInput = builder.inputType('CreateAlertInput', {
+  description: 'A new alert in the caller\'s org.',
   fields: (t) => ({
-    name: t.string({ required: true }),
-    dashboardId: t.int({ required: false }),
-    panelId: t.int({ required: false }),
+    name: t.string({ required: true, description: 'Display name, up to 255 characters.' }),
+    dashboardId: t.int({ required: false, description: 'A dashboard of the caller\'s org.' }),
+    panelId: t.int({ required: false, description: 'A panel of that dashboard; defaults to 0.' }),
   }),
 });
 
 builder.queryField('alerts', (t) =>
   t.field({
     type: [AlertType],
-    description: 'The caller\'s org\'s alerts.',
+    description: 'The caller\'s org\'s alerts, oldest first.',
     resolve: (_root, _args, ctx) => listAlerts(ctx.em, requireOrgRole(ctx, 'Viewer', 'alert.rules:read').orgId),
   }),
 );
@@ -43,13 +44,13 @@ builder.queryField('alerts', (t) =>
 builder.mutationFields((t) => ({
   createAlert: t.field({
     type: AlertType,
-    args: { input: t.arg({ type: CreateAlertInput, required: true }) },
+    args: { input: t.arg({ type: CreateAlertInput, required: true, description: 'The alert.' }) },
     description: 'Creates an alert in the caller\'s org; it starts paused while all alerts are paused. Editors and up.',
     resolve: (_root, { input }, ctx) => createAlert(ctx.em, requireOrgRole(ctx, 'Editor', 'alert.rules:create').orgId, input),
   }),
   pauseAllAlerts: t.field({
     type: PauseResultType,
-    args: { paused: t.arg.boolean({ required: false, description: 'true pauses every alert, false unpauses them.' }) },
+    args: { paused: t.arg.boolean({ required: false, description: 'true pauses every alert, false (or absent) unpauses them.' }) },
     description: 'Pauses or unpauses every alert on the server. Server admins only (Basic auth).',
     resolve: (_root, { paused }, ctx) => {
       requireServerAdmin(ctx);

@@ -4,27 +4,37 @@ import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo,
 
 export const NewApiKeyType = builder.objectRef<NewApiKey>('NewApiKey').implement({
   description: 'A freshly created token. `key` is shown this once; only its hash is stored.',
-  fields: (t) => ({ id: t.exposeInt('id'), name: t.exposeString('name'), key: t.exposeString('key') }),
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The token\'s id.' }),
+    name: t.exposeString('name', { description: 'The token\'s name, unique in the org.' }),
+    key: t.exposeString('key', { description: 'The secret to send as `Authorization: Bearer <key>`.' }),
+  }),
 });
 
 const ApiKeyType = builder.objectRef<ApiKeyInfo>('ApiKey').implement({
   description: 'A legacy org API key (its secret is never shown again).',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    name: t.exposeString('name'),
-    role: t.exposeString('role'),
-    expiration: t.string({ nullable: true, resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null) }),
-    isRevoked: t.exposeBoolean('isRevoked'),
+    id: t.exposeInt('id', { description: 'The key\'s id.' }),
+    name: t.exposeString('name', { description: 'Unique in the org.' }),
+    role: t.exposeString('role', { description: 'The org role the key acts with.' }),
+    expiration: t.string({
+      nullable: true,
+      description: 'When the key stops working (ISO 8601); null when it never expires.',
+      resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
+    }),
+    isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked keys are refused but still listed.' }),
   }),
 });
 
 const ApiKeyMessage = builder.objectRef<{ message: string }>('ApiKeyMessage').implement({
-  fields: (t) => ({ message: t.exposeString('message') }),
+  description: 'A confirmation of a change to a key.',
+  fields: (t) => ({ message: t.exposeString('message', { description: 'What was done, e.g. `API key deleted`.' }) }),
 });
 
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
+  description: 'A new legacy API key of the caller\'s org.',
   fields: (t) => ({
-    name: t.string({ required: true }),
+    name: t.string({ required: true, description: 'Unique in the org, up to 190 characters.' }),
     role: t.string({ required: true, description: '`Viewer`, `Editor` or `Admin` in the caller\'s org.' }),
     secondsToLive: t.int({ required: false, description: 'Lifetime; 0 or absent never expires.' }),
   }),
@@ -42,12 +52,13 @@ builder.mutationFields((t) => ({
   createApiKey: t.field({
     type: NewApiKeyType,
     description: 'Creates an org API key for `Authorization: Bearer <key>`. Org Admins only.',
-    args: { input: t.arg({ type: CreateApiKeyInput, required: true }) },
+    args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: (_root, { input }, ctx) => createApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:create').orgId, input),
   }),
   deleteApiKey: t.field({
     type: ApiKeyMessage,
-    args: { id: t.arg.int({ required: true }) },
+    args: { id: t.arg.int({ required: true, description: 'The key\'s id.' }) },
+    description: 'Deletes a legacy API key of the caller\'s org; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
       await deleteApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:delete').orgId, id);
       return { message: 'API key deleted' };
@@ -55,8 +66,8 @@ builder.mutationFields((t) => ({
   }),
   revokeApiKey: t.field({
     type: ApiKeyMessage,
-    args: { id: t.arg.int({ required: true }) },
-    description: 'Revokes a key or service account token of the org without deleting it.',
+    args: { id: t.arg.int({ required: true, description: 'The id of the key or service account token.' }) },
+    description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
       await revokeApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:delete').orgId, id);
       return { message: 'API key revoked' };

@@ -4,6 +4,7 @@ import './scalars.ts';
 import './data-source.ts';
 import './api-key.ts';
 import './admin.ts';
+import './user.ts';
 import './alert.ts';
 import './service-account.ts';
 
