@@ -1,0 +1,193 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
+
+// Spec 2.2/2.3 and 4.1: the settings document (every value a string, secrets masked) and the usage
+// counters, each computed from real rows.
+
+const CANARIES = {
+  envSecretKey: 'CANARY-ENV-SECRET-KEY-7f3a',
+  envGithubSecret: 'CANARY-ENV-GITHUB-SECRET-91c2',
+  envSmtpPassword: 'CANARY-ENV-SMTP-PASSWORD-5d10',
+  envRabbitPassword: 'CANARY-ENV-RABBIT-PW-22be',
+  envReferenced: 'CANARY-ENV-REFERENCED-ADMIN-PW-0a0a',
+  overrideOauthSecret: 'CANARY-OVERRIDE-OAUTH-SECRET-c4d4',
+  overrideProviderConfig: 'CANARY-OVERRIDE-PROVIDER-CONFIG-8e8e',
+  overrideApiUrlPassword: 'CANARY-OVERRIDE-URL-PW-3b3b',
+  overrideCustomSecret: 'CANARY-OVERRIDE-CUSTOM-SECRET-6f6f',
+};
+
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({
+    env: {
+      GF_SECURITY_SECRET_KEY: CANARIES.envSecretKey,
+      GF_AUTH_GITHUB_CLIENT_SECRET: CANARIES.envGithubSecret,
+      GF_SMTP_PASSWORD: CANARIES.envSmtpPassword,
+      GF_EVENT_PUBLISHER_RABBITMQ_URL: `amqp://publisher:${CANARIES.envRabbitPassword}@mq.example:5672/vhost`,
+      // Read through a $__env{} reference in an override, as a file-based config would.
+      DASHGATE_TEST_ADMIN_PW: CANARIES.envReferenced,
+    },
+    overrides: {
+      security: { admin_password: '$__env{DASHGATE_TEST_ADMIN_PW}' },
+      'auth.generic_oauth': {
+        enabled: 'true',
+        client_secret: CANARIES.overrideOauthSecret,
+        api_url: `https://oauth-user:${CANARIES.overrideApiUrlPassword}@idp.example/userinfo`,
+      },
+      'auth.custom_idp': { client_id: 'custom-id', client_secret: CANARIES.overrideCustomSecret },
+      session: { provider: 'postgres', provider_config: `user=sessions password=${CANARIES.overrideProviderConfig} host=db` },
+      smtp: { user: '' },
+    },
+  });
+});
+afterAll(() => server.close());
+
+describe('GET /api/admin/settings', () => {
+  let bag: Record<string, Record<string, string>>;
+  let text: string;
+
+  beforeAll(async () => {
+    // The bootstrap admin got the password read from the environment.
+    const res = await call(server, 'GET', '/api/admin/settings', { auth: basic('admin', CANARIES.envReferenced) });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/json');
+    bag = res.body;
+    text = res.text;
+  });
+
+  it('has every section of the spec, DEFAULT included, and only string values', () => {
+    for (const section of ['DEFAULT', 'analytics', 'auth.anonymous', 'auth.basic', 'auth.ldap', 'auth.proxy', 'dashboards.json', 'database',
+      'emails', 'event_publisher', 'log', 'log.console', 'log.file', 'paths', 'security', 'server', 'session', 'smtp', 'users',
+      'auth.github', 'auth.generic_oauth', 'auth.custom_idp']) {
+      expect({ section, present: typeof bag[section] }).toEqual({ section, present: 'object' });
+    }
+    for (const [section, entries] of Object.entries(bag)) {
+      for (const [key, value] of Object.entries(entries)) expect({ section, key, type: typeof value }).toEqual({ section, key, type: 'string' });
+    }
+    expect(bag.DEFAULT!.app_mode).toBe('production');
+    expect(bag.users).toMatchObject({ auto_assign_org: 'true', auto_assign_org_role: 'Viewer' });
+    expect(bag.security!.brute_force_login_protection_max_attempts).toBe('5');
+  });
+
+  it('never shows a secret set through the environment or the configuration', () => {
+    // The canaries did reach the running configuration...
+    const raw = JSON.stringify(server.settings.raw);
+    for (const canary of Object.values(CANARIES)) expect(raw).toContain(canary);
+    expect(server.settings.security.secretKey).toBe(CANARIES.envSecretKey);
+    // ...and none of them reaches the document.
+    for (const canary of Object.values(CANARIES)) expect(text).not.toContain(canary);
+    // Nor any fragment of one (e.g. a URL-decoded or partially masked form).
+    expect(text).not.toMatch(/CANARY/);
+  });
+
+  it('masks secret keys with nine asterisks, wherever they were set', () => {
+    expect(bag.security!.secret_key).toBe('*********');
+    expect(bag.security!.admin_password).toBe('*********');
+    expect(bag['auth.github']!.client_secret).toBe('*********');
+    expect(bag['auth.generic_oauth']!.client_secret).toBe('*********');
+    expect(bag['auth.custom_idp']!.client_secret).toBe('*********');
+    expect(bag.smtp!.password).toBe('*********');
+    expect(bag.session!.provider_config).toBe('*********');
+    // The test harness's own database password.
+    expect(bag.database!.password).toBe('*********');
+    // Non-secret neighbours are shown as they are.
+    expect(bag['auth.custom_idp']!.client_id).toBe('custom-id');
+    expect(bag['auth.generic_oauth']!.enabled).toBe('true');
+    expect(bag.session!.provider).toBe('postgres');
+  });
+
+  it('replaces URL userinfo passwords with xxxxx and keeps the user name', () => {
+    expect(bag.event_publisher!.rabbitmq_url).toBe('amqp://publisher:xxxxx@mq.example:5672/vhost');
+    expect(bag['auth.generic_oauth']!.api_url).toBe('https://oauth-user:xxxxx@idp.example/userinfo');
+    // URLs without a password are untouched.
+    expect(bag['auth.github']!.api_url).toBe('https://api.github.com/user');
+  });
+
+  it('leaves empty values empty, secret or not', () => {
+    expect(bag['auth.gitlab']!.client_secret).toBe('');
+    expect(bag.smtp!.user).toBe('');
+    expect(bag.smtp!.cert_file).toBe('');
+  });
+
+  it('is the same document over GraphQL, and no secret reached the log', async () => {
+    const res = await gql(server, '{ adminSettings }', {}, basic('admin', CANARIES.envReferenced));
+    expect(res.body.data?.adminSettings).toEqual(bag);
+    expect(server.logText()).not.toMatch(/CANARY/);
+  });
+});
+
+describe('GET /api/admin/stats', () => {
+  const admin = basic('admin', CANARIES.envReferenced);
+  const stats = async () => {
+    const res = await call(server, 'GET', '/api/admin/stats', { auth: admin });
+    expect(res.status).toBe(200);
+    return res;
+  };
+
+  it('answers exactly the spec\'s integer counters in snake_case', async () => {
+    const res = await stats();
+    expect(Object.keys(res.body)).toEqual([
+      'user_count', 'org_count', 'dashboard_count', 'db_snapshot_count', 'db_tag_count', 'data_source_count', 'playlist_count',
+      'starred_db_count', 'service_admin_count',
+    ]);
+    for (const value of Object.values(res.body)) expect(Number.isInteger(value)).toBe(true);
+    // A fresh server: the bootstrap admin in the main org.
+    expect(res.body).toEqual({
+      user_count: 1, org_count: 1, dashboard_count: 0, db_snapshot_count: 0, db_tag_count: 0, data_source_count: 0,
+      playlist_count: 0, starred_db_count: 0, service_admin_count: 1,
+    });
+  });
+
+  it('moves every counter with the rows behind it', async () => {
+    const before = (await stats()).body;
+    const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('Stats Org') returning id`);
+    const [u1] = await server.sql<{ id: number }>(`insert into "user" (login, email, org_id) values ('s1', 's1@x', 1) returning id`);
+    const [u2] = await server.sql<{ id: number }>(`insert into "user" (login, email, org_id, is_admin) values ('s2', 's2@x', $1, true) returning id`, [org!.id]);
+    // A service account is a user row but not a user in the counters.
+    await server.sql(`insert into "user" (login, email, org_id, is_service_account) values ('sa-1-bot', 'sa-1-bot', 1, true)`);
+    const [d1] = await server.sql<{ id: number }>(`insert into dashboard (org_id, uid, title) values (1, 'd1', 'one') returning id`);
+    const [d2] = await server.sql<{ id: number }>(`insert into dashboard (org_id, uid, title) values ($1, 'd2', 'two') returning id`, [org!.id]);
+    const [d3] = await server.sql<{ id: number }>(`insert into dashboard (org_id, uid, title) values (1, 'd3', 'three') returning id`);
+    // Folders are not dashboards.
+    await server.sql(`insert into dashboard (org_id, uid, title, is_folder) values (1, 'f1', 'folder', true)`);
+    // Three tag rows, two distinct terms.
+    await server.sql(`insert into dashboard_tag (dashboard_id, term) values ($1, 'prod'), ($2, 'prod'), ($2, 'db')`, [d1!.id, d2!.id]);
+    await server.sql(`insert into dashboard_snapshot (org_id, name, key) values (1, 'snap', 'k1'), ($1, 'snap', 'k2')`, [org!.id]);
+    await server.sql(`insert into playlist (org_id, name) values (1, 'p1'), (1, 'p2'), ($1, 'p3')`, [org!.id]);
+    // Three stars on two dashboards.
+    await server.sql(`insert into star (user_id, dashboard_id) values ($1, $3), ($2, $3), ($1, $4)`, [u1!.id, u2!.id, d1!.id, d3!.id]);
+    await server.sql(
+      `insert into data_source (org_id, uid, name, type, access) values (1, 'ds1', 'one', 'loki', 'proxy'), ($1, 'ds2', 'two', 'loki', 'proxy')`,
+      [org!.id],
+    );
+
+    const after = (await stats()).body;
+    expect(after).toEqual({
+      user_count: before.user_count + 2,
+      org_count: before.org_count + 1,
+      dashboard_count: before.dashboard_count + 3,
+      db_snapshot_count: before.db_snapshot_count + 2,
+      db_tag_count: before.db_tag_count + 2,
+      data_source_count: before.data_source_count + 2,
+      playlist_count: before.playlist_count + 3,
+      starred_db_count: before.starred_db_count + 2,
+      service_admin_count: before.service_admin_count + 1,
+    });
+
+    // And back down as rows go.
+    await server.sql(`delete from dashboard where id = $1`, [d1!.id]);
+    await server.sql(`delete from "user" where id = $1`, [u2!.id]);
+    const down = (await stats()).body;
+    expect(down).toMatchObject({
+      user_count: after.user_count - 1,
+      dashboard_count: after.dashboard_count - 1,
+      db_tag_count: after.db_tag_count, // "prod" and "db" are still on d2
+      starred_db_count: after.starred_db_count - 1,
+      service_admin_count: after.service_admin_count - 1,
+    });
+
+    const graphql = await gql(server, '{ adminStats { userCount orgCount dashboardCount dbSnapshotCount dbTagCount dataSourceCount playlistCount starredDbCount serviceAdminCount } }', {}, admin);
+    expect(Object.values(graphql.body.data!.adminStats)).toEqual(Object.values(down));
+  });
+});
