@@ -92,6 +92,11 @@ export class Authenticator {
 
   async #password(em: EntityManager, login: string, password: string, credentials: Credentials): Promise<Principal> {
     if (password === '' || login === '') throw AUTH_ERRORS.badPassword();
+    // PostgreSQL cannot even compare text holding NUL, and no stored login has one: an unknown user.
+    if (login.includes('\0')) {
+      await verifyPassword(await decoyHash(), password);
+      throw AUTH_ERRORS.badPassword();
+    }
     const requestedOrg = parseOrgId(credentials.orgIdHeader);
     // One round trip: the user, its role in the org it acts in, and its recent failed attempts.
     const rows = await em.execute<UserRow[]>(
@@ -99,7 +104,7 @@ export class Authenticator {
               (select count(*) from login_attempt la
                 where la.username = lower(u.login) and la.created > now() - ${LOGIN_WINDOW}) as attempts
          from "user" u
-         left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as int), u.org_id)
+         left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as bigint), u.org_id)
         where (lower(u.login) = lower(?) or lower(u.email) = lower(?)) and not u.is_service_account
         order by (lower(u.login) = lower(?)) desc
         limit 1`,

@@ -14,17 +14,24 @@ export const MAX_CONCURRENT_HASHES = 2;
 let running = 0;
 const waiting: Array<() => void> = [];
 
-/** Counters for tests and diagnostics: verifications done and the most ever run at once. */
+/**
+ * Counters for tests and diagnostics: password verifications started, and the most argon2
+ * computations ever in flight at once. `peakConcurrent` is measured around the computation itself,
+ * not from the semaphore's own bookkeeping, so a broken bound shows up in it.
+ */
 export const hashingStats = { verifies: 0, peakConcurrent: 0 };
+let inFlight = 0;
 
 async function bounded<T>(work: () => Promise<T>): Promise<T> {
   // A finishing task hands its slot straight to the next waiter, so `running` never overshoots.
   if (running >= MAX_CONCURRENT_HASHES) await new Promise<void>((resolve) => waiting.push(resolve));
   else running++;
-  hashingStats.peakConcurrent = Math.max(hashingStats.peakConcurrent, running);
+  inFlight++;
+  hashingStats.peakConcurrent = Math.max(hashingStats.peakConcurrent, inFlight);
   try {
     return await work();
   } finally {
+    inFlight--;
     const next = waiting.shift();
     if (next) next();
     else running--;

@@ -1,0 +1,151 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { basic, call, startTestServer, type TestServer } from './support/server.ts';
+
+// Brute-force protection (reference 6.3): failed passwords of an existing user are recorded in
+// PostgreSQL and counted over 5 minutes, so every instance sharing the database enforces the limit.
+
+let first: TestServer;
+let second: TestServer;
+
+beforeAll(async () => {
+  first = await startTestServer();
+  second = await startTestServer({ connection: first.connection });
+});
+afterAll(async () => {
+  await second.close();
+  await first.close();
+});
+
+const WRONG_PASSWORD = { extra: null, message: 'Invalid username or password', messageId: 'password-auth.failed', statusCode: 401, traceID: '' };
+
+async function newUser(login: string, password = 'correct-horse'): Promise<number> {
+  const res = await call(first, 'POST', '/api/admin/users', { body: { login, email: `${login}@example.com`, password } });
+  expect(res.status).toBe(200);
+  return res.body.id;
+}
+
+const attempt = (server: TestServer, login: string, password: string) => call(server, 'GET', '/api/datasources', { auth: basic(login, password) });
+const attemptsOf = async (login: string) =>
+  (await first.sql<{ n: number }>('select count(*)::int as n from login_attempt where username = $1', [login]))[0]!.n;
+
+describe('brute-force protection', () => {
+  it('blocks a user after 5 wrong passwords within 5 minutes, even with the correct (cached) password, on every instance', async () => {
+    await newUser('target');
+    // Verified and cached before the attack: the block must win over the cache.
+    expect((await attempt(first, 'target', 'correct-horse')).status).toBe(200);
+    for (let i = 0; i < 4; i++) {
+      const res = await attempt(i % 2 ? second : first, 'target', `wrong-${i}`);
+      expect({ status: res.status, body: res.body }).toEqual({ status: 401, body: WRONG_PASSWORD });
+    }
+    // Four failures are below the limit; a success does not wipe them.
+    expect((await attempt(first, 'target', 'correct-horse')).status).toBe(200);
+    expect(await attemptsOf('target')).toBe(4);
+
+    await attempt(second, 'target', 'wrong-4');
+    expect(await attemptsOf('target')).toBe(5);
+    for (const server of [first, second]) {
+      const blocked = await attempt(server, 'target', 'correct-horse');
+      // Blocked answers exactly like a wrong password, so it reveals nothing.
+      expect({ status: blocked.status, body: blocked.body }).toEqual({ status: 401, body: WRONG_PASSWORD });
+    }
+    // Signing in with the e-mail is the same user and the same counter.
+    expect((await attempt(second, 'target@example.com', 'correct-horse')).status).toBe(401);
+    // While blocked, passwords are not even checked, so nothing more is recorded.
+    expect(await attemptsOf('target')).toBe(5);
+
+    // Attempts older than 5 minutes no longer count.
+    await first.sql(`update login_attempt set created = now() - interval '5 minutes 1 second' where username = 'target'`);
+    expect((await attempt(second, 'target', 'correct-horse')).status).toBe(200);
+  });
+
+  it('records each failure under the lower-cased login with the client address, whatever name was typed', async () => {
+    await newUser('mixedcase');
+    await attempt(first, 'MixedCase', 'nope');
+    await attempt(first, 'MIXEDCASE@EXAMPLE.COM', 'nope');
+    const rows = await first.sql<{ username: string; ip_address: string }>('select username, ip_address from login_attempt where username = $1', ['mixedcase']);
+    expect(rows).toHaveLength(2);
+    for (const row of rows) expect(row.ip_address).toMatch(/^(::ffff:)?127\.0\.0\.1$/);
+  });
+
+  it('counts every one of 20 concurrent wrong attempts over two instances', async () => {
+    await newUser('hammered');
+    const results = await Promise.all(Array.from({ length: 20 }, (_, i) => attempt(i % 2 ? first : second, 'hammered', `bad-${i}`)));
+    expect(results.every((r) => r.status === 401)).toBe(true);
+    expect(await attemptsOf('hammered')).toBe(20);
+    expect((await attempt(first, 'hammered', 'correct-horse')).status).toBe(401);
+  });
+
+  it('never records unknown users, and answers them exactly like a wrong password', async () => {
+    await newUser('known');
+    const [before] = await first.sql<{ n: number }>('select count(*)::int as n from login_attempt');
+    const unknown = await attempt(first, 'ghost', 'whatever');
+    const wrong = await attempt(first, 'known', 'whatever');
+    expect({ status: unknown.status, text: unknown.text }).toEqual({ status: wrong.status, text: wrong.text });
+    // Service accounts cannot sign in with a password: they are unknown here too.
+    const sa = await call(first, 'POST', '/api/serviceaccounts', { body: { name: 'bot' } });
+    const asAccount = await attempt(second, sa.body.login, 'whatever');
+    expect({ status: asAccount.status, text: asAccount.text }).toEqual({ status: wrong.status, text: wrong.text });
+    const [after] = await first.sql<{ n: number }>('select count(*)::int as n from login_attempt');
+    expect(after!.n - before!.n).toBe(1); // only the known user's failure
+    expect(await first.sql(`select 1 from login_attempt where username in ('ghost', $1)`, [sa.body.login])).toEqual([]);
+  });
+
+  it('honours [security] brute_force_login_protection_max_attempts and disable_brute_force_login_protection', async () => {
+    const strict = await startTestServer({ connection: first.connection, overrides: { security: { brute_force_login_protection_max_attempts: '2' } } });
+    const off = await startTestServer({ connection: first.connection, overrides: { security: { disable_brute_force_login_protection: 'true' } } });
+    try {
+      await newUser('strict-user');
+      await attempt(strict, 'strict-user', 'nope-1');
+      expect((await attempt(strict, 'strict-user', 'correct-horse')).status).toBe(200);
+      await attempt(strict, 'strict-user', 'nope-2');
+      expect((await attempt(strict, 'strict-user', 'correct-horse')).status).toBe(401);
+      // The default instance allows 5.
+      expect((await attempt(first, 'strict-user', 'correct-horse')).status).toBe(200);
+
+      // With protection off, history does not block and failures are not recorded.
+      for (let i = 0; i < 5; i++) await attempt(first, 'strict-user', `nope-more-${i}`);
+      expect((await attempt(first, 'strict-user', 'correct-horse')).status).toBe(401);
+      expect((await attempt(off, 'strict-user', 'correct-horse')).status).toBe(200);
+      const recorded = await attemptsOf('strict-user');
+      expect((await attempt(off, 'strict-user', 'nope-off')).status).toBe(401);
+      expect(await attemptsOf('strict-user')).toBe(recorded);
+    } finally {
+      await strict.close();
+      await off.close();
+    }
+  });
+
+  it('is lifted by an admin password reset', async () => {
+    const id = await newUser('locked-out');
+    for (let i = 0; i < 5; i++) await attempt(first, 'locked-out', 'nope');
+    expect((await attempt(second, 'locked-out', 'correct-horse')).status).toBe(401);
+    expect((await call(first, 'PUT', `/api/admin/users/${id}/password`, { body: { password: 'fresh-pass' } })).status).toBe(200);
+    expect(await attemptsOf('locked-out')).toBe(0);
+    expect((await attempt(second, 'locked-out', 'fresh-pass')).status).toBe(200);
+  });
+});
+
+describe('malformed Basic credentials', () => {
+  it('are answered with 401, never a 500, and never recorded', async () => {
+    await newUser('edge');
+    const [before] = await first.sql<{ n: number }>('select count(*)::int as n from login_attempt');
+    // PostgreSQL cannot compare text holding NUL: such a login is simply unknown.
+    const nul = await attempt(first, 'ed\u0000ge', 'correct-horse');
+    expect({ status: nul.status, body: nul.body }).toEqual({ status: 401, body: WRONG_PASSWORD });
+    for (const header of ['Basic', 'Basic !!!', `Basic ${Buffer.from('no-colon').toString('base64')}`, `Basic ${'A'.repeat(10_000)}`, 'Negotiate abc']) {
+      const res = await call(first, 'GET', '/api/datasources', { auth: header });
+      expect({ header: header.slice(0, 20), status: res.status }).toEqual({ header: header.slice(0, 20), status: 401 });
+    }
+    const [after] = await first.sql<{ n: number }>('select count(*)::int as n from login_attempt');
+    expect(after!.n).toBe(before!.n);
+  });
+
+  it('refuse an org the user does not belong to, even one beyond the integer range', async () => {
+    await newUser('org-hopper');
+    for (const org of ['2', '99999999999']) {
+      const res = await call(first, 'GET', '/api/datasources', { auth: basic('org-hopper', 'correct-horse'), headers: { 'x-grafana-org-id': org } });
+      expect({ org, status: res.status, message: res.body.message }).toEqual({ org, status: 401, message: 'Unauthorized' });
+    }
+    expect((await call(first, 'GET', '/api/datasources', { auth: basic('org-hopper', 'correct-horse'), headers: { 'x-grafana-org-id': '1' } })).status).toBe(200);
+  });
+});
