@@ -4,6 +4,7 @@ import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
 import type { GraphQLContext } from './context.ts';
 import { maskError } from './errors.ts';
+import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 
 interface ServerContext {
@@ -17,10 +18,21 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
   return createYoga<ServerContext, GraphQLContext>({
     schema: getSchema(),
     graphqlEndpoint: '/graphql',
-    graphiql: config.graphiql ? { title: 'dashgate GraphQL' } : false,
+    graphiql: config.graphiql
+      ? {
+          title: 'dashgate GraphQL',
+          // Queries go out as GET, which CSRF prevention accepts only with its header.
+          useGETForQueries: true,
+          additionalHeaders: config.csrfPrevention ? { [CSRF_HEADER]: '1' } : {},
+        }
+      : false,
     landingPage: false,
     logging: false,
-    maskedErrors: { maskError: (error, message) => maskError(error, message) },
+    plugins: protectionPlugins(config),
+    maskedErrors: {
+      // With mask_errors off (development), unexpected errors keep their own message.
+      maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),
+    },
     context: async ({ req }) => {
       const em = services.orm.em.fork();
       let principal = null;
@@ -38,6 +50,11 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
       return { em, principal, services };
     },
   });
+}
+
+function originalMessage(error: unknown): string | undefined {
+  const original = error instanceof Error && 'originalError' in error && error.originalError instanceof Error ? error.originalError : error;
+  return original instanceof Error ? original.message : undefined;
 }
 
 function header(req: IncomingMessage, name: string): string | undefined {
