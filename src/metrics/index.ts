@@ -1,0 +1,138 @@
+import type { MikroORM } from '@mikro-orm/postgresql';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { COMMIT, VERSION } from '../version.ts';
+
+/**
+ * Prometheus metrics of one app, on a registry of its own (never prom-client's global one), so
+ * that several apps in one process (tests, a second instance) never share or clash over counts.
+ * `GET /metrics` serves `registry` when `[metrics] enabled`.
+ *
+ * Recording API, for whoever serves requests:
+ * - `recordRequest(method, route, status, seconds)`: once per HTTP request, with the route
+ *   TEMPLATE (`/api/datasources/:id`, `/graphql`, `/api/datasources/proxy/*`, `unmatched`),
+ *   never the raw path, so label values stay few;
+ * - `recordProxy(dataSourceType, upstreamStatus, seconds)`: once per proxied call that reached
+ *   (or tried to reach) the upstream, with the upstream's status (502/504 when it failed) and the
+ *   time to its answer. The proxy gets it as its `onUpstream` callback (src/app.ts).
+ */
+export class Metrics {
+  readonly registry = new Registry();
+  readonly #requests: Counter<'method' | 'route' | 'status'>;
+  readonly #durations: Histogram<'method' | 'route' | 'status'>;
+  readonly #proxyRequests: Counter<'status' | 'type'>;
+  readonly #proxyDurations: Histogram<'status' | 'type'>;
+
+  constructor(orm: MikroORM) {
+    const registers = [this.registry];
+    this.#requests = new Counter({
+      name: 'dashgate_http_requests_total',
+      help: 'HTTP requests served, by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      registers,
+    });
+    this.#durations = new Histogram({
+      name: 'dashgate_http_request_duration_seconds',
+      help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
+      labelNames: ['method', 'route', 'status'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+    this.#proxyRequests = new Counter({
+      name: 'dashgate_proxy_upstream_requests_total',
+      help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.',
+      labelNames: ['status', 'type'],
+      registers,
+    });
+    this.#proxyDurations = new Histogram({
+      name: 'dashgate_proxy_upstream_duration_seconds',
+      help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
+      labelNames: ['status', 'type'],
+      buckets: DURATION_BUCKETS,
+      registers,
+    });
+
+    // Read from the pg pool behind MikroORM when scraped; nothing is counted per query.
+    const pool = async () => orm.em.getConnection().getNativeClient().catch(() => null);
+    new Gauge({
+      name: 'dashgate_db_pool_connections',
+      help: 'Connections of the PostgreSQL pool: total open, idle, and in_use by a query or transaction.',
+      labelNames: ['state'],
+      registers,
+      async collect() {
+        const p = await pool();
+        this.set({ state: 'total' }, p?.totalCount ?? 0);
+        this.set({ state: 'idle' }, p?.idleCount ?? 0);
+        this.set({ state: 'in_use' }, p ? p.totalCount - p.idleCount : 0);
+      },
+    });
+    new Gauge({
+      name: 'dashgate_db_pool_waiting',
+      help: 'Queries waiting for a free PostgreSQL pool connection.',
+      registers,
+      async collect() {
+        this.set((await pool())?.waitingCount ?? 0);
+      },
+    });
+    new Gauge({
+      name: 'dashgate_db_pool_max_connections',
+      help: 'Most connections the PostgreSQL pool may open ([database] max_open_conn).',
+      registers,
+      collect() {
+        this.set((orm.config.get('pool') as { max?: number } | undefined)?.max ?? 0);
+      },
+    });
+
+    new Gauge({ name: 'dashgate_build_info', help: 'Version and commit of the running server; always 1.', labelNames: ['version', 'commit'], registers })
+      .set({ version: VERSION, commit: COMMIT }, 1);
+    registerProcessMetrics(registers);
+  }
+
+  recordRequest(method: string, route: string, status: number, seconds: number): void {
+    const labels = { method, route, status: String(status) };
+    this.#requests.inc(labels);
+    this.#durations.observe(labels, seconds);
+  }
+
+  recordProxy(dataSourceType: string, upstreamStatus: number, seconds: number): void {
+    const labels = { status: String(upstreamStatus), type: dataSourceType };
+    this.#proxyRequests.inc(labels);
+    this.#proxyDurations.observe(labels, seconds);
+  }
+}
+
+/** Prometheus' defaults plus the long tail of slow upstreams (the proxy waits up to `[dataproxy] timeout`). */
+const DURATION_BUCKETS = [0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10, 30, 60];
+
+/**
+ * The usual process gauges, read when scraped. prom-client's `collectDefaultMetrics` would start
+ * event-loop and GC monitors per registry that are never stopped, which adds up with one registry per app.
+ */
+function registerProcessMetrics(registers: Registry[]): void {
+  const startSeconds = Math.round(Date.now() / 1000 - process.uptime());
+  new Gauge({ name: 'process_start_time_seconds', help: 'Start time of the process since the Unix epoch, in seconds.', registers }).set(startSeconds);
+  new Gauge({
+    name: 'process_cpu_seconds_total',
+    help: 'User and system CPU time spent, in seconds.',
+    registers,
+    collect() {
+      const usage = process.cpuUsage();
+      this.set((usage.user + usage.system) / 1e6);
+    },
+  });
+  new Gauge({
+    name: 'process_resident_memory_bytes',
+    help: 'Resident memory size, in bytes.',
+    registers,
+    collect() {
+      this.set(process.memoryUsage.rss());
+    },
+  });
+  new Gauge({
+    name: 'nodejs_heap_size_used_bytes',
+    help: 'V8 heap in use, in bytes.',
+    registers,
+    collect() {
+      this.set(process.memoryUsage().heapUsed);
+    },
+  });
+}
