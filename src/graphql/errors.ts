@@ -1,12 +1,15 @@
 import { GraphQLError } from 'graphql';
 import { DomainError } from '../services/errors.ts';
+import { databaseError } from '../db/errors.ts';
 
 /**
  * Domain errors become GraphQL errors with `extensions.code` and `extensions.http.status` (yoga sets
  * the response status from it); anything unexpected is masked so no internals leak.
  */
 export function maskError(error: unknown, message: string): Error {
-  const original = error instanceof GraphQLError ? error.originalError : error;
+  const thrown = error instanceof GraphQLError ? error.originalError : error;
+  // PostgreSQL down (503) or refusing what the input asked it to store (400): the client's to know.
+  const original = databaseError(thrown) ?? thrown;
   if (original instanceof DomainError) {
     return new GraphQLError(original.message, {
       nodes: error instanceof GraphQLError ? error.nodes : undefined,

@@ -3,6 +3,7 @@ import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
 import type { GraphQLContext } from './context.ts';
+import { useJsonErrorBodies } from './error-bodies.ts';
 import { maskError } from './errors.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
@@ -28,7 +29,7 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
       : false,
     landingPage: false,
     logging: false,
-    plugins: protectionPlugins(config),
+    plugins: [...protectionPlugins(config), useJsonErrorBodies()],
     maskedErrors: {
       // With mask_errors off (development), unexpected errors keep their own message.
       maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),

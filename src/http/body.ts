@@ -20,3 +20,20 @@ export function isJsonContentType(header: string | undefined): boolean {
   if (!header) return false;
   return header.split(';')[0]!.trim().toLowerCase() === 'application/json';
 }
+
+/**
+ * Reads a `/graphql` request body under the same limit as REST (yoga would buffer any size) and
+ * hands it over as an already-read body: yoga's node adapter takes `req.body` when it is set and
+ * has own keys. A one-chunk async iterable, because `Object.keys` of a Buffer lists every byte.
+ */
+export async function preloadBody(req: IncomingMessage, limit: number): Promise<void> {
+  if (req.method === 'GET' || req.method === 'HEAD') return;
+  const body = await readBody(req, limit);
+  if (body.length === 0) return;
+  (req as IncomingMessage & { body?: unknown }).body = {
+    bytes: body.length,
+    async *[Symbol.asyncIterator]() {
+      yield body;
+    },
+  };
+}

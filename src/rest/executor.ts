@@ -5,6 +5,7 @@ import {
 } from 'graphql';
 import type { GraphQLContext } from '../graphql/context.ts';
 import { DomainError } from '../services/errors.ts';
+import { databaseError } from '../db/errors.ts';
 import { REST_ERRORS, type RestReply } from './errors.ts';
 
 export interface CompiledOperation {
@@ -91,6 +92,8 @@ function errorReply(error: GraphQLError): RestReply {
   // Variable coercion failures (wrong JSON types, missing required fields) have no original error.
   if (!original) return REST_ERRORS.badRequest();
   if (original instanceof GraphQLError) return REST_ERRORS.badRequest();
+  const database = databaseError(original);
+  if (database) return { status: database.status, body: { message: database.message } };
   return { ...REST_ERRORS.internal(), cause: original };
 }
 

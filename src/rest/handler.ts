@@ -5,6 +5,7 @@ import { readBody, isJsonContentType } from '../http/body.ts';
 import { sendJson } from '../http/respond.ts';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
+import { databaseError } from '../db/errors.ts';
 import { AUTH_ERRORS } from '../auth/authenticator.ts';
 import { REST_ERRORS, reply, type RestReply } from './errors.ts';
 import { inputFromBody, RestExecutor, type CompiledOperation } from './executor.ts';
@@ -46,7 +47,8 @@ export function createRestHandler(services: Services, executor: RestExecutor, on
         result = 'status' in variables ? variables : await executor.run(op, { em, principal, services }, variables.values, match.route.status);
       }
     } catch (error) {
-      result = error instanceof DomainError ? { status: error.status, body: error.body ?? { message: error.message } } : { ...REST_ERRORS.internal(), cause: error };
+      const known = error instanceof DomainError ? error : databaseError(error);
+      result = known ? { status: known.status, body: known.body ?? { message: known.message } } : { ...REST_ERRORS.internal(), cause: error };
     }
     if (result.cause !== undefined) onError(result.cause);
     // Do not leave an unread upload on a keep-alive connection after refusing it.
@@ -70,7 +72,8 @@ async function variablesFor(
     if (getNullableType(variable.type) === GraphQLInt) {
       if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > 2 ** 31 - 1) return REST_ERRORS.idInvalid();
       values[name] = Number(raw);
-    } else values[name] = raw;
+    } else if (raw.includes('\0')) return REST_ERRORS.badRequest();
+    else values[name] = raw;
   }
   if (!route.body) return { values };
 
@@ -85,6 +88,8 @@ async function variablesFor(
     }
   }
   if (typeof body !== 'object' || body === null || Array.isArray(body)) return REST_ERRORS.badRequest();
+  // PostgreSQL can store no NUL character, in text or in jsonb: refuse it here rather than fail there.
+  if (containsNul(body)) return REST_ERRORS.badRequest();
   const fields = body as Record<string, unknown>;
   if (route.body === 'input') {
     const input = op.variables.get('input');
@@ -94,6 +99,25 @@ async function variablesFor(
     Object.assign(values, inputFromBody(declared, fields));
   }
   return { values };
+}
+
+/** Whether any key or string in a parsed JSON value holds U+0000 (iterative: nesting may be deep). */
+function containsNul(value: unknown): boolean {
+  const pending = [value];
+  while (pending.length) {
+    const next = pending.pop();
+    if (typeof next === 'string') {
+      if (next.includes('\0')) return true;
+    } else if (Array.isArray(next)) {
+      for (const item of next) pending.push(item);
+    } else if (next !== null && typeof next === 'object') {
+      for (const [key, item] of Object.entries(next)) {
+        if (key.includes('\0')) return true;
+        pending.push(item);
+      }
+    }
+  }
+  return false;
 }
 
 function first(value: string | string[] | undefined): string | undefined {

@@ -1,0 +1,53 @@
+import { DomainError } from '../services/errors.ts';
+
+/** Socket-level failures reaching PostgreSQL (refused, reset, timed out, name lookup). */
+const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
+
+/**
+ * SQLSTATEs meaning "the server is gone or not accepting work": connection exceptions (class 08,
+ * except 08P01, a protocol violation caused by the query itself) and operator intervention
+ * (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), plus too many connections.
+ */
+function isUnavailableState(code: string): boolean {
+  return (code.startsWith('08') && code !== '08P01') || code === '57P01' || code === '57P02' || code === '57P03' || code === '53300';
+}
+
+/** Messages the pg driver uses when a connection ends under it, without any code. */
+const DROPPED_CONNECTION = /Connection terminated|Client has encountered a connection error|Connection ended|connection is closed|terminating connection/i;
+
+/**
+ * SQLSTATEs that input alone causes and that only PostgreSQL can detect: text it cannot store
+ * (NUL characters: 22P05 in jsonb, 22021 in text) and NULs in inlined query text (08P01).
+ */
+const BAD_INPUT_STATES = new Set(['22P05', '22021', '08P01']);
+
+/** Every error in a wrapped chain (MikroORM wraps driver errors; sockets may report several). */
+function* chain(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+  const seen = new Set<unknown>();
+  const pending = [error];
+  while (pending.length) {
+    const next = pending.pop();
+    if (!next || typeof next !== 'object' || seen.has(next)) continue;
+    seen.add(next);
+    const e = next as { cause?: unknown; previous?: unknown; errors?: unknown };
+    yield e as { code?: unknown; message?: unknown };
+    pending.push(e.cause, e.previous);
+    if (Array.isArray(e.errors)) pending.push(...e.errors);
+  }
+}
+
+/**
+ * Maps a database failure to what the client should see: 503 "database unavailable" while
+ * PostgreSQL is down or restarting (the request may be retried), 400 "bad request data" for input
+ * it refused to store. Null for anything else, which stays an internal error.
+ */
+export function databaseError(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return null;
+  for (const e of chain(error)) {
+    const code = typeof e.code === 'string' ? e.code : '';
+    if (BAD_INPUT_STATES.has(code)) return new DomainError('BAD_REQUEST', 'bad request data');
+    if (SOCKET_CODES.has(code) || isUnavailableState(code)) return new DomainError('UNAVAILABLE', 'database unavailable');
+    if (typeof e.message === 'string' && DROPPED_CONNECTION.test(e.message)) return new DomainError('UNAVAILABLE', 'database unavailable');
+  }
+  return null;
+}
