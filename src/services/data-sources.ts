@@ -229,6 +229,86 @@ export class DataSourceService {
     return id;
   }
 
+  /**
+   * Start-up provisioning: makes the org's data source `name` exactly as declared, read-only or
+   * not (provisioning owns those rows, so the read-only guard does not apply). Nothing is written
+   * when the row already matches, so restarts leave versions alone. A declared `version` older
+   * than the stored one is skipped ('outdated'), as in the original server, which lets API edits
+   * of editable provisioned data sources survive restarts until the file's version is raised.
+   */
+  async provision(em: EntityManager, orgId: number, input: DataSourceInput & { name: string; readOnly: boolean }): Promise<'created' | 'updated' | 'unchanged' | 'outdated'> {
+    const name = input.name;
+    if (name.trim() === '' || name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+    const url = input.url ?? '';
+    if (url !== '') validateUrl(url);
+    const jsonData = jsonObject(input.jsonData);
+    this.#checkHeaders(jsonData, 'Failed to provision datasource');
+    const fields = {
+      type: requiredString(input.type),
+      access: requiredString(input.access),
+      url,
+      user: input.user ?? '',
+      database: input.database ?? '',
+      basicAuth: Boolean(input.basicAuth),
+      basicAuthUser: input.basicAuthUser ?? '',
+      withCredentials: Boolean(input.withCredentials),
+      isDefault: Boolean(input.isDefault),
+      readOnly: input.readOnly,
+    };
+    const uid = input.uid ? validUid(input.uid) : null;
+    const requestVersion = input.version ?? 0;
+
+    try {
+      return await em.transactional(async (tx) => {
+        await lockOrgDefaults(tx, orgId);
+        const row = await tx.findOne(DataSource, { orgId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+        if (row) {
+          if (requestVersion !== 0 && row.version > requestVersion) return 'outdated';
+          const same = (Object.keys(fields) as Array<keyof typeof fields>).every((key) => row[key] === fields[key]);
+          if (same && (uid === null || uid === row.uid) && canonicalJson(row.jsonData) === canonicalJson(jsonData) && this.#secretsMatch(row, input)) {
+            return 'unchanged';
+          }
+        }
+        if (fields.isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, ...(row ? { id: { $ne: row.id } } : {}) }, { isDefault: false });
+        const written = row
+          ? tx.assign(row, { ...fields, jsonData, uid: uid ?? row.uid, secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input), version: requestVersion + 1 })
+          : tx.create(DataSource, { orgId, name, ...fields, jsonData, uid: uid ?? generateUid(), secureJsonData: this.#mergeSecrets({}, input), version: 1 });
+        await tx.flush();
+        await notifyChanged(tx, orgId, written.id);
+        return row ? 'updated' : 'created';
+      });
+    } catch (error) {
+      throw mapUniqueViolation(error, MESSAGES.nameTaken);
+    }
+  }
+
+  /** Provisioning's `deleteDatasources`: removes the org's data source `name`, read-only or not; false when there was none. */
+  async deleteProvisioned(em: EntityManager, orgId: number, name: string): Promise<boolean> {
+    return em.transactional(async (tx) => {
+      const row = await tx.findOne(DataSource, { orgId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
+      if (!row || (await tx.nativeDelete(DataSource, { id: row.id })) === 0) return false;
+      await notifyChanged(tx, orgId, row.id);
+      return true;
+    });
+  }
+
+  /** Whether every secret the input sets (or clears, with '') is already stored with that value. */
+  #secretsMatch(row: DataSourceRow, input: DataSourceInput): boolean {
+    const stored = row.secureJsonData ?? {};
+    const incoming: Record<string, string> = { ...stringMap(input.secureJsonData) };
+    if (input.password) incoming.password = input.password;
+    if (input.basicAuthPassword) incoming.basicAuthPassword = input.basicAuthPassword;
+    return Object.entries(incoming).every(([key, value]) => {
+      if (value === '') return !(key in stored);
+      if (!(key in stored)) return false;
+      try {
+        return this.#secrets.decrypt(stored[key]!) === value;
+      } catch {
+        return false; // sealed with another secret_key: rewrite it
+      }
+    });
+  }
+
   #mergeSecrets(stored: Record<string, string>, input: DataSourceInput): Record<string, string> {
     const merged = { ...stored };
     const incoming: Record<string, string> = { ...stringMap(input.secureJsonData) };
@@ -327,4 +407,10 @@ function mapUniqueViolation(error: unknown, nameMessage: string): unknown {
   if (constraint.includes('uid')) return conflict(MESSAGES.uidTaken);
   if (constraint.includes('name')) return conflict(nameMessage);
   return error;
+}
+
+/** JSON with object keys sorted, to compare documents regardless of the key order jsonb returns. */
+function canonicalJson(value: unknown): string {
+  return JSON.stringify(value ?? null, (_key, v: unknown) =>
+    v !== null && typeof v === 'object' && !Array.isArray(v) ? Object.fromEntries(Object.entries(v).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : v);
 }

@@ -1,0 +1,19 @@
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Logger } from '../logging/logger.ts';
+import type { DataSourceService } from '../services/data-sources.ts';
+import { applyDataSourceProvisioning, type DataSourcePlan } from './datasources.ts';
+
+export { readDataSourceProvisioning, applyDataSourceProvisioning, ProvisioningError, type DataSourcePlan } from './datasources.ts';
+
+/**
+ * Start-up step (run under the migration lock, so instances starting together apply it one at a
+ * time and the later ones find nothing to change): applies the plan and reports what it did.
+ */
+export async function applyProvisioning(em: EntityManager, dataSources: DataSourceService, plan: DataSourcePlan, log: Logger): Promise<void> {
+  for (const warning of plan.warnings) log.warn({ component: 'provisioning' }, warning);
+  if (plan.files.length === 0) return;
+  const summary = await applyDataSourceProvisioning(em, dataSources, plan);
+  for (const outdated of summary.outdated) log.warn({ component: 'provisioning' }, outdated);
+  const { created, updated, unchanged, deleted } = summary;
+  log.info({ component: 'provisioning', files: plan.files.length, created, updated, unchanged, deleted, outdated: summary.outdated.length }, 'data sources provisioned');
+}
