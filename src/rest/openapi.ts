@@ -1,0 +1,359 @@
+import { readFileSync, writeFileSync } from 'node:fs';
+import {
+  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType,
+  isNonNullType, isObjectType, isScalarType, Kind, parse, typeFromAST,
+  type ArgumentNode, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLArgument,
+  type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLOutputType,
+  type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
+} from 'graphql';
+import { getSchema } from '../graphql/schema/index.ts';
+import { VERSION } from '../version.ts';
+import { ROUTES, type RouteSpec } from './routes.ts';
+
+/**
+ * The REST contract as an OpenAPI 3.0 document, derived from what actually serves the routes: the
+ * route table gives paths, methods, access and body mapping; each route's GraphQL operation gives
+ * the request body (its `$input` type, or its other variables) and the response (its selection
+ * set, field by field, in the order the JSON is written).
+ */
+
+/** A JSON schema object in the OpenAPI 3.0 dialect. */
+type Schema = Record<string, unknown>;
+
+const OPERATIONS_FILE = new URL('../../schema/rest-operations.graphql', import.meta.url);
+const COMMITTED_FILE = new URL('../../schema/openapi.json', import.meta.url);
+
+const ERROR_RESPONSES = {
+  BadRequest: 'The path parameter, the JSON body or a value in it is invalid (e.g. "bad request data", "id is invalid").',
+  Unauthorized: 'No credentials, or wrong ones.',
+  Forbidden: 'The caller lacks the org role or the server-admin permission the operation needs.',
+  NotFound: 'No such resource in the caller\'s org.',
+  Error: 'Any other failure (a conflict, a body over the size limit, an internal error), with its message.',
+} as const;
+
+const ERROR_STATUS: Record<string, keyof typeof ERROR_RESPONSES> = {
+  400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound',
+};
+
+/** Served outside the route table (src/http/server.ts and the proxy), documented by hand. */
+function extraPaths(): Record<string, Record<string, unknown>> {
+  const proxy = (by: 'id' | 'uid') => ({
+    summary: `Forwards a call to the data source with this ${by}`,
+    description: 'Every method is forwarded; the rest of the path (`path`, which may contain slashes) and the query string go to the data source\'s URL. The response is the data source\'s own.',
+    operationId: by === 'id' ? 'ProxyDataSourceById' : 'ProxyDataSourceByUid',
+    tags: ['datasources'],
+    security: [{ basicAuth: [] }, { bearerAuth: [] }],
+    parameters: [
+      { name: by, in: 'path', required: true, schema: by === 'id' ? { type: 'integer', format: 'int32' } : { type: 'string' } },
+      { name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The path below the data source\'s URL.' },
+      { $ref: '#/components/parameters/OrgId' },
+    ],
+    responses: {
+      200: { description: 'Whatever the data source answers, with its status and headers.' },
+      ...errorResponses([401, 403, 404]),
+    },
+  });
+  return {
+    '/api/openapi.json': {
+      get: {
+        summary: 'This document',
+        operationId: 'GetOpenApiDocument',
+        tags: ['meta'],
+        security: [],
+        responses: { 200: { description: 'The OpenAPI document of the REST API.', content: { 'application/json': { schema: { type: 'object' } } } } },
+      },
+    },
+    '/api/datasources/proxy/{id}/{path}': { get: proxy('id') },
+    '/api/datasources/proxy/uid/{uid}/{path}': { get: proxy('uid') },
+  };
+}
+
+/** Builds the document; pure, so the committed file and the served one are the same bytes. */
+export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly RouteSpec[], operationsSource: string): Record<string, unknown> {
+  const document = parse(operationsSource);
+  const builder = new DocumentBuilder(schema, document);
+  const paths: Record<string, Record<string, unknown>> = {};
+  for (const route of routes) {
+    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    paths[path] ??= {};
+    paths[path][route.method.toLowerCase()] = builder.operation(route);
+  }
+  Object.assign(paths, extraPaths());
+
+  return {
+    openapi: '3.0.3',
+    info: {
+      title: 'dashgate REST API',
+      version: VERSION,
+      description: 'Wire-compatible with the dashboard server HTTP API it mirrors. Every route runs one GraphQL operation of '
+        + '`schema/rest-operations.graphql` and answers with the value of its single root field; errors are `{"message": "..."}`. '
+        + 'JSON body keys are matched case-insensitively. The same operations are available over GraphQL at `/graphql`.',
+    },
+    servers: [{ url: '/' }],
+    tags: [
+      { name: 'datasources', description: 'Data sources and their proxy.' },
+      { name: 'admin', description: 'Server administration: Basic authentication of a server admin only.' },
+      { name: 'auth', description: 'Legacy API keys.' },
+      { name: 'serviceaccounts', description: 'Service accounts and their tokens.' },
+      { name: 'meta', description: 'About the API itself.' },
+    ].filter((tag) => Object.values(paths).some((methods) => Object.values(methods).some((op) => (op as { tags: string[] }).tags.includes(tag.name)))),
+    paths,
+    components: {
+      schemas: builder.components(),
+      responses: Object.fromEntries(Object.entries(ERROR_RESPONSES).map(([name, description]) => [
+        name, { description, content: { 'application/json': { schema: { $ref: '#/components/schemas/Error' } } } },
+      ])),
+      parameters: {
+        OrgId: {
+          name: 'X-Grafana-Org-Id', in: 'header', required: false, schema: { type: 'integer', format: 'int64' },
+          description: 'With Basic authentication: the org to act in (the user\'s current org otherwise). Tokens always act in their own org.',
+        },
+      },
+      securitySchemes: {
+        basicAuth: { type: 'http', scheme: 'basic', description: 'A user\'s login (or e-mail) and password.' },
+        bearerAuth: { type: 'http', scheme: 'bearer', description: 'An API key or a service account token.' },
+      },
+    },
+  };
+}
+
+function errorResponses(statuses: number[]): Record<string, unknown> {
+  const responses: Record<string, unknown> = {};
+  for (const status of statuses) responses[status] = { $ref: `#/components/responses/${ERROR_STATUS[status]}` };
+  responses.default = { $ref: '#/components/responses/Error' };
+  return responses;
+}
+
+class DocumentBuilder {
+  readonly #schema: GraphQLSchema;
+  readonly #operations = new Map<string, OperationDefinitionNode>();
+  readonly #fragments = new Map<string, FragmentDefinitionNode>();
+  readonly #components = new Map<string, Schema>();
+  readonly #operationIds = new Set<string>();
+
+  constructor(schema: GraphQLSchema, document: DocumentNode) {
+    this.#schema = schema;
+    for (const definition of document.definitions) {
+      if (definition.kind === Kind.OPERATION_DEFINITION && definition.name) this.#operations.set(definition.name.value, definition);
+      if (definition.kind === Kind.FRAGMENT_DEFINITION) this.#fragments.set(definition.name.value, definition);
+    }
+    this.#components.set('Error', {
+      type: 'object',
+      description: 'Every error answer carries a message, worded as the original server words it; some carry more fields, as it sends them (the 401 answer, for one).',
+      required: ['message'],
+      properties: { message: { type: 'string' } },
+      additionalProperties: true,
+    });
+  }
+
+  components(): Record<string, Schema> {
+    return Object.fromEntries([...this.#components].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
+  }
+
+  operation(route: RouteSpec): Record<string, unknown> {
+    const definition = this.#operations.get(route.operation);
+    if (!definition) throw new Error(`No operation ${route.operation} in schema/rest-operations.graphql`);
+    const rootType = definition.operation === 'mutation' ? this.#schema.getMutationType() : this.#schema.getQueryType();
+    const rootNode = definition.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD);
+    const rootField = rootNode && rootType?.getFields()[rootNode.name.value];
+    if (!rootNode || !rootField) throw new Error(`REST operation ${route.operation} must select one root field`);
+
+    const variables = new Map((definition.variableDefinitions ?? []).map((v) => [v.variable.name.value, v]));
+    const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
+    const parameters: unknown[] = pathParams.map((name) => {
+      const variable = variables.get(name);
+      const type = variable ? (typeFromAST(this.#schema, variable.type as never) as GraphQLInputType) : GraphQLString;
+      const description = argumentFor(rootField, rootNode, name)?.description ?? undefined;
+      return { name, in: 'path', required: true, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) };
+    });
+    if (route.access === 'signed-in') parameters.push({ $ref: '#/components/parameters/OrgId' });
+
+    const operation: Record<string, unknown> = {
+      summary: firstSentence(rootField.description) ?? words(route.operation),
+      description: `${rootField.description ? `${rootField.description}\n\n` : ''}Runs the GraphQL operation \`${route.operation}\`.`,
+      operationId: this.#operationId(route.operation),
+      tags: [route.path.split('/')[2] ?? 'api'],
+      ...(rootField.deprecationReason ? { deprecated: true } : {}),
+      security: route.access === 'server-admin' ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }],
+      ...(parameters.length ? { parameters } : {}),
+    };
+    if (route.body) operation.requestBody = this.#requestBody(route, definition, rootField, rootNode, pathParams);
+
+    const status = route.status ?? 200;
+    const selected = this.#outputSchema(rootField.type, rootNode.selectionSet);
+    const pathHasInt = parameters.some((p) => (p as { schema?: Schema }).schema?.type === 'integer');
+    operation.responses = {
+      [status]: { description: status === 201 ? 'Created' : 'OK', content: { 'application/json': { schema: selected } } },
+      ...errorResponses([
+        ...(route.body || pathHasInt ? [400] : []),
+        401,
+        403,
+        ...(pathParams.length ? [404] : []),
+      ]),
+    };
+    operation['x-graphql-operation'] = route.operation;
+    return operation;
+  }
+
+  #operationId(name: string): string {
+    let id = name;
+    for (let n = 2; this.#operationIds.has(id); n++) id = `${name}${n}`;
+    this.#operationIds.add(id);
+    return id;
+  }
+
+  #requestBody(route: RouteSpec, definition: OperationDefinitionNode, rootField: GraphQLField<unknown, unknown>, rootNode: FieldNode, pathParams: string[]): Record<string, unknown> {
+    let schema: Schema;
+    if (route.body === 'input') {
+      const input = definition.variableDefinitions?.find((v) => v.variable.name.value === 'input');
+      schema = input ? this.#inputSchema(typeFromAST(this.#schema, input.type as never) as GraphQLInputType, false) : { type: 'object' };
+    } else {
+      // The body's keys spread over the operation's remaining variables.
+      const properties: Record<string, Schema> = {};
+      const required: string[] = [];
+      for (const variable of definition.variableDefinitions ?? []) {
+        const name = variable.variable.name.value;
+        if (pathParams.includes(name)) continue;
+        const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
+        const argument = argumentFor(rootField, rootNode, name);
+        properties[name] = withDescription(this.#inputSchema(type, false), argument?.description, argument?.deprecationReason);
+        if (isNonNullType(type) && !variable.defaultValue) required.push(name);
+      }
+      schema = { type: 'object', ...(required.length ? { required } : {}), properties };
+    }
+    return { required: true, description: 'Keys are matched case-insensitively; unknown keys are ignored.', content: { 'application/json': { schema } } };
+  }
+
+  /** `nullable` describes the position: non-null GraphQL types clear it. */
+  #inputSchema(type: GraphQLInputType, nullable = true): Schema {
+    if (isNonNullType(type)) return this.#inputSchema(type.ofType, false);
+    let schema: Schema;
+    if (isListType(type)) schema = { type: 'array', items: this.#inputSchema(type.ofType) };
+    else if (isInputObjectType(type)) return nullableRef(this.#inputComponent(type.name), nullable);
+    else schema = leafSchema(type as GraphQLNamedType);
+    return nullable ? { ...schema, nullable: true } : schema;
+  }
+
+  #inputComponent(name: string): string {
+    if (!this.#components.has(name)) {
+      const type = this.#schema.getType(name);
+      if (!isInputObjectType(type)) throw new Error(`${name} is not an input type`);
+      this.#components.set(name, {}); // placeholder: input types may refer to themselves
+      const properties: Record<string, Schema> = {};
+      const required: string[] = [];
+      for (const field of Object.values(type.getFields())) {
+        properties[field.name] = withDescription(this.#inputSchema(field.type), field.description, field.deprecationReason);
+        if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
+      }
+      this.#components.set(name, withDescription({ type: 'object', ...(required.length ? { required } : {}), properties }, type.description));
+    }
+    return name;
+  }
+
+  #outputSchema(type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined, nullable = true): Schema {
+    if (isNonNullType(type)) return this.#outputSchema(type.ofType, selectionSet, false);
+    let schema: Schema;
+    if (isListType(type)) schema = { type: 'array', items: this.#outputSchema(type.ofType, selectionSet) };
+    else if (isObjectType(type) && selectionSet) {
+      // A selection that is one named fragment becomes a shared component named after it.
+      const only = selectionSet.selections.length === 1 ? selectionSet.selections[0] : undefined;
+      if (only?.kind === Kind.FRAGMENT_SPREAD) return nullableRef(this.#fragmentComponent(only.name.value), nullable);
+      schema = this.#objectSchema(type, selectionSet);
+    } else schema = leafSchema(type as GraphQLNamedType);
+    return nullable ? { ...schema, nullable: true } : schema;
+  }
+
+  #fragmentComponent(name: string): string {
+    if (!this.#components.has(name)) {
+      const fragment = this.#fragments.get(name);
+      const type = fragment && this.#schema.getType(fragment.typeCondition.name.value);
+      if (!fragment || !isObjectType(type)) throw new Error(`Fragment ${name} is missing or not on an object type`);
+      this.#components.set(name, {});
+      this.#components.set(name, withDescription(this.#objectSchema(type, fragment.selectionSet), type.description));
+    }
+    return name;
+  }
+
+  /** Every selected field is always present in the answer (null where nullable), in selection order. */
+  #objectSchema(type: GraphQLObjectType, selectionSet: SelectionSetNode): Schema {
+    const properties: Record<string, Schema> = {};
+    const collect = (set: SelectionSetNode) => {
+      for (const selection of set.selections) {
+        if (selection.kind === Kind.FIELD) {
+          const key = selection.alias?.value ?? selection.name.value;
+          if (selection.name.value === '__typename') {
+            properties[key] = { type: 'string', enum: [type.name] };
+            continue;
+          }
+          const field = type.getFields()[selection.name.value];
+          if (!field) throw new Error(`${type.name} has no field ${selection.name.value}`);
+          properties[key] = withDescription(this.#outputSchema(field.type, selection.selectionSet), field.description, field.deprecationReason);
+        } else if (selection.kind === Kind.FRAGMENT_SPREAD) {
+          const fragment = this.#fragments.get(selection.name.value);
+          if (fragment) collect(fragment.selectionSet);
+        } else collect(selection.selectionSet);
+      }
+    };
+    collect(selectionSet);
+    return { type: 'object', required: Object.keys(properties), properties };
+  }
+}
+
+/** GraphQL scalars and enums as JSON schema. */
+function leafSchema(type: GraphQLNamedType): Schema {
+  if (type === GraphQLInt) return { type: 'integer', format: 'int32' };
+  if (type === GraphQLFloat) return { type: 'number', format: 'double' };
+  if (type === GraphQLString || type === GraphQLID) return { type: 'string' };
+  if (type === GraphQLBoolean) return { type: 'boolean' };
+  if (isEnumType(type)) return withDescription({ type: 'string', enum: type.getValues().map((v) => v.value as string) }, type.description);
+  if (isScalarType(type) && type.name === 'JSONObject') return withDescription({ type: 'object', additionalProperties: true }, type.description);
+  // JSON and any other custom scalar: any JSON value.
+  return withDescription({}, isScalarType(type) ? type.description : undefined);
+}
+
+function nullableRef(component: string, nullable: boolean): Schema {
+  const ref = { $ref: `#/components/schemas/${component}` };
+  // OpenAPI 3.0 ignores siblings of $ref, so a nullable reference goes through allOf.
+  return nullable ? { nullable: true, allOf: [ref] } : ref;
+}
+
+function withDescription(schema: Schema, description?: string | null, deprecationReason?: string | null): Schema {
+  if ('$ref' in schema) return description || deprecationReason ? { allOf: [schema], ...described(description, deprecationReason) } : schema;
+  return { ...schema, ...described(description, deprecationReason) };
+}
+
+function described(description?: string | null, deprecationReason?: string | null): Schema {
+  return {
+    ...(description || deprecationReason ? { description: [description, deprecationReason && `Deprecated: ${deprecationReason}`].filter(Boolean).join(' ') } : {}),
+    ...(deprecationReason ? { deprecated: true } : {}),
+  };
+}
+
+/** The root field's argument that a variable is passed to directly, for its description. */
+function argumentFor(field: GraphQLField<unknown, unknown>, node: FieldNode, variable: string): GraphQLArgument | undefined {
+  const argument = node.arguments?.find((a: ArgumentNode) => a.value.kind === Kind.VARIABLE && a.value.name.value === variable);
+  return argument && field.args.find((a) => a.name === argument.name.value);
+}
+
+/** `AddDataSource` -> `Add data source`, for operations whose root field has no description. */
+function words(name: string): string {
+  const parts = name.split(/(?<=[a-z0-9])(?=[A-Z])/);
+  return [parts[0], ...parts.slice(1).map((p) => (/^[A-Z]+$/.test(p) ? p : p.toLowerCase()))].join(' ');
+}
+
+function firstSentence(text: string | null | undefined): string | undefined {
+  if (!text) return undefined;
+  const match = /^(.+?[.!?])(\s|$)/s.exec(text);
+  return (match?.[1] ?? text).replace(/\.$/, '');
+}
+
+let served: string | null = null;
+
+/** The document of this server's own routes, as served at `/api/openapi.json` and committed. */
+export function openApiJson(): string {
+  served ??= `${JSON.stringify(buildOpenApiDocument(getSchema(), ROUTES, readFileSync(OPERATIONS_FILE, 'utf8')), null, 2)}\n`;
+  return served;
+}
+
+// `npm run openapi:print` rewrites the committed document; a test fails when it drifts.
+if (import.meta.main) writeFileSync(COMMITTED_FILE, openApiJson());
