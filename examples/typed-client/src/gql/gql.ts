@@ -1,0 +1,38 @@
+/* eslint-disable */
+import * as types from './graphql.ts';
+
+
+
+/**
+ * Map of all GraphQL operations in the project.
+ *
+ * This map has several performance disadvantages:
+ * 1. It is not tree-shakeable, so it will include all operations in the project.
+ * 2. It is not minifiable, so the string of a GraphQL query will be multiple times inside the bundle.
+ * 3. It does not support dead code elimination, so it will add unused operations.
+ *
+ * Therefore it is highly recommended to use the babel or swc plugin for production.
+ * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
+ */
+type Documents = {
+    "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": typeof types.DataSourcesDocument,
+    "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": typeof types.CreateDataSourceDocument,
+};
+const documents: Documents = {
+    "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
+    "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": types.CreateDataSourceDocument,
+};
+
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n"): typeof import('./graphql.ts').DataSourcesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n"): typeof import('./graphql.ts').CreateDataSourceDocument;
+
+
+export function graphql(source: string) {
+  return (documents as any)[source] ?? {};
+}

@@ -1,0 +1,25 @@
+// Compile-time only: each @ts-expect-error below must stay an error, which proves the generated
+// types are real (were they `any`, `tsc` would report the directive as unused).
+import { createClient, CreateDataSourceMutation, DataSourcesQuery, listDataSources } from './client.ts';
+
+export async function typeChecks(): Promise<void> {
+  const client = createClient({ url: 'http://localhost:3000', authorization: 'Bearer token' });
+
+  const [first] = await listDataSources(client);
+  const id: number | undefined = first?.id;
+  // @ts-expect-error: `name` is a string, not a number
+  const name: number | undefined = first?.name;
+  // @ts-expect-error: the query did not select `secureJsonFields`
+  void first?.secureJsonFields;
+
+  // @ts-expect-error: this operation declares `$input`, so variables are required
+  await client(CreateDataSourceMutation);
+  // @ts-expect-error: `type` and `access` are required in CreateDataSourceInput
+  await client(CreateDataSourceMutation, { input: { name: 'x' } });
+  const created = await client(CreateDataSourceMutation, { input: { name: 'x', type: 'prometheus', access: 'proxy' } });
+  const uid: string = created.createDataSource.datasource.uid;
+
+  // @ts-expect-error: a query without variables takes none
+  await client(DataSourcesQuery, { id: 1 });
+  void [id, name, uid];
+}

@@ -1,0 +1,96 @@
+import { execFile } from 'node:child_process';
+import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fileURLToPath } from 'node:url';
+import { promisify } from 'node:util';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { createClient, CreateDataSourceMutation, GraphQLRequestError, listDataSources } from '../examples/typed-client/src/client.ts';
+import { ADMIN, basic, startTestServer, type TestServer } from './support/server.ts';
+
+const run = promisify(execFile);
+const root = fileURLToPath(new URL('..', import.meta.url));
+const example = join(root, 'examples/typed-client');
+const generatedDir = join(example, 'src/gql');
+// The Node that runs this suite also runs the example and the tools, as `npm run` would.
+const node = process.execPath;
+
+/** Runs the example's own codegen config without writing, returning what it would generate. */
+async function generateInMemory(): Promise<Array<{ filename: string; content: string }>> {
+  const scratch = await mkdtemp(join(tmpdir(), 'dashgate-codegen-'));
+  try {
+    const out = join(scratch, 'files.json');
+    const script = `
+      import { writeFileSync } from 'node:fs';
+      import { generate } from '@graphql-codegen/cli';
+      import config from './examples/typed-client/codegen.ts';
+      const files = await generate({ ...config, silent: true }, false);
+      writeFileSync(${JSON.stringify(out)}, JSON.stringify(files.map(({ filename, content }) => ({ filename, content }))));
+    `;
+    await run(node, ['--input-type=module', '-e', script], { cwd: root, timeout: 120_000 });
+    return JSON.parse(await readFile(out, 'utf8')) as Array<{ filename: string; content: string }>;
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
+let server: TestServer;
+let generation: ReturnType<typeof generateInMemory>;
+let typecheck: Promise<unknown>;
+
+beforeAll(async () => {
+  // The two slow child processes run while the server starts.
+  generation = generateInMemory();
+  typecheck = run(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(example, 'tsconfig.json')], { cwd: root, timeout: 120_000 });
+  generation.catch(() => undefined);
+  typecheck.catch(() => undefined);
+  server = await startTestServer();
+});
+afterAll(() => server?.close());
+
+describe('examples/typed-client', () => {
+  it('generates types from schema/schema.graphql, and the committed output is up to date (run `npm run codegen`)', async () => {
+    const files = await generation;
+    const committed = (await readdir(generatedDir)).sort();
+    expect(files.map((f) => f.filename.replace(/^.*\/src\/gql\//, '')).sort()).toEqual(committed);
+    for (const file of files) {
+      expect({ file: file.filename, content: await readFile(file.filename, 'utf8') }).toEqual({ file: file.filename, content: file.content });
+    }
+    const types = files.find((f) => f.filename.endsWith('/graphql.ts'))!.content;
+    expect(types).toContain('export type DataSourcesQuery = { dataSources: Array<{ id: number, uid: string, name: string');
+  });
+
+  it('type-checks, with misuses of the generated types still rejected', async () => {
+    await expect(typecheck).resolves.toBeDefined();
+  }, 120_000);
+
+  it('runs its typed operations against a real server', async () => {
+    const client = createClient({ url: server.url, authorization: ADMIN });
+    const created = await client(CreateDataSourceMutation, {
+      input: { name: 'typed-prom', type: 'prometheus', access: 'proxy', url: 'http://127.0.0.1:9090', jsonData: { httpMethod: 'POST' } },
+    });
+    expect(created.createDataSource).toMatchObject({ message: 'Datasource added', datasource: { name: 'typed-prom', type: 'prometheus', url: 'http://127.0.0.1:9090' } });
+
+    const list = await listDataSources(client);
+    expect(list).toEqual([{
+      id: created.createDataSource.id, uid: created.createDataSource.datasource.uid, name: 'typed-prom', type: 'prometheus',
+      url: 'http://127.0.0.1:9090', isDefault: true, jsonData: { httpMethod: 'POST' },
+    }]);
+  });
+
+  it('reports the server\'s errors with their status', async () => {
+    const stranger = createClient({ url: server.url, authorization: basic('admin', 'wrong-password') });
+    const error = await listDataSources(stranger).catch((e: unknown) => e);
+    expect(error).toBeInstanceOf(GraphQLRequestError);
+    expect((error as GraphQLRequestError).status).toBe(401);
+
+    const client = createClient({ url: server.url, authorization: ADMIN });
+    const duplicate = await client(CreateDataSourceMutation, { input: { name: 'typed-prom', type: 'prometheus', access: 'proxy' } }).catch((e: unknown) => e);
+    expect(duplicate).toMatchObject({ status: 409, message: expect.stringMatching(/already exists/) });
+  });
+
+  it('runs under plain Node as its README shows', async () => {
+    const { stdout } = await run(node, [join(example, 'src/main.ts'), server.url, 'admin:admin'], { cwd: root, timeout: 30_000 });
+    expect(stdout).toMatch(/^\d+\ttyped-prom\tprometheus\thttp:\/\/127\.0\.0\.1:9090\t\(default\)\n$/);
+  });
+});
