@@ -1,10 +1,11 @@
-import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { applyDataSourceProvisioning, readDataSourceProvisioning, ProvisioningError, type DataSourcePlan } from '../src/provisioning/index.ts';
 import { call, startTestServer, type TestServer } from './support/server.ts';
 
+const root = new URL('..', import.meta.url).pathname;
 let dir = '';
 let server: TestServer;
 
@@ -104,6 +105,14 @@ deleteDatasources:
     });
     expect(p.dataSources.map((d) => d.name)).toEqual(['first', 'second']);
     expect(p.files.map((f) => f.split('/').pop())).toEqual(['a.yaml', 'b.yml', 'empty.yaml']);
+  });
+
+  it('keeps the shipped example valid (and unread, by its extension)', async () => {
+    const text = await readFile(join(root, 'provisioning/datasources/sample.yaml.example'), 'utf8');
+    const p = await plan({ 'sample.yaml': text }, { LOKI_URL: 'http://loki:3100', LOKI_PASSWORD: 'pw' });
+    expect(p.warnings).toEqual([]);
+    expect(p.dataSources.map((d) => [d.name, d.editable, d.url])).toEqual([['Prometheus', false, 'http://prometheus:9090'], ['Loki', true, 'http://loki:3100']]);
+    expect((await readDataSourceProvisioning(join(root, 'provisioning'), {})).files).toEqual([]);
   });
 
   it('treats a missing folder as nothing to provision', async () => {
@@ -229,6 +238,8 @@ ${extra}`;
 
     expect(await apply(await plan({ 'a.yaml': file(2, 'http://tempo-b') }))).toMatchObject({ updated: 1 });
     expect((await call(server, 'GET', `/api/datasources/${row!.id}`)).body).toMatchObject({ url: 'http://tempo-b', version: 3 });
+    // The same file again: the stored version is now above the declared one, but nothing differs, so no warning.
+    expect(await apply(await plan({ 'a.yaml': file(2, 'http://tempo-b') }))).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0, outdated: [] });
   });
 
   it('makes a declared default the only default of its org', async () => {

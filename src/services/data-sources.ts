@@ -232,9 +232,10 @@ export class DataSourceService {
   /**
    * Start-up provisioning: makes the org's data source `name` exactly as declared, read-only or
    * not (provisioning owns those rows, so the read-only guard does not apply). Nothing is written
-   * when the row already matches, so restarts leave versions alone. A declared `version` older
-   * than the stored one is skipped ('outdated'), as in the original server, which lets API edits
-   * of editable provisioned data sources survive restarts until the file's version is raised.
+   * when the row already matches, so restarts leave versions alone. A differing declaration whose
+   * `version` is older than the stored one is skipped ('outdated'), as in the original server,
+   * which lets API edits of editable provisioned data sources survive restarts until the file's
+   * version is raised to the stored one.
    */
   async provision(em: EntityManager, orgId: number, input: DataSourceInput & { name: string; readOnly: boolean }): Promise<'created' | 'updated' | 'unchanged' | 'outdated'> {
     const name = input.name;
@@ -263,11 +264,11 @@ export class DataSourceService {
         await lockOrgDefaults(tx, orgId);
         const row = await tx.findOne(DataSource, { orgId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (row) {
-          if (requestVersion !== 0 && row.version > requestVersion) return 'outdated';
           const same = (Object.keys(fields) as Array<keyof typeof fields>).every((key) => row[key] === fields[key]);
           if (same && (uid === null || uid === row.uid) && canonicalJson(row.jsonData) === canonicalJson(jsonData) && this.#secretsMatch(row, input)) {
             return 'unchanged';
           }
+          if (requestVersion !== 0 && row.version > requestVersion) return 'outdated';
         }
         if (fields.isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, ...(row ? { id: { $ne: row.id } } : {}) }, { isDefault: false });
         const written = row
