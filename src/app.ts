@@ -1,5 +1,5 @@
 import type { AddressInfo } from 'node:net';
-import type { Server } from 'node:http';
+import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgConnection } from './db/embedded.ts';
 import { ProxyTargetCache } from './proxy/cache.ts';
@@ -8,6 +8,7 @@ import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { getSchema } from './graphql/schema/index.ts';
 import { createHttpServer } from './http/server.ts';
+import { capturePrincipal, recordingAuthentication } from './metrics/request-principal.ts';
 import type { Logger } from './logging/logger.ts';
 import { RestExecutor } from './rest/executor.ts';
 import { createRestHandler } from './rest/handler.ts';
@@ -30,7 +31,9 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const services = createServices(settings, db.orm, options);
   const executor = new RestExecutor(getSchema());
   const rest = createRestHandler(services, executor, (error) => log.error({ err: error }, 'unexpected error in REST route'));
-  const graphql = createGraphQLHandler(services);
+  // GraphQL authenticates inside yoga; the capture hands its principal to the request log line.
+  const yoga = createGraphQLHandler(recordingAuthentication(services));
+  const graphql = async (req: IncomingMessage, res: ServerResponse) => ({ route: '/graphql', principal: await capturePrincipal(() => yoga(req, res)) });
   const proxyTargets = new ProxyTargetCache(services.dataSources, db.connection, log);
   services.dataSources.onChange((payload) => proxyTargets.invalidate(payload));
   const proxy = createProxyHandler(services, proxyTargets, log);

@@ -18,7 +18,7 @@ export interface HandledRequest {
 
 export interface HttpHandlers {
   rest(req: IncomingMessage, res: ServerResponse, path: string): Promise<HandledRequest>;
-  graphql(req: IncomingMessage, res: ServerResponse): unknown;
+  graphql(req: IncomingMessage, res: ServerResponse): Promise<HandledRequest>;
   proxy(req: IncomingMessage, res: ServerResponse, path: string): Promise<HandledRequest>;
   health(): Promise<Health>;
   /** Prometheus exposition, or null when `[metrics] enabled` is off. */
@@ -89,7 +89,8 @@ export function createHttpServer(settings: Settings, handlers: HttpHandlers, log
         return;
       }
       for (const [name, value] of Object.entries(DEFAULT_HEADERS)) res.setHeader(name, value);
-      if (path === '/api/health' && method === 'GET') {
+      // GET and HEAD, as the original answers load balancers' HEAD probes too; other methods fall through.
+      if (path === '/api/health' && (method === 'GET' || method === 'HEAD')) {
         handled.route = '/api/health';
         handlers.health().then((health) => sendJson(res, health.status, health.body), fail);
       } else if (path === '/metrics' && method === 'GET' && handlers.metrics) {
@@ -108,7 +109,7 @@ export function createHttpServer(settings: Settings, handlers: HttpHandlers, log
       } else if (path === '/graphql') {
         handled.route = '/graphql';
         preloadBody(req, settings.server.requestBodyLimitBytes).then(
-          () => handlers.graphql(req, res),
+          () => record(handlers.graphql(req, res)),
           (error: unknown) => {
             if (!(error instanceof DomainError)) throw error;
             sendJson(res, error.status, { errors: [{ message: error.message, extensions: { code: error.code } }] }, { connection: 'close' });
