@@ -139,6 +139,31 @@ describe('GET /api/admin/stats', () => {
     });
   });
 
+  it('computes all counters in one SQL statement', async () => {
+    // Record what this instance sends to PostgreSQL (every query passes the connection's executeQuery).
+    const connection = server.orm.em.getConnection() as unknown as { executeQuery: (query: string, ...rest: unknown[]) => Promise<unknown> };
+    const original = connection.executeQuery;
+    const sent: string[] = [];
+    connection.executeQuery = function (this: unknown, query: string, ...rest: unknown[]) {
+      sent.push(query);
+      return original.call(this, query, ...rest);
+    };
+    try {
+      await call(server, 'GET', '/api/admin/settings', { auth: admin });
+      const forAuthentication = sent.length;
+      expect(forAuthentication).toBeGreaterThan(0); // the hook does see this server's queries
+      sent.length = 0;
+      await stats();
+      expect(sent).toHaveLength(forAuthentication + 1);
+      const statement = sent.find((q) => q.includes('dashboard_snapshot'))!;
+      for (const table of ['"user"', 'org', 'dashboard', 'dashboard_snapshot', 'dashboard_tag', 'data_source', 'playlist', 'star']) {
+        expect(statement).toContain(`from ${table}`);
+      }
+    } finally {
+      connection.executeQuery = original;
+    }
+  });
+
   it('moves every counter with the rows behind it', async () => {
     const before = (await stats()).body;
     const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('Stats Org') returning id`);
