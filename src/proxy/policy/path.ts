@@ -1,84 +1,158 @@
-/** Where a proxied call goes inside its data source, and whether that stays inside it. */
+/** Where a proxied call goes inside its data source, and whether it stays inside it. */
 
 export const PROXY_ERRORS = {
   idInvalid: 'id is invalid',
   uidInvalid: 'UID is invalid',
   notFound: 'Unable to find datasource',
+  /** dashgate's own: Grafana forwards traversal attempts as they are. */
   badPath: 'invalid proxy path',
 } as const;
 
 export type ProxyRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
-export type ExtractedPath =
-  | { ok: true; ref: ProxyRef; proxyPath: string }
-  | { ok: false; message: string };
+export interface ProxyPathMatch {
+  ok: true;
+  ref: ProxyRef;
+  /** Still percent-encoded (`%2F` stays), without the leading slash; '' for the data source root. */
+  proxyPath: string;
+  /** The query string as received, with its `?`; '' when there is none. */
+  search: string;
+}
 
-const PREFIX = '/api/datasources/proxy/';
+export interface ProxyPathError {
+  ok: false;
+  error: 'id-invalid' | 'uid-invalid' | 'not-found';
+  status: 400 | 404;
+  message: string;
+}
+
+const ROUTE = /^\/api\/datasources\/proxy\/(?:uid\/([^/]+)|([^/]+))(?:\/(.*))?$/s;
 const UID_PATTERN = /^[a-zA-Z0-9\-_]*$/;
+const INT64_MAX = 2n ** 63n - 1n;
+/** data_source.id is a Postgres integer: a larger id cannot exist, and asking would be a 500. */
+const STORED_ID_MAX = 2 ** 31 - 1;
 
 /**
- * Splits `/api/datasources/proxy/<id|uid/<uid>>/<rest>` (the raw, still-escaped path, so `%2F`
- * survives) into the data source reference and the path to call on it.
+ * Splits a request target (`/api/datasources/proxy/<id>|uid/<uid>[/<path>][?query]`) into the data
+ * source reference, the still-escaped proxy path and the query. Like Grafana it strips
+ * `^/api/datasources/proxy/([\d]+|uid/[\w-]+)/?` from the escaped path, so exactly one slash
+ * after the reference goes (`/1//x` gives `/x`). Null when this is not a proxy route at all.
+ *
+ * Errors: a reference that is not an integer answers 400 `id is invalid` (Grafana also takes
+ * `+1`/`-1` from strconv; those are refused here too); a uid outside `[a-zA-Z0-9-_]` 400
+ * `UID is invalid`; an int64 id beyond the stored id range 404 `Unable to find datasource`.
  */
-export function extractProxyPath(rawPath: string): ExtractedPath | null {
-  if (!rawPath.startsWith(PREFIX)) return null;
-  const rest = rawPath.slice(PREFIX.length);
-  let ref: ProxyRef;
-  let after: string;
-  if (rest.startsWith('uid/')) {
-    const end = rest.indexOf('/', 4);
-    const uid = end < 0 ? rest.slice(4) : rest.slice(4, end);
-    if (!uid || !UID_PATTERN.test(uid)) return { ok: false, message: PROXY_ERRORS.uidInvalid };
-    ref = { kind: 'uid', uid };
-    after = end < 0 ? '' : rest.slice(end + 1);
-  } else {
-    const end = rest.indexOf('/');
-    const id = end < 0 ? rest : rest.slice(0, end);
-    if (!/^\d{1,10}$/.test(id) || Number(id) > 2 ** 31 - 1) return { ok: false, message: PROXY_ERRORS.idInvalid };
-    ref = { kind: 'id', id: Number(id) };
-    after = end < 0 ? '' : rest.slice(end + 1);
+export function extractProxyPath(rawUrl: string): ProxyPathMatch | ProxyPathError | null {
+  const q = rawUrl.indexOf('?');
+  const path = q < 0 ? rawUrl : rawUrl.slice(0, q);
+  const search = q < 0 || q === rawUrl.length - 1 ? '' : rawUrl.slice(q);
+  const match = ROUTE.exec(path);
+  if (!match) return null;
+  const [, uid, id, rest = ''] = match;
+  if (uid !== undefined) {
+    if (!UID_PATTERN.test(uid)) return { ok: false, error: 'uid-invalid', status: 400, message: PROXY_ERRORS.uidInvalid };
+    return { ok: true, ref: { kind: 'uid', uid }, proxyPath: rest, search };
   }
-  return { ok: true, ref, proxyPath: after };
+  if (!/^[0-9]+$/.test(id!) || BigInt(id!) > INT64_MAX) return { ok: false, error: 'id-invalid', status: 400, message: PROXY_ERRORS.idInvalid };
+  const value = Number(id);
+  if (value > STORED_ID_MAX) return { ok: false, error: 'not-found', status: 404, message: PROXY_ERRORS.notFound };
+  return { ok: true, ref: { kind: 'id', id: value }, proxyPath: rest, search };
 }
 
 /**
- * The proxy path if it cannot climb out of the data source's base path, else null. Rejected:
- * `.`/`..` segments (also percent-encoded, once or twice, and split by encoded slashes), empty
- * segments (`a//b`), backslashes, NUL and other control characters.
- */
-export function safeProxyPath(proxyPath: string): string | null {
-  if (proxyPath === '') return proxyPath;
-  let decoded = proxyPath;
-  // Decode repeatedly (double encoding) until stable; undecodable input is refused outright.
-  for (let i = 0; i < 3; i++) {
-    let next: string;
-    try {
-      next = decodeURIComponent(decoded);
-    } catch {
-      return null;
-    }
-    if (next === decoded) break;
-    decoded = next;
-  }
-  if (/[\u0000-\u001f\u007f\\]/.test(decoded)) return null;
-  if (decoded.startsWith('/')) return null;
-  const segments = decoded.split('/');
-  for (let i = 0; i < segments.length; i++) {
-    const segment = segments[i]!;
-    if (segment === '.' || segment === '..') return null;
-    // An empty segment is only fine as the very last one (a trailing slash).
-    if (segment === '' && i !== segments.length - 1) return null;
-  }
-  return proxyPath;
-}
-
-/**
- * Joins the data source URL's path and the proxy path with exactly one slash between them;
- * a trailing slash on the proxy path is kept and an empty proxy path leaves the base unchanged.
+ * Grafana's `JoinURLFragments`: exactly one slash between the data source URL's path and the
+ * proxy path; a trailing slash on the proxy path is kept; an empty proxy path leaves the base
+ * unchanged (an empty result is sent as `/`).
  */
 export function joinUpstreamPath(basePath: string, proxyPath: string): string {
-  if (proxyPath === '') return basePath || '/';
-  const base = basePath.endsWith('/') ? basePath.slice(0, -1) : basePath;
-  const tail = proxyPath.startsWith('/') ? proxyPath.slice(1) : proxyPath;
-  return `${base}/${tail}`;
+  if (proxyPath === '') return basePath;
+  const baseSlash = basePath.endsWith('/');
+  const pathSlash = proxyPath.startsWith('/');
+  if (baseSlash && pathSlash) return basePath + proxyPath.slice(1);
+  if (!baseSlash && !pathSlash) return `${basePath}/${proxyPath}`;
+  return basePath + proxyPath;
+}
+
+/** Layers of percent-encoding looked through (`%25252e` is three); deeper nesting is refused. */
+const MAX_DECODE_DEPTH = 4;
+/** C0, DEL and C1 controls: never part of a legitimate path, and NUL truncates in C-based servers. */
+const CONTROL = /[\u0000-\u001f\u007f-\u009f]/;
+const PCT = /%[0-9a-fA-F]{2}/;
+const utf8 = new TextDecoder('utf-8', { fatal: true });
+
+/**
+ * One percent-decoding pass; a `%` not followed by two hex digits stays a literal `%`. The bytes
+ * must form valid UTF-8, which refuses overlong forms such as `%c0%ae` (a dot to old decoders).
+ */
+function percentDecode(text: string): string | null {
+  const bytes: number[] = [];
+  const encoder = new TextEncoder();
+  for (let i = 0; i < text.length; ) {
+    if (text[i] === '%' && /^[0-9a-fA-F]{2}$/.test(text.slice(i + 1, i + 3))) {
+      bytes.push(Number.parseInt(text.slice(i + 1, i + 3), 16));
+      i += 3;
+    } else {
+      const char = String.fromCodePoint(text.codePointAt(i)!);
+      bytes.push(...encoder.encode(char));
+      i += char.length;
+    }
+  }
+  try {
+    return utf8.decode(new Uint8Array(bytes));
+  } catch {
+    return null;
+  }
+}
+
+/**
+ * Whether one reading of the path is harmless: no control characters or backslashes, no empty
+ * segment except a trailing one, no dot segment. A segment counts as a dot segment when it is
+ * `.` or `..` once `;params` (Tomcat's `..;/`) and trailing spaces (Windows) are dropped; `...`
+ * is an ordinary name everywhere.
+ */
+function layerSafe(layer: string): boolean {
+  for (const form of new Set([layer, layer.normalize('NFKC')])) {
+    if (CONTROL.test(form) || form.includes('\\')) return false;
+    const segments = form.split('/');
+    for (let i = 0; i < segments.length; i++) {
+      const segment = segments[i]!;
+      if (segment === '') {
+        if (i !== segments.length - 1) return false;
+        continue;
+      }
+      const name = segment.split(';')[0]!.replace(/ +$/, '');
+      if (name === '.' || name === '..') return false;
+    }
+  }
+  return true;
+}
+
+/**
+ * The proxy path unchanged if it cannot leave the data source's base path once joined and
+ * resolved by us, the URL class or any upstream that decodes or normalises, else null.
+ *
+ * Refused in any layer of percent-decoding (so `%2e%2e`, `.%2e`, `%252e%252e` and `..%2f` alike),
+ * and in the NFKC form of each layer (fullwidth `．`, `／`, `＼`): `.`/`..` segments, backslashes,
+ * empty segments (`a//b`, a leading `/`), NUL and other control characters; also raw characters
+ * outside printable ASCII and `#`, malformed percent-encoding and invalid UTF-8. `%2F` inside a
+ * segment is fine as long as the segments it creates are (`afsd%2Fafsd` passes, `%2F..%2F` not).
+ */
+export function safeProxyPath(proxyPath: string): string | null {
+  if (proxyPath === '') return '';
+  if (!/^[\u0021-\u007e]*$/.test(proxyPath) || proxyPath.includes('#')) return null;
+  if (/%(?![0-9a-fA-F]{2})/.test(proxyPath)) return null; // Go refuses the request line itself
+  let layer = proxyPath;
+  for (let depth = 0; ; depth++) {
+    if (!layerSafe(layer)) return null;
+    if (!PCT.test(layer)) return proxyPath;
+    if (depth === MAX_DECODE_DEPTH) return null;
+    const next = percentDecode(layer);
+    if (next === null) return null;
+    layer = next;
+  }
+}
+
+/** Boolean form of `safeProxyPath`. */
+export function isPathSafe(proxyPath: string): boolean {
+  return safeProxyPath(proxyPath) !== null;
 }

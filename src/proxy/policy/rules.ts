@@ -1,31 +1,93 @@
-/** Per-kind method restrictions of the original server's proxy; returns the 403 message or null. */
+/**
+ * Grafana's per-type restrictions on proxied calls (`validateRequest` in ds_proxy.go), after the
+ * whitelist: Elasticsearch is read-only but for `_msearch`; Prometheus allows writes only on the
+ * routes its plugin.json lists, each with a minimum org role.
+ */
 
-const PROMETHEUS_ALLOWED: Array<{ method: string; path: string }> = [
-  { method: 'POST', path: 'api/v1/query' },
-  { method: 'POST', path: 'api/v1/query_range' },
-  { method: 'POST', path: 'api/v1/series' },
-  { method: 'POST', path: 'api/v1/labels' },
-  { method: 'POST', path: 'api/v1/query_exemplars' },
-  { method: 'POST', path: 'rules' },
-  { method: 'DELETE', path: 'rules' },
-  { method: 'POST', path: 'config/v1/rules' },
-  { method: 'DELETE', path: 'config/v1/rules' },
+export type ProxyOrgRole = 'None' | 'Viewer' | 'Editor' | 'Admin';
+
+export const RULE_MESSAGES = {
+  esDelete: 'deletes not allowed on proxied Elasticsearch datasource',
+  esPut: 'puts not allowed on proxied Elasticsearch datasource',
+  esPost: 'posts not allowed on proxied Elasticsearch datasource except on /_msearch',
+  promDelete: 'non allow-listed DELETEs not allowed on proxied Prometheus datasource',
+  promPut: 'non allow-listed PUTs not allowed on proxied Prometheus datasource',
+  promPost: 'non allow-listed POSTs not allowed on proxied Prometheus datasource',
+  routeDenied: 'plugin proxy route access denied',
+} as const;
+
+export interface PluginRoute {
+  /** '' or '*' match any method. */
+  readonly method: string;
+  readonly path: string;
+  readonly reqRole: ProxyOrgRole;
+}
+
+/** The Prometheus plugin's `routes` (plugin.json), in its order: the first match wins. */
+export const PROMETHEUS_ROUTES: readonly PluginRoute[] = [
+  { method: 'POST', path: 'api/v1/query', reqRole: 'Viewer' },
+  { method: 'POST', path: 'api/v1/query_range', reqRole: 'Viewer' },
+  { method: 'POST', path: 'api/v1/series', reqRole: 'Viewer' },
+  { method: 'POST', path: 'api/v1/labels', reqRole: 'Viewer' },
+  { method: 'POST', path: 'api/v1/query_exemplars', reqRole: 'Viewer' },
+  { method: 'GET', path: '/rules', reqRole: 'Viewer' },
+  { method: 'POST', path: '/rules', reqRole: 'Editor' },
+  { method: 'DELETE', path: '/rules', reqRole: 'Editor' },
+  { method: 'DELETE', path: '/config/v1/rules', reqRole: 'Editor' },
+  { method: 'POST', path: '/config/v1/rules', reqRole: 'Editor' },
 ];
 
+/** Core Prometheus and the Amazon/Azure flavours, which Grafana restricts alike. */
 const PROMETHEUS_TYPES = new Set(['prometheus', 'grafana-amazonprometheus-datasource', 'grafana-azureprometheus-datasource']);
 
-export function checkProxyRequest(type: string, method: string, proxyPath: string): string | null {
-  const path = proxyPath.replace(/^\/+/, '');
+const RANK: Record<ProxyOrgRole, number> = { None: 0, Viewer: 1, Editor: 2, Admin: 3 };
+
+/**
+ * Grafana's `CleanRelativePath`: resolve `.`/`..` as if rooted, drop empty segments and the
+ * leading slash ('' for the root). Route matching uses it on both sides so `/rules` and `rules`
+ * are the same route, and `api/v1/query/../../admin` does not match `api/v1/query`.
+ */
+export function cleanRelativePath(path: string): string {
+  const out: string[] = [];
+  for (const segment of path.split('/')) {
+    if (segment === '' || segment === '.') continue;
+    if (segment === '..') out.pop();
+    else out.push(segment);
+  }
+  return out.join('/');
+}
+
+/**
+ * The first route whose method matches and whose cleaned path is a string prefix of the cleaned
+ * proxy path (a string prefix, as Grafana: `api/v1/query` also covers `api/v1/query_range`).
+ */
+export function matchPluginRoute(routes: readonly PluginRoute[], method: string, proxyPath: string): PluginRoute | null {
+  const path = cleanRelativePath(proxyPath);
+  const verb = method.toUpperCase();
+  return routes.find((r) => (r.method === '' || r.method === '*' || r.method === verb) && path.startsWith(cleanRelativePath(r.path))) ?? null;
+}
+
+/**
+ * The 403 message Grafana would answer for this call, or null when it may go ahead. `proxyPath`
+ * is the escaped proxy path (check it with `safeProxyPath` first). `orgRole` is the caller's org
+ * role (pass 'Admin' for a server admin); it defaults to the least a proxy user has, so routes
+ * that need Editor are refused unless the caller's role is given.
+ */
+export function checkProxyRequest(type: string, method: string, proxyPath: string, orgRole: ProxyOrgRole = 'Viewer'): string | null {
+  // Node's parser only yields upper-case methods; upper-casing keeps a stray lower-case one from slipping by.
+  const verb = method.toUpperCase();
   if (type === 'elasticsearch') {
-    if (method === 'DELETE') return 'deletes not allowed on proxied Elasticsearch datasource';
-    if (method === 'PUT') return 'puts not allowed on proxied Elasticsearch datasource';
-    if (method === 'POST' && path !== '_msearch') return 'posts not allowed on proxied Elasticsearch datasource except on /_msearch';
+    if (verb === 'DELETE') return RULE_MESSAGES.esDelete;
+    if (verb === 'PUT') return RULE_MESSAGES.esPut;
+    // An exact comparison, as Grafana: `idx/_msearch` and `_msearch/` are refused.
+    if (verb === 'POST' && proxyPath !== '_msearch') return RULE_MESSAGES.esPost;
     return null;
   }
-  if (PROMETHEUS_TYPES.has(type) && (method === 'POST' || method === 'PUT' || method === 'DELETE')) {
-    // The plugin routes match by prefix, as the original's route table does.
-    if (PROMETHEUS_ALLOWED.some((r) => r.method === method && path.startsWith(r.path))) return null;
-    return `non allow-listed ${method}s not allowed on proxied Prometheus datasource`;
-  }
+  if (!PROMETHEUS_TYPES.has(type)) return null;
+  const route = matchPluginRoute(PROMETHEUS_ROUTES, verb, proxyPath);
+  if (route) return RANK[orgRole] >= RANK[route.reqRole] ? null : RULE_MESSAGES.routeDenied;
+  if (verb === 'DELETE') return RULE_MESSAGES.promDelete;
+  if (verb === 'PUT') return RULE_MESSAGES.promPut;
+  if (verb === 'POST') return RULE_MESSAGES.promPost;
   return null;
 }
