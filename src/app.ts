@@ -4,6 +4,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { PgConnection } from './db/embedded.ts';
 import { ProxyTargetCache } from './proxy/cache.ts';
 import { createProxyHandler } from './proxy/handler.ts';
+import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { getSchema } from './graphql/schema/index.ts';
@@ -24,6 +25,8 @@ export interface App {
 export interface AppOptions {
   /** Benchmarks compare with the verified-credential cache off. */
   cacheCredentials?: boolean;
+  /** The DNS resolver behind the proxy's guarded lookup (tests stand in a fake one). */
+  proxyResolver?: LookupFunction;
 }
 
 /** Wires services, GraphQL, REST and HTTP together over an initialised ORM. */
@@ -36,7 +39,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const graphql = async (req: IncomingMessage, res: ServerResponse) => ({ route: '/graphql', principal: await capturePrincipal(() => yoga(req, res)) });
   const proxyTargets = new ProxyTargetCache(services.dataSources, db.connection, log);
   services.dataSources.onChange((payload) => proxyTargets.invalidate(payload));
-  const proxy = createProxyHandler(services, proxyTargets, log);
+  const proxy = createProxyHandler(services, proxyTargets, log, undefined, { resolve: options.proxyResolver });
   const server = createHttpServer(settings, { rest, graphql, proxy: proxy.handle }, log);
 
   return {

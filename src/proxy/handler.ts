@@ -1,167 +1,297 @@
-import { Agent, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
+import { Agent, validateHeaderValue, type ClientRequest, type IncomingHttpHeaders, type IncomingMessage, type ServerResponse } from 'node:http';
 import { Agent as HttpsAgent } from 'node:https';
 import { createProxyServer } from 'http-proxy-3';
-import type { Principal } from '../auth/principal.ts';
+import { AUTH_ERRORS } from '../auth/authenticator.ts';
+import { hasOrgRole, type Principal } from '../auth/principal.ts';
+import { get as getSetting } from '../config/settings.ts';
+import type { HandledRequest } from '../http/server.ts';
 import type { Logger } from '../logging/logger.ts';
-import { DomainError } from '../services/errors.ts';
+import { accessDenied, DomainError } from '../services/errors.ts';
 import type { Services } from '../services/index.ts';
 import { VERSION } from '../version.ts';
-import type { ProxyTarget, ProxyTargetCache } from './cache.ts';
-import { createGuardedLookup, EGRESS_MESSAGES, hostWhitelisted, literalHostAllowed } from './policy/address.ts';
+import { TargetSecretsError, type ProxyTargetCache } from './cache.ts';
+import { checkLiteralHost, createGuardedLookup, EGRESS_MESSAGES, hostWhitelisted, type EgressPolicy, type LookupFunction } from './policy/address.ts';
 import { extractProxyPath, joinUpstreamPath, PROXY_ERRORS, safeProxyPath } from './policy/path.ts';
 import { checkProxyRequest } from './policy/rules.ts';
+import type { ProxyTarget } from './target.ts';
 
-export interface ProxyRequestInfo {
-  principal: Principal | null;
+export interface ProxyRequestInfo extends HandledRequest {
   status: number;
-  upstreamMs: number | null;
+  /** Data source kind and time to the upstream's answer, when the call reached it. */
+  upstream: { type: string; seconds: number } | null;
 }
 
 export type ProxyHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<ProxyRequestInfo>;
 
-/** Headers that carry the caller's identity or the client's view of the request: never forwarded. */
-const STRIPPED = ['authorization', 'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'origin', 'referer', 'x-grafana-user', 'x-ds-authorization'];
-/** Hop-by-hop response headers; node re-frames the body itself. */
-const HOP_BY_HOP = new Set(['connection', 'keep-alive', 'transfer-encoding', 'proxy-connection', 'upgrade', 'trailer', 'te']);
+/** Called once per call that went upstream, with the status the client got. */
+export type UpstreamObserver = (type: string, status: number, seconds: number) => void;
+
+export interface ProxyHandlerOptions {
+  /** The resolver behind the guarded lookup (tests stand in a fake DNS); `dns.lookup` by default. */
+  resolve?: LookupFunction;
+}
+
+const ROUTE = '/api/datasources/proxy/*';
+
+/**
+ * Never forwarded: the caller's credentials, the client's view of the request, our own user
+ * header, and hop-by-hop headers (node frames the upstream request itself; `expect` was already
+ * answered by our server).
+ */
+const STRIPPED_REQUEST_HEADERS = [
+  'authorization', 'proxy-authorization', 'x-ds-authorization', 'cookie',
+  'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'origin', 'referer', 'x-grafana-user',
+  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+];
+/** Hop-by-hop response headers, and the data source's cookies (they would land on our origin). */
+const STRIPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+
+/** Decisions about a data source version that depend only on it and the settings. */
+interface Verdict {
+  /** The 403 message, or null when the target may be called. */
+  denied: string | null;
+}
 
 /**
  * `ANY /api/datasources/proxy/:id/*` and `/api/datasources/proxy/uid/:uid/*`: authenticate like
- * REST, find the data source in the caller's org (cached), apply the original server's rules,
- * then stream both ways through http-proxy-3 over keep-alive agents that check every address
- * they connect to against the egress policy.
+ * REST, find the data source in the caller's org (cached, prepared once per version), apply the
+ * original server's rules, then stream both ways through http-proxy-3 over keep-alive agents that
+ * check every address they connect to against the egress policy.
  */
-export function createProxyHandler(services: Services, cache: ProxyTargetCache, log: Logger): { handle: ProxyHandler; close(): void } {
+export function createProxyHandler(
+  services: Services,
+  cache: ProxyTargetCache,
+  log: Logger,
+  onUpstream?: UpstreamObserver,
+  options: ProxyHandlerOptions = {},
+): { handle: ProxyHandler; close(): void } {
   const settings = services.settings;
-  const policy = { denyPrivate: settings.security.dataSourceProxyDenyPrivate };
-  const lookup = createGuardedLookup(policy);
+  const dataproxy = settings.dataproxy;
+  const policy: EgressPolicy = { denyPrivate: settings.security.dataSourceProxyDenyPrivate };
+  const whitelist = settings.security.dataSourceProxyWhitelist;
+  const maxConnsPerHost = Number(getSetting(settings, 'dataproxy', 'max_conns_per_host') ?? 0);
   const agentOptions = {
     keepAlive: true,
-    keepAliveMsecs: settings.dataproxy.keepAliveSeconds * 1000,
-    maxFreeSockets: settings.dataproxy.maxIdleConnections,
-    timeout: settings.dataproxy.idleConnTimeoutSeconds * 1000,
-    lookup: lookup as never,
+    keepAliveMsecs: dataproxy.keepAliveSeconds * 1000,
+    // 0 in the original's settings means unlimited.
+    maxSockets: maxConnsPerHost > 0 ? maxConnsPerHost : Infinity,
+    maxFreeSockets: dataproxy.maxIdleConnections > 0 ? dataproxy.maxIdleConnections : 256,
+    // Applies to idle pooled sockets only: node's agent destroys a free socket on timeout.
+    timeout: dataproxy.idleConnTimeoutSeconds * 1000,
+    scheduling: 'lifo' as const,
+    // Every address a connection is about to use is checked here, DNS answer by DNS answer.
+    lookup: createGuardedLookup(policy, options.resolve) as never,
   };
   const httpAgent = new Agent(agentOptions);
   const httpsAgent = new HttpsAgent(agentOptions);
   const proxy = createProxyServer({});
-  // Errors arrive through each call's callback; this only keeps an unexpected one from crashing us.
-  proxy.on('error', (error) => log.warn({ err: error }, 'proxy error'));
+  // Each call passes its own callback, so this only fires for errors http-proxy-3 cannot route.
+  proxy.on('error', (error) => log.warn({ err: error, component: 'dataproxy' }, 'proxy error'));
+  // Client resets are answered by the close handler of each call; the event only needs a listener.
+  proxy.on('econnreset', () => {});
   // One listener per event for all calls, dispatched by incoming request.
-  const calls = new WeakMap<IncomingMessage, { onRequest(proxyReq: ClientRequest): void; onResponse(proxyRes: IncomingMessage): void }>();
+  const calls = new WeakMap<IncomingMessage, Call>();
   proxy.on('proxyReq', (proxyReq, req) => calls.get(req)?.onRequest(proxyReq));
   proxy.on('proxyRes', (proxyRes, req) => calls.get(req)?.onResponse(proxyRes));
-  const userAgent = settings.dataproxy.userAgent || `dashgate/${VERSION}`;
+
+  const userAgent = usableUserAgent(dataproxy.userAgent, log);
   const loginCookie = settings.auth.loginCookieName;
+  const verdicts = new WeakMap<ProxyTarget, Verdict>();
+  const verdictFor = (target: ProxyTarget): Verdict => {
+    let verdict = verdicts.get(target);
+    if (!verdict) {
+      const upstream = target.upstream!;
+      // The whitelist answers first, as in the original server; then the literal-address policy.
+      const denied = !hostWhitelisted(upstream.host, whitelist, upstream.protocol)
+        ? EGRESS_MESSAGES.whitelist
+        : checkLiteralHost(upstream.hostname, policy).allowed
+          ? null
+          : EGRESS_MESSAGES.denied;
+      verdict = { denied };
+      verdicts.set(target, verdict);
+    }
+    return verdict;
+  };
 
   const handle: ProxyHandler = async (req, res, path) => {
-    const info: ProxyRequestInfo = { principal: null, status: 0, upstreamMs: null };
-    const reject = (status: number, message: string) => {
+    const info: ProxyRequestInfo = { route: ROUTE, principal: null, status: 0, upstream: null };
+    const fail = (status: number, body: unknown) => {
       info.status = status;
-      sendError(res, status, message);
+      sendJson(res, status, body);
       return info;
     };
+
     const em = services.orm.em.fork();
+    let principal: Principal;
     try {
-      info.principal = await services.authenticator.authenticate(em, {
+      const found = await services.authenticator.authenticate(em, {
         authorization: req.headers.authorization,
         orgIdHeader: single(req.headers['x-grafana-org-id']),
         ip: req.socket.remoteAddress ?? '',
       });
+      if (!found) throw AUTH_ERRORS.unauthorized();
+      info.principal = principal = found;
+      // Every org role may query; a user without one in this org may not.
+      if (!hasOrgRole(principal, 'Viewer')) throw accessDenied('datasources:query');
     } catch (error) {
       if (!(error instanceof DomainError)) throw error;
-      info.status = error.status;
-      sendJson(res, error.status, error.body ?? { message: error.message });
-      return info;
+      return fail(error.status, error.body ?? { message: error.message });
     }
-    const principal = info.principal;
-    if (!principal) return reject(401, 'Unauthorized');
 
-    const extracted = extractProxyPath(path);
-    if (!extracted) return reject(404, 'Not found');
-    if (!extracted.ok) return reject(400, extracted.message);
+    const extracted = extractProxyPath(req.url ?? path);
+    if (!extracted) return fail(404, { message: 'Not found' });
+    if (!extracted.ok) return fail(extracted.status, { message: extracted.message });
     const proxyPath = safeProxyPath(extracted.proxyPath);
-    if (proxyPath === null) return reject(400, PROXY_ERRORS.badPath);
+    if (proxyPath === null) return fail(400, { message: PROXY_ERRORS.badPath });
 
-    const target = await cache.get(em, principal.orgId, extracted.ref);
-    if (!target) return reject(404, PROXY_ERRORS.notFound);
-    if (!target.url) return reject(400, `Invalid data source URL: "${target.rawUrl}"`);
+    let target: ProxyTarget | null;
+    try {
+      const cached = cache.get(em, principal.orgId, extracted.ref);
+      target = cached instanceof Promise ? await cached : cached;
+    } catch (error) {
+      if (!(error instanceof TargetSecretsError)) throw error;
+      log.warn({ err: error, component: 'dataproxy' }, 'data source secrets unreadable');
+      return fail(500, { message: 'Unable to load datasource meta data' });
+    }
+    if (!target) return fail(404, { message: PROXY_ERRORS.notFound });
+    const upstream = target.upstream;
+    if (!upstream) return fail(400, { message: `Invalid data source URL: "${target.rawUrl}"` });
+    const verdict = verdictFor(target);
+    if (verdict.denied === EGRESS_MESSAGES.whitelist) return fail(403, { message: verdict.denied });
     const method = req.method ?? 'GET';
-    const denied = checkProxyRequest(target.type, method, proxyPath);
-    if (denied) return reject(403, denied);
-    if (!hostWhitelisted(target.url.host, settings.security.dataSourceProxyWhitelist)) return reject(403, EGRESS_MESSAGES.whitelist);
-    if (!literalHostAllowed(target.url.hostname, policy)) return reject(403, EGRESS_MESSAGES.denied);
+    const refused = checkProxyRequest(target.type, method, proxyPath, principal.isServerAdmin ? 'Admin' : principal.orgRole);
+    if (refused) return fail(403, { message: refused });
+    if (verdict.denied) return fail(403, { message: verdict.denied });
 
-    const query = (req.url ?? '').indexOf('?');
-    const upstream = new URL(target.url.href);
-    upstream.pathname = joinUpstreamPath(target.url.pathname, proxyPath);
-    upstream.search = query < 0 ? '' : (req.url ?? '').slice(query);
-    rewriteRequestHeaders(req.headers, target, principal, { userAgent, loginCookie, sendUserHeader: settings.dataproxy.sendUserHeader, ip: req.socket.remoteAddress ?? '' });
-    if (settings.dataproxy.logging) {
-      log.info({ component: 'dataproxy', method, uri: upstream.pathname, dsType: target.type, dsId: target.id, userId: principal.userId, orgId: principal.orgId }, 'proxying request');
+    // A body of unknown length must stay chunked upstream: node would send GET, DELETE or OPTIONS
+    // bodies unframed otherwise.
+    const chunked = req.headers['content-length'] === undefined && req.headers['transfer-encoding'] !== undefined;
+    rewriteRequestHeaders(req.headers, target, principal, { userAgent, loginCookie, sendUserHeader: dataproxy.sendUserHeader, ip: req.socket.remoteAddress ?? '' });
+    if (chunked) req.headers['transfer-encoding'] = 'chunked';
+    if (dataproxy.logging) {
+      // The path only: query strings and bodies can carry credentials, headers certainly do.
+      log.info({ component: 'dataproxy', method, uri: path, dsType: target.type, dsId: target.id, userId: principal.userId, orgId: principal.orgId }, 'proxying request');
     }
 
-    const timeoutSeconds = Number(target.jsonData.timeout) > 0 ? Number(target.jsonData.timeout) : settings.dataproxy.timeoutSeconds;
+    const timeoutMs = (target.timeoutSeconds ?? dataproxy.timeoutSeconds) * 1000;
     const started = performance.now();
-    return new Promise<ProxyRequestInfo>((resolve) => {
+    const type = target.type;
+    return new Promise<ProxyRequestInfo>((done) => {
+      let settled = false;
+      let responded = false;
       let timedOut = false;
       let outgoing: ClientRequest | null = null;
-      const timer = setTimeout(() => {
-        timedOut = true;
-        outgoing?.destroy(new Error('upstream timeout'));
-      }, timeoutSeconds * 1000);
-      const finish = (status: number) => {
+      let timer: NodeJS.Timeout | undefined;
+      const settle = (status: number) => {
+        if (settled) return;
+        settled = true;
         clearTimeout(timer);
-        info.status = status;
-        info.upstreamMs = performance.now() - started;
-        resolve(info);
-      };
-      const onResponse = (proxyRes: IncomingMessage) => {
         calls.delete(req);
-        clearTimeout(timer);
-        if (proxyRes.statusCode === 401) {
-          // The data source's own 401 must not look like ours (clients would drop their session).
-          proxyRes.resume();
-          res.writeHead(400, { 'content-security-policy': 'sandbox' });
-          res.end('Authentication to data source failed');
-          finish(400);
+        info.status = status;
+        info.upstream = { type, seconds: (performance.now() - started) / 1000 };
+        onUpstream?.(type, status, info.upstream.seconds);
+        done(info);
+      };
+      const answerEmpty = (status: number) => {
+        if (!res.headersSent && !res.destroyed) {
+          res.writeHead(status, { 'content-length': '0' });
+          res.end();
+        }
+        settle(status);
+      };
+      // As Go's ResponseHeaderTimeout in the original: the wait for the response headers once the
+      // request is fully written, so uploads and streamed answers may take as long as they take.
+      // Connecting has its own limit (`dialTimeout`); the error callback then answers 504.
+      const awaitHeaders = () => {
+        if (settled || responded) return;
+        timer = setTimeout(() => {
+          timedOut = true;
+          outgoing?.destroy();
+        }, timeoutMs);
+      };
+      // A client that goes away ends the call; http-proxy-3 destroys the upstream request then.
+      res.once('close', () => settle(res.writableFinished ? res.statusCode : 499));
+
+      const call: Call = {
+        onRequest(proxyReq) {
+          outgoing = proxyReq;
+          if (settled) proxyReq.destroy();
+          else proxyReq.once('finish', awaitHeaders);
+        },
+        onResponse(proxyRes) {
+          responded = true;
+          clearTimeout(timer);
+          if (settled || res.headersSent) {
+            proxyRes.destroy();
+            return;
+          }
+          proxyRes.on('error', () => res.destroy());
+          if (proxyRes.statusCode === 401) {
+            // The data source's 401 must not look like ours: clients would drop their own session.
+            proxyRes.resume();
+            res.writeHead(400, { 'content-security-policy': 'sandbox' });
+            res.end('Authentication to data source failed');
+            return;
+          }
+          res.writeHead(proxyRes.statusCode ?? 502, responseHeaders(proxyRes.headers));
+          proxyRes.pipe(res);
+        },
+      };
+      calls.set(req, call);
+
+      const onError = (error: Error) => {
+        if (settled) return;
+        const code = (error as NodeJS.ErrnoException).code;
+        if (res.headersSent) {
+          // Mid-body: the status line is gone, so all that is left is to cut the response short.
+          res.destroy();
           return;
         }
-        res.writeHead(proxyRes.statusCode ?? 502, responseHeaders(proxyRes.headers));
-        proxyRes.pipe(res);
-        proxyRes.on('error', () => res.destroy());
-        res.on('close', () => finish(proxyRes.statusCode ?? 502));
+        if (code === 'EGRESS_DENIED') {
+          info.status = 403;
+          sendJson(res, 403, { message: EGRESS_MESSAGES.denied });
+          settle(403);
+          return;
+        }
+        // As the original: an empty 504 on timeout, an empty 502 for any other upstream failure.
+        const status = timedOut || code === 'ECONNECT_TIMEOUT' ? 504 : 502;
+        log.debug({ component: 'dataproxy', dsId: target.id, code, status }, 'upstream call failed');
+        answerEmpty(status);
       };
-      calls.set(req, { onRequest: (proxyReq) => (outgoing = proxyReq), onResponse });
-      proxy.web(
-        req,
-        res,
-        {
-          target: upstream,
-          ignorePath: true,
-          changeOrigin: true,
-          selfHandleResponse: true,
-          agent: upstream.protocol === 'https:' ? httpsAgent : httpAgent,
-        },
-        (error) => {
-          calls.delete(req);
-          const code = (error as NodeJS.ErrnoException).code;
-          if (res.headersSent) {
-            res.destroy();
-            finish(res.statusCode);
-          } else if (code === 'EGRESS_DENIED') {
-            sendError(res, 403, EGRESS_MESSAGES.denied);
-            finish(403);
-          } else {
-            // As the original: an empty 504 on timeout, an empty 502 for any other upstream failure.
-            const status = timedOut ? 504 : req.socket.destroyed || res.destroyed ? 499 : 502;
-            if (!res.destroyed) {
-              res.writeHead(status, { 'content-length': '0' });
-              res.end();
-            }
-            finish(status);
-          }
-        },
-      );
+
+      // http-proxy-3's deleteLength pass sets `content-length: 0` on a DELETE or OPTIONS without one,
+      // which would truncate a chunked body: it is shown another method while the passes run (they
+      // run synchronously), and the upstream gets the real one through the `method` option.
+      const hideMethod = chunked && (method === 'DELETE' || method === 'OPTIONS');
+      if (hideMethod) req.method = 'POST';
+      try {
+        proxy.web(
+          req,
+          res,
+          {
+            method,
+            target: {
+              protocol: upstream.protocol,
+              host: upstream.host,
+              hostname: upstream.hostname,
+              port: upstream.port,
+              pathname: joinUpstreamPath(upstream.basePath, proxyPath),
+              search: extracted.search,
+            } as never,
+            ignorePath: true,
+            // The Host header is set with the rest of the request headers.
+            changeOrigin: false,
+            selfHandleResponse: true,
+            connectTimeout: dataproxy.dialTimeoutSeconds * 1000,
+            agent: upstream.protocol === 'https:' ? httpsAgent : httpAgent,
+          },
+          onError,
+        );
+      } catch (error) {
+        onError(error as Error);
+      } finally {
+        if (hideMethod) req.method = method;
+      }
     });
   };
 
@@ -170,9 +300,14 @@ export function createProxyHandler(services: Services, cache: ProxyTargetCache, 
     close() {
       httpAgent.destroy();
       httpsAgent.destroy();
-      proxy.close();
+      proxy.removeAllListeners();
     },
   };
+}
+
+interface Call {
+  onRequest(proxyReq: ClientRequest): void;
+  onResponse(proxyRes: IncomingMessage): void;
 }
 
 function rewriteRequestHeaders(
@@ -182,53 +317,61 @@ function rewriteRequestHeaders(
   options: { userAgent: string; loginCookie: string; sendUserHeader: boolean; ip: string },
 ): void {
   const dsAuthorization = single(headers['x-ds-authorization']);
-  for (const name of STRIPPED) delete headers[name];
-  const keep = Array.isArray(target.jsonData.keepCookies) ? new Set(target.jsonData.keepCookies.map(String)) : new Set<string>();
-  const cookies = keptCookies(single(headers.cookie), keep, options.loginCookie);
+  const cookies = target.keepCookies.size > 0 ? keptCookies(headers.cookie, target.keepCookies, options.loginCookie) : '';
+  // Headers the client listed in Connection are hop-by-hop too.
+  const connection = single(headers.connection);
+  if (connection) for (const name of connection.split(',')) delete headers[name.trim().toLowerCase()];
+  for (const name of STRIPPED_REQUEST_HEADERS) delete headers[name];
+
   if (cookies) headers.cookie = cookies;
-  else delete headers.cookie;
   const forwardedFor = single(headers['x-forwarded-for']);
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${options.ip}` : options.ip;
   if (dsAuthorization) headers.authorization = dsAuthorization;
-  if (target.basicAuth) {
-    headers.authorization = basicHeader(target.basicAuthUser, target.secrets.basicAuthPassword ?? '');
-  } else if (target.user && (target.type === 'influxdb' || target.secrets.password !== undefined)) {
-    headers.authorization = basicHeader(target.user, target.secrets.password ?? '');
-  }
-  for (let n = 1; ; n++) {
-    const name = target.jsonData[`httpHeaderName${n}`];
-    if (typeof name !== 'string' || !name) break;
-    headers[name.toLowerCase()] = target.secrets[`httpHeaderValue${n}`] ?? '';
-  }
+  headers.host = target.upstream!.host;
   headers['user-agent'] = options.userAgent;
-  if (options.sendUserHeader && principal.login) headers['x-grafana-user'] = principal.login;
+  if (options.sendUserHeader && principal.userId !== null && principal.login) headers['x-grafana-user'] = principal.login;
+  // The data source's own credentials and custom headers win over anything the caller sent.
+  for (const [name, value] of target.headers) headers[name] = value;
 }
 
-function keptCookies(header: string | undefined, keep: Set<string>, loginCookie: string): string {
-  if (!header || keep.size === 0) return '';
-  return header
-    .split(';')
-    .map((part) => part.trim())
-    .filter((part) => {
-      const name = part.slice(0, part.indexOf('=') < 0 ? part.length : part.indexOf('='));
-      return name !== loginCookie && keep.has(name);
-    })
-    .sort()
+/** The cookies named in `keepCookies`, never the login cookie, sorted by name as the original does. */
+function keptCookies(header: string | undefined, keep: ReadonlySet<string>, loginCookie: string): string {
+  if (!header) return '';
+  const kept: Array<[string, string]> = [];
+  for (const part of header.split(';')) {
+    const pair = part.trim();
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (name && name !== loginCookie && keep.has(name)) kept.push([name, pair]);
+  }
+  return kept
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, pair]) => pair)
     .join('; ');
 }
 
 function responseHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
   const headers: Record<string, string | string[]> = {};
-  for (const [name, value] of Object.entries(upstream)) {
-    if (value === undefined || name === 'set-cookie' || HOP_BY_HOP.has(name)) continue;
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value === undefined || STRIPPED_RESPONSE_HEADERS.has(name)) continue;
     headers[name] = value;
   }
   headers['content-security-policy'] = 'sandbox';
   return headers;
 }
 
-function basicHeader(user: string, password: string): string {
-  return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+/** `[dataproxy] user_agent`, or `dashgate/<version>` when it is empty or not a valid header value. */
+function usableUserAgent(configured: string, log: Logger): string {
+  const fallback = `dashgate/${VERSION}`;
+  if (!configured) return fallback;
+  try {
+    validateHeaderValue('user-agent', configured);
+    return configured;
+  } catch {
+    log.warn({ component: 'dataproxy' }, '[dataproxy] user_agent is not a valid header value; using the default');
+    return fallback;
+  }
 }
 
 function single(value: string | string[] | undefined): string | undefined {
@@ -236,11 +379,8 @@ function single(value: string | string[] | undefined): string | undefined {
 }
 
 function sendJson(res: ServerResponse, status: number, body: unknown): void {
+  if (res.headersSent || res.destroyed) return;
   const text = JSON.stringify(body);
   res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
   res.end(text);
-}
-
-function sendError(res: ServerResponse, status: number, message: string): void {
-  sendJson(res, status, { message });
 }
