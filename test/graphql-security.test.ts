@@ -83,6 +83,17 @@ describe('[graphql] query limits', () => {
     expect(refused.body.errors?.[0]?.message).toBe('Query depth limit of 12 exceeded, found 13.');
   });
 
+  it('refuses documents of over 2000 tokens while parsing', async () => {
+    // A long list literal makes a long but valid document; id 424242 does not exist, so nothing changes.
+    const update = (numbers: number) => `mutation { updateDataSource(id: 424242, input: { name: "n", type: "t", access: "proxy", jsonData: { a: [${'1 '.repeat(numbers)}] } }) { id } }`;
+    const refused = await gql(defaults, update(2000));
+    expect(refused.status).toBe(400);
+    expect(refused.body.errors?.[0]?.message).toMatch(/Token limit of 2000 exceeded/);
+    const parsed = await gql(defaults, update(1900));
+    expect(parsed.status).toBe(404);
+    expect(parsed.body.errors?.[0]?.message).toBe('Data source not found');
+  });
+
   it('does not count introspection against the limits (GraphiQL must load its schema)', async () => {
     // 15 levels under __schema, past the default depth limit of 12.
     const res = await gql(defaults, `{ __schema { types { fields { type { ${'ofType { '.repeat(10)}name${' }'.repeat(10)} } } } } }`);
