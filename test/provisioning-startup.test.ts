@@ -136,6 +136,9 @@ describe('provisioning at start-up', () => {
     expect(await api('DELETE', '/api/datasources/name/provisioned-prom')).toEqual({ status: 403, body: { message: 'Cannot delete read-only data source' } });
     expect(await stop(first)).toBe(0);
     expect(first.output()).not.toContain('START-CANARY');
+    // [log] level = info and router_logging off (the default): request lines are debug, so not written.
+    expect(logLines(first.output()).filter((l) => l.msg === 'request')).toEqual([]);
+    expect(logLines(first.output()).some((l) => l.msg === 'stopped')).toBe(true);
 
     const [before] = await sql<{ updated: Date; version: number }>("select updated, version from data_source where name = 'provisioned-prom'");
     const second = await start(env);
