@@ -12,5 +12,7 @@ export default {
   testMatch: ['<rootDir>/test/**/*.test.ts'],
   globalSetup: '<rootDir>/test/support/global-setup.ts',
   globalTeardown: '<rootDir>/test/support/global-teardown.ts',
+  // Fails a test file that leaves unhandled rejections or uncaught exceptions behind.
+  setupFilesAfterEnv: ['<rootDir>/test/support/process-guards.ts'],
   testTimeout: 60000,
 };

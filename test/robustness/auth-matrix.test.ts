@@ -1,0 +1,188 @@
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { newServiceAccountToken } from '../../src/auth/tokens.ts';
+import { ROUTES } from '../../src/rest/routes.ts';
+import { ADMIN, basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
+import { createDataSource, createOrg, createUser, fillPath, routeKey } from './helpers.ts';
+
+/**
+ * Every route against every kind of caller. The expected statuses are written out below; a route
+ * missing from the table (a new one in ROUTES) fails the test until someone decides its row.
+ */
+const CALLERS = ['anonymous', 'bad Basic', 'bad token', 'expired token', 'revoked token', 'Viewer', 'Editor', 'org Admin', 'server admin', 'other org Admin'] as const;
+type Caller = (typeof CALLERS)[number];
+
+// Writes aim at what only the last caller (the other org's Admin) owns, so org 1 admins get 404
+// (org isolation) and that caller 200; create bodies fail validation, which runs after the role check.
+const EXPECTED: Record<string, readonly number[]> = {
+  //                                                          anon badB badT exp  rev  View Edit oAdm sAdm other
+  'GET /api/datasources':                                    [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'POST /api/datasources':                                   [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
+  'GET /api/datasources/:id':                                [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'PUT /api/datasources/:id':                                [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'DELETE /api/datasources/:id':                             [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/datasources/uid/:uid':                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'PUT /api/datasources/uid/:uid':                           [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'DELETE /api/datasources/uid/:uid':                        [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/datasources/name/:name':                         [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'DELETE /api/datasources/name/:name':                      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/datasources/id/:name':                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'GET /api/admin/settings':                                 [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/admin/stats':                                    [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'POST /api/admin/users':                                   [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'PUT /api/admin/users/:id/password':                       [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'PUT /api/admin/users/:id/permissions':                    [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'DELETE /api/admin/users/:id':                             [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'POST /api/admin/pause-all-alerts':                        [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/auth/keys':                                      [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'POST /api/auth/keys':                                     [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
+  'DELETE /api/auth/keys/:id':                               [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'POST /api/serviceaccounts':                               [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
+  'GET /api/serviceaccounts/search':                         [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'GET /api/serviceaccounts/:id':                            [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'DELETE /api/serviceaccounts/:id':                         [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/serviceaccounts/:serviceAccountId/tokens':       [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/serviceaccounts/:serviceAccountId/tokens':      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'DELETE /api/serviceaccounts/:serviceAccountId/tokens/:tokenId': [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  // Outside the route table: GraphQL, the proxy, and the unauthenticated endpoints.
+  'POST /graphql':                                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'GET /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'GET /api/health':                                         [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+  'GET /api/openapi.json':                                   [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+};
+
+/** Routes served outside ROUTES, each with the request that exercises it. */
+const EXTRA_ROUTES = ['POST /graphql', 'GET /api/datasources/proxy/:id/*', 'GET /api/health', 'GET /api/openapi.json'];
+
+let server: TestServer;
+let upstream: Server;
+const auth: Partial<Record<Caller, string | null>> = {};
+/** Per route key: the concrete path and body to send. */
+const requests = new Map<string, { method: string; path: string; body?: unknown }>();
+
+async function key(as: string, body: Record<string, unknown>): Promise<{ id: number; key: string }> {
+  const res = await call(server, 'POST', '/api/auth/keys', { auth: as, body });
+  expect(res.status).toBe(200);
+  return res.body;
+}
+
+async function serviceAccount(as: string, name: string): Promise<number> {
+  const res = await call(server, 'POST', '/api/serviceaccounts', { auth: as, body: { name, role: 'Viewer' } });
+  expect(res.status).toBe(201);
+  return res.body.id;
+}
+
+beforeAll(async () => {
+  server = await startTestServer();
+  upstream = createServer((_req, res) => res.end('{"upstream":true}'));
+  await new Promise<void>((resolve) => upstream.listen(0, '127.0.0.1', resolve));
+  const upstreamUrl = `http://127.0.0.1:${(upstream.address() as AddressInfo).port}`;
+
+  const otherOrg = await createOrg(server, 'Other Org');
+  auth.anonymous = null;
+  auth['bad Basic'] = basic('nobody-here', 'wrong-password');
+  auth['bad token'] = `Bearer ${newServiceAccountToken().token}`;
+  auth.Viewer = (await createUser(server, 'm-viewer', 'Viewer')).auth;
+  auth.Editor = (await createUser(server, 'm-editor', 'Editor')).auth;
+  auth['org Admin'] = (await createUser(server, 'm-admin', 'Admin')).auth;
+  auth['server admin'] = ADMIN;
+  const other = (await createUser(server, 'm-other', 'Admin', otherOrg)).auth;
+  auth['other org Admin'] = other;
+  const expiring = await key(ADMIN, { name: 'm-expired', role: 'Admin' });
+  await server.sql(`update api_key set expires = now() - interval '1 minute' where id = $1`, [expiring.id]);
+  auth['expired token'] = `Bearer ${expiring.key}`;
+  const revoked = await key(ADMIN, { name: 'm-revoked', role: 'Admin' });
+  expect((await gql(server, 'mutation($id: Int!) { revokeApiKey(id: $id) { message } }', { id: revoked.id })).status).toBe(200);
+  auth['revoked token'] = `Bearer ${revoked.key}`;
+
+  // Org 1's readable things, and org 2's things to delete.
+  const ds = await createDataSource(server, ADMIN, { name: 'matrix-ds', url: upstreamUrl });
+  const sa = await serviceAccount(ADMIN, 'matrix-sa');
+  const victims = {
+    byId: await createDataSource(server, other, { name: 'victim-by-id' }),
+    byUid: await createDataSource(server, other, { name: 'victim-by-uid' }),
+    byName: await createDataSource(server, other, { name: 'victim-by-name' }),
+    key: await key(other, { name: 'victim-key', role: 'Viewer' }),
+    account: await serviceAccount(other, 'victim-account'),
+    tokenOwner: await serviceAccount(other, 'victim-token-owner'),
+  };
+  const victimToken = await call(server, 'POST', `/api/serviceaccounts/${victims.tokenOwner}/tokens`, { auth: other, body: { name: 'victim-token' } });
+  expect(victimToken.status).toBe(200);
+  const created = async (login: string) => (await call(server, 'POST', '/api/admin/users', { body: { login, password: 'throwaway-pw' } })).body.id as number;
+  const throwaway = await created('m-throwaway');
+  const doomed = await created('m-doomed');
+
+  const sample: Record<string, { params?: Record<string, string | number>; body?: unknown }> = {
+    'GET /api/datasources': {},
+    'POST /api/datasources': { body: { name: 'matrix-new', type: 'loki', access: 'proxy', url: 'http://[broken' } },
+    'GET /api/datasources/:id': { params: { id: ds.id } },
+    'PUT /api/datasources/:id': { params: { id: ds.id }, body: { name: 'matrix-ds', type: 'loki', access: 'proxy', url: upstreamUrl } },
+    'DELETE /api/datasources/:id': { params: { id: victims.byId.id } },
+    'GET /api/datasources/uid/:uid': { params: { uid: ds.uid } },
+    'PUT /api/datasources/uid/:uid': { params: { uid: ds.uid }, body: { name: 'matrix-ds', type: 'loki', access: 'proxy', url: upstreamUrl } },
+    'DELETE /api/datasources/uid/:uid': { params: { uid: victims.byUid.uid } },
+    'GET /api/datasources/name/:name': { params: { name: 'matrix-ds' } },
+    'DELETE /api/datasources/name/:name': { params: { name: 'victim-by-name' } },
+    'GET /api/datasources/id/:name': { params: { name: 'matrix-ds' } },
+    'GET /api/admin/settings': {},
+    'GET /api/admin/stats': {},
+    'POST /api/admin/users': { body: { login: 'm-created', password: 'created-pw' } },
+    'PUT /api/admin/users/:id/password': { params: { id: throwaway }, body: { password: 'changed-pw' } },
+    'PUT /api/admin/users/:id/permissions': { params: { id: throwaway }, body: { isServiceAdmin: false } },
+    'DELETE /api/admin/users/:id': { params: { id: doomed } },
+    'POST /api/admin/pause-all-alerts': { body: { paused: false } },
+    'GET /api/auth/keys': {},
+    'POST /api/auth/keys': { body: { name: 'm-new-key', role: 'NotARole' } },
+    'DELETE /api/auth/keys/:id': { params: { id: victims.key.id } },
+    'POST /api/serviceaccounts': { body: { name: '   ' } },
+    'GET /api/serviceaccounts/search': {},
+    'GET /api/serviceaccounts/:id': { params: { id: sa } },
+    'DELETE /api/serviceaccounts/:id': { params: { id: victims.account } },
+    'GET /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: sa } },
+    'POST /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: victims.tokenOwner }, body: { name: 'm-new-token' } },
+    'DELETE /api/serviceaccounts/:serviceAccountId/tokens/:tokenId': { params: { serviceAccountId: victims.tokenOwner, tokenId: victimToken.body.id } },
+  };
+  for (const route of ROUTES) {
+    const s = sample[routeKey(route)];
+    if (s) requests.set(routeKey(route), { method: route.method, path: fillPath(route, s.params ?? {}), body: s.body });
+  }
+  requests.set('POST /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
+  requests.set('GET /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });
+  requests.set('GET /api/health', { method: 'GET', path: '/api/health' });
+  requests.set('GET /api/openapi.json', { method: 'GET', path: '/api/openapi.json' });
+});
+
+afterAll(async () => {
+  await server.close();
+  upstream.closeAllConnections();
+  await new Promise((resolve) => upstream.close(resolve));
+});
+
+describe('the authorization matrix', () => {
+  it('has a decided row, and a request, for every route there is', () => {
+    const routes = [...ROUTES.map(routeKey), ...EXTRA_ROUTES];
+    expect(routes.filter((r) => !(r in EXPECTED))).toEqual([]); // a new route: add its row
+    expect(Object.keys(EXPECTED).filter((r) => !routes.includes(r))).toEqual([]); // a removed route: drop its row
+    expect(routes.filter((r) => !requests.has(r))).toEqual([]); // and say how to call it
+    for (const row of Object.values(EXPECTED)) expect(row).toHaveLength(CALLERS.length);
+  });
+
+  it('answers every route, for every caller, with the status in the table', async () => {
+    const deviations: string[] = [];
+    for (const [route, expected] of Object.entries(EXPECTED)) {
+      const request = requests.get(route);
+      if (!request) continue; // reported by the test above
+      // In caller order: the other org's Admin, whose writes succeed, goes last.
+      for (const [i, caller] of CALLERS.entries()) {
+        const res = await call(server, request.method, request.path, { auth: auth[caller] ?? null, body: request.body });
+        if (res.status !== expected[i]) deviations.push(`${route} as ${caller}: ${res.status} (expected ${expected[i]}) ${res.text.slice(0, 120)}`);
+        else if (res.status >= 400) {
+          const message = route === 'POST /graphql' ? res.body?.errors?.[0]?.message : res.body?.message;
+          if (typeof message !== 'string' || !message) deviations.push(`${route} as ${caller}: ${res.status} without a message: ${res.text.slice(0, 120)}`);
+        }
+      }
+    }
+    expect(deviations).toEqual([]);
+  });
+});

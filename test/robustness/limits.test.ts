@@ -1,0 +1,119 @@
+import { connect, type Socket } from 'node:net';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, call, startTestServer, type TestServer } from '../support/server.ts';
+import { rawExchange, rawRequest } from './helpers.ts';
+
+const LIMIT = 4096;
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer({ overrides: { server: { request_body_limit_bytes: String(LIMIT), read_header_timeout_seconds: '1' } } });
+});
+afterAll(() => server.close());
+
+/** A data source body of exactly `size` bytes. */
+function bodyOfSize(size: number, name = 'sized'): string {
+  const frame = JSON.stringify({ name, type: 'loki', access: 'proxy', jsonData: { pad: '' } });
+  return frame.replace('"pad":""', `"pad":"${'p'.repeat(size - frame.length)}"`);
+}
+
+describe('[server] request_body_limit_bytes', () => {
+  it('accepts a body of exactly the limit and refuses one byte more with 413 JSON, declared or chunked', async () => {
+    const json = { authorization: ADMIN, 'content-type': 'application/json' };
+    const atLimit = await rawRequest(server.url, { method: 'POST', path: '/api/datasources', headers: json, body: bodyOfSize(LIMIT, 'at-limit') });
+    expect(atLimit.status).toBe(200);
+
+    const declared = await rawRequest(server.url, { method: 'POST', path: '/api/datasources', headers: json, body: bodyOfSize(LIMIT + 1, 'declared') });
+    expect(declared.status).toBe(413);
+    expect(declared.headers['content-type']).toBe('application/json');
+    expect(JSON.parse(declared.body.toString())).toEqual({ message: 'request body too large' });
+    // The unread rest of the upload must not be parsed as the next request on this connection.
+    expect(declared.headers.connection).toBe('close');
+
+    const chunked = await rawRequest(server.url, { method: 'POST', path: '/api/datasources', headers: { ...json, 'transfer-encoding': 'chunked' }, body: bodyOfSize(LIMIT + 1, 'chunked') });
+    expect(chunked.status).toBe(413);
+    expect(JSON.parse(chunked.body.toString())).toEqual({ message: 'request body too large' });
+
+    const names = (await call(server, 'GET', '/api/datasources')).body.map((d: { name: string }) => d.name);
+    expect(names).toEqual(['at-limit']);
+  });
+
+  it('holds for /graphql too, before yoga buffers anything', async () => {
+    const query = (pad: number) => JSON.stringify({ query: `{ dataSources { id } }${' '.repeat(pad)}` });
+    const frame = query(0).length;
+    const headers = { authorization: ADMIN, 'content-type': 'application/json' };
+    const ok = await rawRequest(server.url, { method: 'POST', path: '/graphql', headers, body: query(LIMIT - frame) });
+    expect(ok.status).toBe(200);
+    expect(JSON.parse(ok.body.toString()).data.dataSources).toHaveLength(1);
+    for (const extra of [{}, { 'transfer-encoding': 'chunked' }] as Array<Record<string, string>>) {
+      const big = await rawRequest(server.url, { method: 'POST', path: '/graphql', headers: { ...headers, ...extra }, body: query(LIMIT - frame + 1) });
+      expect(big.status).toBe(413);
+      expect(JSON.parse(big.body.toString())).toEqual({ errors: [{ message: 'request body too large', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
+    }
+  });
+});
+
+describe('[server] read_header_timeout_seconds', () => {
+  /** Sends a request line, then one header line every `everyMs`, forever; resolves when the server hangs up. */
+  function dribble(everyMs: number): { closed: Promise<{ afterMs: number; received: string }>; stop(): void } {
+    const started = performance.now();
+    const socket: Socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let received = '';
+    let n = 0;
+    socket.write('GET /api/datasources HTTP/1.1\r\nHost: slow\r\n');
+    const timer = setInterval(() => socket.writable && socket.write(`X-Slow-${n++}: ${'z'.repeat(10)}\r\n`), everyMs);
+    socket.on('data', (chunk) => (received += chunk.toString()));
+    socket.on('error', () => {});
+    const closed = new Promise<{ afterMs: number; received: string }>((resolve) => socket.on('close', () => {
+      clearInterval(timer);
+      resolve({ afterMs: performance.now() - started, received });
+    }));
+    return { closed, stop: () => socket.destroy() };
+  }
+
+  it('cuts off clients that dribble their headers while everyone else is served at once', async () => {
+    const slow = Array.from({ length: 20 }, () => dribble(100));
+    try {
+      // Normal requests keep succeeding, promptly, while the slow clients hold their connections.
+      const latencies: number[] = [];
+      const until = performance.now() + 1500;
+      while (performance.now() < until) {
+        const t = performance.now();
+        const res = await call(server, 'GET', '/api/datasources', { auth: ADMIN });
+        expect(res.status).toBe(200);
+        latencies.push(performance.now() - t);
+      }
+      expect(latencies.length).toBeGreaterThan(10);
+      expect(Math.max(...latencies)).toBeLessThan(500);
+
+      const outcomes = await Promise.all(slow.map((s) => s.closed));
+      for (const outcome of outcomes) {
+        // 1 s allowed, checked every 250 ms: cut between 1 and ~2 s, not after node's default 30 s sweep.
+        expect(outcome.afterMs).toBeGreaterThan(900);
+        expect(outcome.afterMs).toBeLessThan(3000);
+        expect(outcome.received).toMatch(/^HTTP\/1\.1 408 Request Timeout\r\n/);
+        expect(outcome.received).toContain('content-type: application/json');
+        expect(outcome.received.endsWith('{"message":"request timeout"}')).toBe(true);
+      }
+    } finally {
+      for (const s of slow) s.stop();
+    }
+  });
+});
+
+describe('requests node:http refuses before any handler', () => {
+  it('answers with JSON and the right status, and without a body to HEAD', async () => {
+    const huge = await rawExchange(server.url, `GET /api/datasources HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+    expect(huge).toMatch(/^HTTP\/1\.1 431 /);
+    expect(huge.endsWith('{"message":"request header fields too large"}')).toBe(true);
+
+    const badPath = await rawExchange(server.url, 'GET /api/datasources/name/\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(badPath).toMatch(/^HTTP\/1\.1 400 /);
+    expect(badPath.endsWith('{"message":"bad request"}')).toBe(true);
+
+    const head = await rawExchange(server.url, 'HEAD /api/datasources/name/\xff\xfe HTTP/1.1\r\nHost: x\r\nConnection: close\r\n\r\n');
+    expect(head).toMatch(/^HTTP\/1\.1 400 /);
+    expect(head).toContain('content-length: 0\r\n');
+    expect(head.endsWith('\r\n\r\n')).toBe(true);
+  });
+});
