@@ -8,7 +8,9 @@ import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { getSchema } from './graphql/schema/index.ts';
+import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
+import { Metrics } from './metrics/index.ts';
 import { capturePrincipal, recordingAuthentication } from './metrics/request-principal.ts';
 import type { Logger } from './logging/logger.ts';
 import { RestExecutor } from './rest/executor.ts';
@@ -39,8 +41,16 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const graphql = async (req: IncomingMessage, res: ServerResponse) => ({ route: '/graphql', principal: await capturePrincipal(() => yoga(req, res)) });
   const proxyTargets = new ProxyTargetCache(services.dataSources, db.connection, log);
   services.dataSources.onChange((payload) => proxyTargets.invalidate(payload));
-  const proxy = createProxyHandler(services, proxyTargets, log, undefined, { resolve: options.proxyResolver });
-  const server = createHttpServer(settings, { rest, graphql, proxy: proxy.handle }, log);
+  const metrics = new Metrics(db.orm);
+  const proxy = createProxyHandler(services, proxyTargets, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds), { resolve: options.proxyResolver });
+  const server = createHttpServer(settings, {
+    rest,
+    graphql,
+    proxy: proxy.handle,
+    health: createHealthCheck(db.orm),
+    metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
+    onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
+  }, log);
 
   return {
     services,

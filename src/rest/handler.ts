@@ -3,6 +3,7 @@ import { GraphQLInt, getNullableType } from 'graphql';
 import type { Principal } from '../auth/principal.ts';
 import { readBody, isJsonContentType } from '../http/body.ts';
 import { sendJson } from '../http/respond.ts';
+import type { HandledRequest } from '../http/server.ts';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
 import { databaseError } from '../db/errors.ts';
@@ -12,13 +13,7 @@ import { inputFromBody, RestExecutor, type CompiledOperation } from './executor.
 import { Router } from './router.ts';
 import { ROUTES, type RouteSpec } from './routes.ts';
 
-export interface RestRequestInfo {
-  route: RouteSpec | null;
-  principal: Principal | null;
-  status: number;
-}
-
-export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<RestRequestInfo>;
+export type RestHandler = (req: IncomingMessage, res: ServerResponse, path: string) => Promise<HandledRequest>;
 
 /** Serves `/api/*` from the route table: authenticate, match, map variables, execute, reply. */
 export function createRestHandler(services: Services, executor: RestExecutor, onError: (error: unknown) => void): RestHandler {
@@ -54,7 +49,7 @@ export function createRestHandler(services: Services, executor: RestExecutor, on
     // Do not leave an unread upload on a keep-alive connection after refusing it.
     const headers: Record<string, string> = result.status === 413 ? { connection: 'close' } : {};
     sendJson(res, result.status, result.body, headers);
-    return { route: match?.route ?? null, principal, status: result.status };
+    return { route: match?.route.path ?? 'unmatched', principal };
   };
 }
 
