@@ -111,7 +111,9 @@ function percentDecode(text: string): string | null {
  * is an ordinary name everywhere.
  */
 function layerSafe(layer: string): boolean {
-  for (const form of new Set([layer, layer.normalize('NFKC')])) {
+  // ASCII is its own NFKC form: one reading is enough (the common case, checked per request).
+  const forms = /^[\u0000-\u007f]*$/.test(layer) ? [layer] : new Set([layer, layer.normalize('NFKC')]);
+  for (const form of forms) {
     if (CONTROL.test(form) || form.includes('\\')) return false;
     const segments = form.split('/');
     for (let i = 0; i < segments.length; i++) {

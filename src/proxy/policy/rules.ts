@@ -64,7 +64,15 @@ export function cleanRelativePath(path: string): string {
 export function matchPluginRoute(routes: readonly PluginRoute[], method: string, proxyPath: string): PluginRoute | null {
   const path = cleanRelativePath(proxyPath);
   const verb = method.toUpperCase();
-  return routes.find((r) => (r.method === '' || r.method === '*' || r.method === verb) && path.startsWith(cleanRelativePath(r.path))) ?? null;
+  return routes.find((r) => (r.method === '' || r.method === '*' || r.method === verb) && path.startsWith(cleanedRoutePath(r))) ?? null;
+}
+
+/** Route paths are constants: clean each once rather than on every proxied call. */
+const CLEANED_ROUTE_PATHS = new WeakMap<PluginRoute, string>();
+function cleanedRoutePath(route: PluginRoute): string {
+  let cleaned = CLEANED_ROUTE_PATHS.get(route);
+  if (cleaned === undefined) CLEANED_ROUTE_PATHS.set(route, (cleaned = cleanRelativePath(route.path)));
+  return cleaned;
 }
 
 /**
