@@ -1,4 +1,5 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
+import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
@@ -27,6 +28,8 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
           additionalHeaders: config.csrfPrevention ? { [CSRF_HEADER]: '1' } : {},
         }
       : false,
+    // GraphiQL served from the package itself, not a CDN: it works in closed networks too.
+    renderGraphiQL,
     landingPage: false,
     logging: false,
     plugins: [...protectionPlugins(config), useJsonErrorBodies()],
