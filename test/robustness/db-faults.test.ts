@@ -2,56 +2,10 @@ import { chmod, mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
-import pg from 'pg';
-import { startEmbeddedPostgres, type EmbeddedCluster, type PgConnection } from '../../src/db/embedded.ts';
+import { startEmbeddedPostgres, type EmbeddedCluster } from '../../src/db/embedded.ts';
 import { ADMIN, call, gql, startTestServer, type TestServer } from '../support/server.ts';
 import { createDataSource } from './helpers.ts';
-
-/** Connections of other sessions on `connection`'s database, ended as an operator would. */
-async function terminateBackends(connection: PgConnection): Promise<number> {
-  const client = new pg.Client(connection);
-  client.on('error', () => {});
-  await client.connect();
-  try {
-    const { rows } = await client.query<{ ok: boolean }>(
-      'select pg_terminate_backend(pid) as ok from pg_stat_activity where datname = current_database() and pid <> pg_backend_pid()',
-    );
-    return rows.filter((r) => r.ok).length;
-  } finally {
-    await client.end();
-  }
-}
-
-interface Sample {
-  at: number;
-  status: number;
-  body: string;
-}
-
-/** `workers` loops calling `request` until `stop()`; every answer is kept with its time. */
-function load(workers: number, request: () => Promise<{ status: number; text: string }>): { samples: Sample[]; stop(): Promise<void> } {
-  const samples: Sample[] = [];
-  let running = true;
-  const loops = Array.from({ length: workers }, async () => {
-    while (running) {
-      try {
-        const res = await request();
-        samples.push({ at: performance.now(), status: res.status, body: res.text });
-      } catch (error) {
-        samples.push({ at: performance.now(), status: 0, body: String(error) });
-      }
-    }
-  });
-  return {
-    samples,
-    async stop() {
-      running = false;
-      await Promise.all(loops);
-    },
-  };
-}
-
-const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
+import { load, sleep, terminateBackends } from './load.ts';
 
 describe('PostgreSQL connections terminated under load', () => {
   let server: TestServer;
