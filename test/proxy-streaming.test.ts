@@ -174,6 +174,26 @@ describe('upstream failures', () => {
     }
   });
 
+  it('does not count a slow upload against the timeout: it runs from the end of the request', async () => {
+    const reader = await startUpstream((req, res, record) => {
+      req.on('data', (chunk: Buffer) => (record.bodyBytes += chunk.length));
+      req.on('end', () => res.end(String(record.bodyBytes)));
+    });
+    try {
+      const ds = await createDs({ name: 'slow-upload', url: reader.url, jsonData: { timeout: 1 } });
+      const { req, response } = open(`/api/datasources/proxy/${ds.id}/upload`, { method: 'POST' });
+      for (let i = 0; i < 3; i++) {
+        req.write('x'.repeat(1000));
+        await new Promise((r) => setTimeout(r, 600));
+      }
+      req.end();
+      const res = await response;
+      expect([res.statusCode, (await readAll(res)).text]).toEqual([200, '3000']);
+    } finally {
+      await reader.close();
+    }
+  });
+
   it('answers an empty 502 when the upstream refuses, resets, or sends garbage, and keeps serving', async () => {
     const closedPort = await new Promise<number>((resolve) => {
       const probe = createServer().listen(0, '127.0.0.1', () => {
@@ -222,6 +242,37 @@ describe('upstream failures', () => {
       expect((await call(server, 'GET', '/api/datasources')).status).toBe(200);
     } finally {
       await dying.close();
+    }
+  });
+});
+
+describe('[dataproxy] response_limit', () => {
+  it('cuts off an upstream body larger than the limit and relays smaller ones whole', async () => {
+    const sized = await startUpstream((req, res) => {
+      const size = Number(new URL(req.url ?? '/', 'http://x').searchParams.get('size'));
+      res.writeHead(200, { 'content-type': 'application/octet-stream', 'content-length': String(size) });
+      res.end(Buffer.alloc(size, 1));
+    });
+    const limited = await startTestServer({ connection: server.connection, overrides: { dataproxy: { response_limit: String(64 * 1024) } } });
+    try {
+      const ds = await createDs({ name: 'limited', url: sized.url });
+      const small = await call(limited, 'GET', `/api/datasources/proxy/${ds.id}/x?size=${60 * 1024}`);
+      expect([small.status, small.text.length]).toEqual([200, 60 * 1024]);
+      const port = Number(new URL(limited.url).port);
+      const big = request({ host: '127.0.0.1', port, path: `/api/datasources/proxy/${ds.id}/x?size=${4 * MB}`, headers: { authorization: ADMIN } });
+      big.end();
+      const res = await new Promise<IncomingMessage>((resolve, reject) => big.on('response', resolve).on('error', reject));
+      let received = 0;
+      res.on('data', (chunk: Buffer) => (received += chunk.length));
+      await expect(new Promise((resolve, reject) => res.on('end', resolve).on('error', reject))).rejects.toThrow();
+      expect(received).toBeLessThanOrEqual(64 * 1024);
+      // The instance without a limit relays the same answer whole.
+      const whole = open(`/api/datasources/proxy/${ds.id}/x?size=${4 * MB}`);
+      whole.req.end();
+      expect((await readAll(await whole.response)).bytes).toBe(4 * MB);
+    } finally {
+      await limited.close();
+      await sized.close();
     }
   });
 });

@@ -115,6 +115,12 @@ describe('forwarding', () => {
       await server.sql('update org_user set role = $1 where user_id = $2', [role, created.body.id]);
       expect([role, (await proxied(ds.id, 'q', { auth: basic(login, 'pass1234') })).status]).toEqual([role, 200]);
     }
+    // A user without a role in the org acts as 'None', which may not query.
+    const roleless = await call(server, 'POST', '/api/admin/users', { body: { login: 'proxy-none', password: 'pass1234' } });
+    await server.sql('delete from org_user where user_id = $1', [roleless.body.id]);
+    const none = await proxied(ds.id, 'q', { auth: basic('proxy-none', 'pass1234') });
+    expect(none.status).toBe(403);
+    expect(none.body).toMatchObject({ title: 'Access denied', message: "You'll need additional permissions to perform this action. Permissions needed: datasources:query" });
     const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('Elsewhere') returning id`);
     const outsider = await call(server, 'POST', '/api/admin/users', { body: { login: 'outsider', password: 'pass1234', orgId: org!.id } });
     expect(outsider.status).toBe(200);

@@ -95,6 +95,7 @@ export function createProxyHandler(
   proxy.on('proxyRes', (proxyRes, req) => calls.get(req)?.onResponse(proxyRes));
 
   const userAgent = usableUserAgent(dataproxy.userAgent, log);
+  const responseLimit = dataproxy.responseLimit;
   const loginCookie = settings.auth.loginCookieName;
   const verdicts = new WeakMap<ProxyTarget, Verdict>();
   const verdictFor = (target: ProxyTarget): Verdict => {
@@ -232,6 +233,18 @@ export function createProxyHandler(
             return;
           }
           res.writeHead(proxyRes.statusCode ?? 502, responseHeaders(proxyRes.headers));
+          if (responseLimit > 0) {
+            // `[dataproxy] response_limit`: the original reads at most that many bytes, then fails
+            // the body; registered before the pipe, so the chunk over the limit is never written.
+            let bytes = 0;
+            proxyRes.on('data', (chunk: Buffer) => {
+              bytes += chunk.length;
+              if (bytes > responseLimit) {
+                proxyRes.destroy();
+                res.destroy();
+              }
+            });
+          }
           proxyRes.pipe(res);
         },
       };

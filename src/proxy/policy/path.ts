@@ -53,7 +53,8 @@ export function extractProxyPath(rawUrl: string): ProxyPathMatch | ProxyPathErro
     if (!UID_PATTERN.test(uid)) return { ok: false, error: 'uid-invalid', status: 400, message: PROXY_ERRORS.uidInvalid };
     return { ok: true, ref: { kind: 'uid', uid }, proxyPath: rest, search };
   }
-  if (!/^[0-9]+$/.test(id!) || BigInt(id!) > INT64_MAX) return { ok: false, error: 'id-invalid', status: 400, message: PROXY_ERRORS.idInvalid };
+  // Up to 18 digits always fits int64; only longer ones need the exact (BigInt) comparison.
+  if (!/^[0-9]+$/.test(id!) || (id!.length > 18 && BigInt(id!) > INT64_MAX)) return { ok: false, error: 'id-invalid', status: 400, message: PROXY_ERRORS.idInvalid };
   const value = Number(id);
   if (value > STORED_ID_MAX) return { ok: false, error: 'not-found', status: 404, message: PROXY_ERRORS.notFound };
   return { ok: true, ref: { kind: 'id', id: value }, proxyPath: rest, search };
@@ -72,6 +73,8 @@ export function joinUpstreamPath(basePath: string, proxyPath: string): string {
   if (!baseSlash && !pathSlash) return `${basePath}/${proxyPath}`;
   return basePath + proxyPath;
 }
+
+const PLAIN_PATH = /^[\w~-][\w.~-]*(?:\/[\w~-][\w.~-]*)*\/?$/;
 
 /** Layers of percent-encoding looked through (`%25252e` is three); deeper nesting is refused. */
 const MAX_DECODE_DEPTH = 4;
@@ -141,6 +144,9 @@ function layerSafe(layer: string): boolean {
  */
 export function safeProxyPath(proxyPath: string): string | null {
   if (proxyPath === '') return '';
+  // The common case, decided at once: word characters, `-` and `~` in segments that may contain
+  // dots but never start with one, single slashes, nothing encoded. Anything else is looked at fully.
+  if (PLAIN_PATH.test(proxyPath)) return proxyPath;
   if (!/^[\u0021-\u007e]*$/.test(proxyPath) || proxyPath.includes('#')) return null;
   if (/%(?![0-9a-fA-F]{2})/.test(proxyPath)) return null; // Go refuses the request line itself
   let layer = proxyPath;

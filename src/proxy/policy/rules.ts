@@ -48,6 +48,9 @@ const RANK: Record<ProxyOrgRole, number> = { None: 0, Viewer: 1, Editor: 2, Admi
  * are the same route, and `api/v1/query/../../admin` does not match `api/v1/query`.
  */
 export function cleanRelativePath(path: string): string {
+  // Without dot segments or empty ones (all that safeProxyPath lets through), cleaning only drops
+  // a leading and a trailing slash.
+  if (!/(?:^|\/)\.{1,2}(?:\/|$)|\/\//.test(path)) return path.replace(/^\/|\/$/g, '');
   const out: string[] = [];
   for (const segment of path.split('/')) {
     if (segment === '' || segment === '.') continue;
