@@ -333,6 +333,28 @@ describe('client aborts', () => {
     expect(streaming.connections.open).toBe(0);
   });
 
+  it('never calls the upstream for a client that left while it was being authenticated', async () => {
+    // A first Basic login runs argon2 (tens of ms): long enough to be gone before the proxying starts.
+    const logins = [];
+    for (let i = 0; i < 10; i++) {
+      const login = `gone-${i}`;
+      expect((await call(server, 'POST', '/api/admin/users', { body: { login, password: 'pass1234' } })).status).toBe(200);
+      logins.push(login);
+    }
+    const before = streaming.requests.length;
+    const connectionsBefore = streaming.connections.total;
+    for (const login of logins) {
+      const req = request({ host: '127.0.0.1', port, path: `/api/datasources/proxy/${ds.id}/stream`, headers: { authorization: `Basic ${Buffer.from(`${login}:pass1234`).toString('base64')}` } });
+      req.on('error', () => {});
+      req.end();
+      setTimeout(() => req.destroy(), 2);
+    }
+    await new Promise((r) => setTimeout(r, 800));
+    expect(streaming.requests.length).toBe(before);
+    expect(streaming.connections.open).toBe(0);
+    expect(streaming.connections.total).toBe(connectionsBefore);
+  });
+
   it('closes the upstream socket when the client aborts in the middle of an upload', async () => {
     const clients = Array.from({ length: 20 }, () => {
       const { req, response } = open(`/api/datasources/proxy/${ds.id}/upload`, { method: 'PUT' });

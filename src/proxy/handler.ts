@@ -172,6 +172,13 @@ export function createProxyHandler(
       log.info({ component: 'dataproxy', method, uri: path, dsType: target.type, dsId: target.id, userId: principal.userId, orgId: principal.orgId }, 'proxying request');
     }
 
+    // A client that left while we authenticated or looked up (res 'close' has already fired, so
+    // neither our close handler nor http-proxy-3's would ever run): open nothing upstream for it.
+    if (res.destroyed || req.destroyed) {
+      info.status = 499;
+      return info;
+    }
+
     const timeoutMs = (target.timeoutSeconds ?? dataproxy.timeoutSeconds) * 1000;
     const started = performance.now();
     const type = target.type;
