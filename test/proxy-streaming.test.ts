@@ -246,6 +246,37 @@ describe('upstream failures', () => {
   });
 });
 
+describe('upstream connection pool', () => {
+  it('keeps connections alive across calls, and holds at most max_conns_per_host per upstream', async () => {
+    let inFlight = 0;
+    let peak = 0;
+    const slowish = await startUpstream((req, res) => {
+      req.resume();
+      inFlight++;
+      peak = Math.max(peak, inFlight);
+      setTimeout(() => {
+        inFlight--;
+        res.end('ok');
+      }, 100);
+    });
+    const pooled = await startTestServer({ connection: server.connection, overrides: { dataproxy: { max_conns_per_host: '2' } } });
+    try {
+      const ds = await createDs({ name: 'pooled', url: slowish.url });
+      const answers = await Promise.all(Array.from({ length: 6 }, () => call(pooled, 'GET', `/api/datasources/proxy/${ds.id}/x`)));
+      expect(answers.map((a) => a.status)).toEqual([200, 200, 200, 200, 200, 200]);
+      expect(peak).toBe(2);
+      expect(slowish.connections.total).toBe(2);
+      // Sequential calls reuse one kept-alive connection.
+      const before = slowish.connections.total;
+      for (let i = 0; i < 5; i++) expect((await call(pooled, 'GET', `/api/datasources/proxy/${ds.id}/x`)).status).toBe(200);
+      expect(slowish.connections.total).toBe(before);
+    } finally {
+      await pooled.close();
+      await slowish.close();
+    }
+  });
+});
+
 describe('[dataproxy] response_limit', () => {
   it('cuts off an upstream body larger than the limit and relays smaller ones whole', async () => {
     const sized = await startUpstream((req, res) => {
