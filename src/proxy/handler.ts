@@ -73,7 +73,8 @@ export function createProxyHandler(
   const agentOptions = {
     keepAlive: true,
     keepAliveMsecs: dataproxy.keepAliveSeconds * 1000,
-    // 0 in the original's settings means unlimited.
+    // `[dataproxy] max_conns_per_host`, read raw: the typed settings do not carry it (yet). Unset
+    // or 0 means unlimited, as in the original.
     maxSockets: maxConnsPerHost > 0 ? maxConnsPerHost : Infinity,
     maxFreeSockets: dataproxy.maxIdleConnections > 0 ? dataproxy.maxIdleConnections : 256,
     // Applies to idle pooled sockets only: node's agent destroys a free socket on timeout.
