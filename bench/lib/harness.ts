@@ -1,0 +1,144 @@
+import { fork, type ChildProcess } from 'node:child_process';
+import autocannon from 'autocannon';
+import pg from 'pg';
+import type { PgConnection } from '../../src/db/embedded.ts';
+import type { BenchContext, LoadOptions, LoadResult, Measured, Target, TargetOptions, Variant } from './types.ts';
+
+const TARGET_SCRIPT = new URL('./target.ts', import.meta.url);
+
+/** Starts a target process and wraps its IPC requests. */
+export async function startTarget(options: TargetOptions): Promise<Target> {
+  const child: ChildProcess = fork(TARGET_SCRIPT, [], {
+    env: { ...process.env, BENCH_TARGET: JSON.stringify(options) },
+    stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
+  });
+  const pending = new Map<number, (value: unknown) => void>();
+  let nextId = 0;
+  const port = await new Promise<number>((resolve, reject) => {
+    child.once('exit', (code) => reject(new Error(`bench target (${options.kind}) exited with ${code}`)));
+    child.on('message', (message: { type: string; port?: number; id?: number; value?: unknown }) => {
+      if (message.type === 'ready') resolve(message.port!);
+      else if (message.type === 'reply') pending.get(message.id!)?.(message.value);
+    });
+  });
+  child.removeAllListeners('exit');
+  const ask = <T>(type: string) => new Promise<T>((resolve) => {
+    const id = nextId++;
+    pending.set(id, resolve as (value: unknown) => void);
+    child.send({ type, id });
+  });
+  return {
+    url: `http://127.0.0.1:${port}`,
+    pid: child.pid!,
+    rss: () => ask<number>('rss'),
+    queries: () => ask<number>('queries'),
+    cpu: () => ask<number>('cpu'),
+    async close() {
+      const exited = new Promise((resolve) => child.once('exit', resolve));
+      await ask('close');
+      await exited;
+    },
+  };
+}
+
+export async function load(target: Target, options: LoadOptions, duration: number): Promise<LoadResult> {
+  const cpuBefore = await target.cpu?.();
+  const result = await autocannon({
+    url: `${target.url}${options.path}`,
+    method: (options.method ?? 'GET') as 'GET',
+    headers: options.headers,
+    body: options.body,
+    connections: options.connections ?? 10,
+    duration,
+    pipelining: 1,
+  });
+  const cpuAfter = await target.cpu?.();
+  return {
+    cpuMicrosPerRequest: cpuBefore !== undefined && cpuAfter !== undefined && result.requests.total > 0 ? (cpuAfter - cpuBefore) / result.requests.total : undefined,
+    requestsPerSecond: result.requests.total / duration,
+    latencyP50Ms: result.latency.p50,
+    latencyP99Ms: result.latency.p99,
+    failures: result.non2xx + result.errors + result.timeouts,
+    requests: result.requests.total,
+  };
+}
+
+/**
+ * `a`'s throughput over `b`'s, round by round (each pair ran back to back), then the median: less
+ * sensitive to a machine whose load drifts than the ratio of the two medians.
+ */
+export function pairedRatio(a: Measured, b: Measured): number {
+  const ratios = a.rounds.map((round, i) => round.requestsPerSecond / b.rounds[i]!.requestsPerSecond).sort((x, y) => x - y);
+  return ratios[Math.floor((ratios.length - 1) / 2)]!;
+}
+
+export function median(results: LoadResult[]): LoadResult {
+  const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
+  return sorted[Math.floor((sorted.length - 1) / 2)]!;
+}
+
+export function createContext(cluster: PgConnection, options: { duration: number; rounds: number; log: (message: string) => void }): BenchContext {
+  const ctx: BenchContext = {
+    cluster,
+    duration: options.duration,
+    rounds: options.rounds,
+    log: options.log,
+    async createDatabase(name) {
+      const client = new pg.Client(cluster);
+      await client.connect();
+      try {
+        await client.query(`drop database if exists ${pg.escapeIdentifier(name)} with (force)`);
+        await client.query(`create database ${pg.escapeIdentifier(name)}`);
+      } finally {
+        await client.end();
+      }
+      return { ...cluster, database: name };
+    },
+    startTarget,
+    load: (target, loadOptions, duration = options.duration) => load(target, loadOptions, duration),
+    async compare(variants: Variant[]): Promise<Measured[]> {
+      for (const v of variants) {
+        const warm = await load(v.target, v.load, Math.min(2, options.duration));
+        if (warm.failures > 0) throw new Error(`${v.name}: ${warm.failures} failed requests during warm-up`);
+      }
+      const rounds = new Map<string, LoadResult[]>(variants.map((v) => [v.name, []]));
+      for (let round = 1; round <= options.rounds; round++) {
+        for (const v of variants) {
+          const result = await load(v.target, v.load, options.duration);
+          if (result.failures > 0) throw new Error(`${v.name}: ${result.failures} failed requests in round ${round}`);
+          rounds.get(v.name)!.push(result);
+          const cpu = result.cpuMicrosPerRequest === undefined ? '' : `, ${Math.round(result.cpuMicrosPerRequest)} µs CPU/request`;
+          options.log(`  round ${round}/${options.rounds} ${v.name}: ${Math.round(result.requestsPerSecond)} req/s${cpu}`);
+        }
+      }
+      return variants.map((v) => ({ name: v.name, rounds: rounds.get(v.name)!, median: median(rounds.get(v.name)!) }));
+    },
+  };
+  return ctx;
+}
+
+/** Formatting shared by scenarios. */
+export const fmt = {
+  rps: (n: number) => `${Math.round(n).toLocaleString('en-US')} req/s`,
+  ms: (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`,
+  ratio: (n: number, of: string) => `${n.toFixed(2)}x ${of}`,
+  mib: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
+  bytes: (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`),
+  latency: (r: LoadResult) => `p50 ${fmt.ms(r.latencyP50Ms)}, p99 ${fmt.ms(r.latencyP99Ms)}${r.cpuMicrosPerRequest === undefined ? '' : `; ${Math.round(r.cpuMicrosPerRequest)} µs server CPU/request`}`,
+};
+
+/** Creates what a read benchmark needs through the API itself: an admin's token and a data source. */
+export async function seed(target: Target): Promise<{ token: string; dataSourceId: number }> {
+  const admin = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
+  const post = async (path: string, body: unknown) => {
+    const res = await fetch(`${target.url}${path}`, { method: 'POST', headers: { authorization: admin, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    if (!res.ok) throw new Error(`POST ${path}: ${res.status} ${await res.text()}`);
+    return res.json() as Promise<Record<string, unknown>>;
+  };
+  const key = await post('/api/auth/keys', { name: `bench-${Date.now()}`, role: 'Admin' });
+  const ds = await post('/api/datasources', {
+    name: `bench-read-${Date.now()}`, type: 'prometheus', access: 'proxy', url: 'http://prometheus.example:9090', basicAuth: true, basicAuthUser: 'reader',
+    jsonData: { httpMethod: 'POST', timeInterval: '15s' }, secureJsonData: { basicAuthPassword: 'bench-secret' },
+  });
+  return { token: `Bearer ${key.key as string}`, dataSourceId: ds.id as number };
+}

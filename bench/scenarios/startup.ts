@@ -1,0 +1,111 @@
+import { spawn, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { fmt, load, median, seed } from '../lib/harness.ts';
+import type { BenchContext, BenchRow, Target } from '../lib/types.ts';
+
+const ROOT = new URL('../..', import.meta.url).pathname;
+const STARTS = 3;
+
+function freePort(): Promise<number> {
+  return new Promise((resolve) => {
+    const server = createServer().listen(0, '127.0.0.1', () => {
+      const { port } = server.address() as { port: number };
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** VmRSS of one process (the server itself, not its PostgreSQL children), from /proc. */
+function rssOf(pid: number): number {
+  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
+/** `node src/main.ts --config <file>`, as `npm start` runs it; resolves when it logs that it listens. */
+function start(config: string): Promise<{ child: ChildProcess; millis: number }> {
+  const begun = performance.now();
+  const child = spawn(process.execPath, ['src/main.ts', '--config', config], { cwd: ROOT, stdio: ['ignore', 'pipe', 'pipe'] });
+  let output = '';
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(() => reject(new Error(`no start within 120 s:\n${output}`)), 120_000);
+    const onData = (chunk: Buffer) => {
+      output += chunk.toString();
+      if (output.includes('dashgate listening')) {
+        clearTimeout(timer);
+        child.stdout!.off('data', onData);
+        child.stdout!.resume();
+        child.stderr!.resume();
+        resolve({ child, millis: performance.now() - begun });
+      }
+    };
+    child.stdout!.on('data', onData);
+    child.stderr!.on('data', onData);
+    child.once('exit', (code) => {
+      clearTimeout(timer);
+      reject(new Error(`exited with ${code}:\n${output}`));
+    });
+  });
+}
+
+async function stop(child: ChildProcess): Promise<void> {
+  const exited = new Promise((resolve) => child.once('exit', resolve));
+  child.kill('SIGTERM');
+  await exited;
+}
+
+const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floor((values.length - 1) / 2)]!;
+
+/**
+ * `npm start` on the embedded database: time to "dashgate listening" on a fresh data folder
+ * (initdb, migrations, bootstrap) and on an existing one; the server's RSS idle and under load.
+ */
+export default async function startup(ctx: BenchContext): Promise<BenchRow[]> {
+  const fresh: number[] = [];
+  const existing: number[] = [];
+  let idleRss = 0;
+  let loadedRss = 0;
+  let loadRps = 0;
+  for (let run = 0; run < STARTS; run++) {
+    const dir = await mkdtemp(join(tmpdir(), 'dashgate-bench-start-'));
+    await chmod(dir, 0o755); // reachable by the postgres user the embedded cluster runs as under root
+    try {
+      const port = await freePort();
+      const config = join(dir, 'custom.ini');
+      await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n`);
+      const first = await start(config);
+      fresh.push(first.millis);
+      await stop(first.child);
+      const second = await start(config);
+      existing.push(second.millis);
+      ctx.log(`startup ${run + 1}/${STARTS}: fresh ${Math.round(first.millis)} ms, existing ${Math.round(second.millis)} ms`);
+      if (run === STARTS - 1) {
+        // Memory of the last server: idle after start, then at its peak under read load.
+        const target = { url: `http://127.0.0.1:${port}`, pid: second.child.pid! } as Target;
+        const { token, dataSourceId } = await seed(target);
+        await new Promise((resolve) => setTimeout(resolve, 2000));
+        idleRss = rssOf(second.child.pid!);
+        let peak = 0;
+        const sampler = setInterval(() => (peak = Math.max(peak, rssOf(second.child.pid!))), 100);
+        const results = [];
+        for (let i = 0; i < ctx.rounds; i++) results.push(await load(target, { path: `/api/datasources/${dataSourceId}`, headers: { authorization: token }, connections: 50 }, ctx.duration));
+        clearInterval(sampler);
+        loadedRss = peak;
+        loadRps = median(results).requestsPerSecond;
+      }
+      await stop(second.child);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  }
+  const scenario = 'Start-up and memory (`node src/main.ts`, embedded PostgreSQL)';
+  return [
+    { scenario, measurement: 'fresh data folder to "dashgate listening"', value: fmt.ms(middle(fresh)), notes: `initdb, migrations and bootstrap included; runs: ${fresh.map((n) => Math.round(n)).join(', ')} ms` },
+    { scenario, measurement: 'existing data folder to "dashgate listening"', value: fmt.ms(middle(existing)), notes: `runs: ${existing.map((n) => Math.round(n)).join(', ')} ms` },
+    { scenario, measurement: 'RSS idle (server process)', value: fmt.mib(idleRss), notes: 'after start-up and one token and data source created' },
+    { scenario, measurement: 'RSS under load (peak)', value: fmt.mib(loadedRss), notes: `GET /api/datasources/:id with a token, 50 connections, ${fmt.rps(loadRps)}` },
+  ];
+}
