@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
-import { requireOrgRole } from '../context.ts';
-import type { DataSourceRow } from '../../services/data-sources.ts';
+import { requireOrgRole, type GraphQLContext } from '../context.ts';
+import type { DataSourceInput, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
 import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
 
 export const DataSourceType = builder.objectRef<DataSourceRow>('DataSource').implement({
@@ -156,41 +156,36 @@ builder.mutationFields((t) => ({
   updateDataSource: t.field({
     type: DataSourceChange,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
-    resolve: async (_root, { id, input }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
-      return { row: await ctx.services.dataSources.update(ctx.em, orgId, { id }, input), message: 'Datasource updated' };
-    },
+    resolve: (_root, { id, input }, ctx) => updateBy(ctx, { id }, input),
   }),
   updateDataSourceByUid: t.field({
     type: DataSourceChange,
     args: { uid: t.arg.string({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
-    resolve: async (_root, { uid, input }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
-      return { row: await ctx.services.dataSources.update(ctx.em, orgId, { uid }, input), message: 'Datasource updated' };
-    },
+    resolve: (_root, { uid, input }, ctx) => updateBy(ctx, { uid }, input),
   }),
   deleteDataSource: t.field({
     type: DataSourceDeletion,
     args: { id: t.arg.int({ required: true }) },
-    resolve: async (_root, { id }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
-      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { id }), message: 'Data source deleted' };
-    },
+    resolve: (_root, { id }, ctx) => deleteBy(ctx, { id }),
   }),
   deleteDataSourceByUid: t.field({
     type: DataSourceDeletion,
     args: { uid: t.arg.string({ required: true }) },
-    resolve: async (_root, { uid }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
-      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { uid }), message: 'Data source deleted' };
-    },
+    resolve: (_root, { uid }, ctx) => deleteBy(ctx, { uid }),
   }),
   deleteDataSourceByName: t.field({
     type: DataSourceDeletion,
     args: { name: t.arg.string({ required: true }) },
-    resolve: async (_root, { name }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
-      return { id: await ctx.services.dataSources.delete(ctx.em, orgId, { name }), message: 'Data source deleted' };
-    },
+    resolve: (_root, { name }, ctx) => deleteBy(ctx, { name }),
   }),
 }));
+
+async function updateBy(ctx: GraphQLContext, ref: { id: number } | { uid: string }, input: DataSourceInput) {
+  const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
+  return { row: await ctx.services.dataSources.update(ctx.em, orgId, ref, input), message: 'Datasource updated' };
+}
+
+async function deleteBy(ctx: GraphQLContext, ref: DataSourceRef) {
+  const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
+  return { id: await ctx.services.dataSources.delete(ctx.em, orgId, ref), message: 'Data source deleted' };
+}
