@@ -31,6 +31,9 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
     // GraphiQL served from the package itself, not a CDN: it works in closed networks too.
     renderGraphiQL,
     landingPage: false,
+    // src/http/server.ts reads the body under [server] request_body_limit_bytes before yoga sees it;
+    // yoga's own limit would only stream it through a second, costlier check.
+    maxRequestBodySize: false,
     logging: false,
     plugins: [...protectionPlugins(config), useJsonErrorBodies()],
     maskedErrors: {
