@@ -68,9 +68,16 @@ export async function load(target: Target, options: LoadOptions, duration: numbe
  * sensitive to a machine whose load drifts than the ratio of the two medians.
  */
 export function pairedRatio(a: Measured, b: Measured): number {
-  const ratios = a.rounds.map((round, i) => round.requestsPerSecond / b.rounds[i]!.requestsPerSecond).sort((x, y) => x - y);
+  const ratios = roundRatios(a, b).sort((x, y) => x - y);
   return ratios[Math.floor((ratios.length - 1) / 2)]!;
 }
+
+/** Each round's ratio, in round order: their spread shows how much the machine's load moved. */
+export function roundRatios(a: Measured, b: Measured): number[] {
+  return a.rounds.map((round, i) => round.requestsPerSecond / b.rounds[i]!.requestsPerSecond);
+}
+
+export const spread = (ratios: number[]) => `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`;
 
 export function median(results: LoadResult[]): LoadResult {
   const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
