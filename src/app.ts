@@ -1,6 +1,7 @@
 import type { AddressInfo } from 'node:net';
 import type { IncomingMessage, Server, ServerResponse } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
+import { ChangeListener } from './db/change-listener.ts';
 import type { PgConnection } from './db/embedded.ts';
 import { ProxyTargetCache } from './proxy/cache.ts';
 import { createProxyHandler } from './proxy/handler.ts';
@@ -25,7 +26,7 @@ export interface App {
 }
 
 export interface AppOptions {
-  /** Benchmarks compare with the verified-credential cache off. */
+  /** Benchmarks compare with the verified-credential and principal caches off. */
   cacheCredentials?: boolean;
   /** The DNS resolver behind the proxy's guarded lookup (tests stand in a fake one). */
   proxyResolver?: LookupFunction;
@@ -39,8 +40,10 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   // GraphQL authenticates inside yoga; the capture hands its principal to the request log line.
   const yoga = createGraphQLHandler(recordingAuthentication(services));
   const graphql = async (req: IncomingMessage, res: ServerResponse) => ({ route: '/graphql', principal: await capturePrincipal(() => yoga(req, res)) });
-  const proxyTargets = new ProxyTargetCache(services.dataSources, db.connection, log);
-  services.dataSources.onChange((payload) => proxyTargets.invalidate(payload));
+  const changes = new ChangeListener(db.connection, log);
+  services.authenticator.followChanges(changes);
+  const proxyTargets = new ProxyTargetCache(services.dataSources, changes, log);
+  services.dataSources.onChange((payload) => proxyTargets.notify(payload));
   const metrics = new Metrics(db.orm);
   const proxy = createProxyHandler(services, proxyTargets, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds), { resolve: options.proxyResolver });
   const server = createHttpServer(settings, {
@@ -56,7 +59,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     services,
     server,
     async listen(port, host) {
-      await proxyTargets.start();
+      await changes.start();
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host || undefined, () => {
@@ -71,7 +74,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
         server.closeIdleConnections();
       });
       proxy.close();
-      await proxyTargets.close();
+      await changes.close();
     },
   };
 }

@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
+import { twoInstances } from './support/instances.ts';
 
 // Spec 4.1 global users, with the original server's messages (reference 2.3-2.6), checked on two
 // instances sharing one database as they would run behind a load balancer.
 
 let first: TestServer;
 let second: TestServer;
-
-beforeAll(async () => {
-  first = await startTestServer();
-  second = await startTestServer({ connection: first.connection });
-});
-afterAll(async () => {
-  await second.close();
-  await first.close();
-});
+twoInstances((a, b) => ([first, second] = [a, b]));
 
 async function createUser(body: Record<string, unknown>, server: TestServer = first): Promise<number> {
   const res = await call(server, 'POST', '/api/admin/users', { body });

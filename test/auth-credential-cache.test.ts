@@ -1,21 +1,14 @@
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { describe, expect, it } from '@jest/globals';
 import { hashingStats, hashPassword, MAX_CONCURRENT_HASHES, verifyPassword } from '../src/auth/passwords.ts';
-import { basic, call, startTestServer, type TestServer } from './support/server.ts';
+import { basic, call, type TestServer } from './support/server.ts';
+import { twoInstances } from './support/instances.ts';
 
 // The verified-credential cache and the argon2 bound. The servers run in this process, so the
 // counters exported by src/auth/passwords.ts are the ones their requests move.
 
 let first: TestServer;
 let second: TestServer;
-
-beforeAll(async () => {
-  first = await startTestServer();
-  second = await startTestServer({ connection: first.connection });
-});
-afterAll(async () => {
-  await second.close();
-  await first.close();
-});
+twoInstances((a, b) => ([first, second] = [a, b]));
 
 async function newUser(login: string, password = 'correct-horse'): Promise<number> {
   const res = await call(first, 'POST', '/api/admin/users', { body: { login, email: `${login}@example.com`, password } });

@@ -1,6 +1,7 @@
 import { crc32 } from 'node:zlib';
-import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
+import { beforeAll, describe, expect, it } from '@jest/globals';
+import { basic, call, gql, type TestServer } from './support/server.ts';
+import { twoInstances } from './support/instances.ts';
 
 // Service accounts with their tokens, and legacy org API keys (reference 5, 6.4): created on one
 // instance, used and refused on the other, with the original server's messages.
@@ -21,9 +22,8 @@ function checksumOf(prefixAndSecret: string): string {
   return Buffer.from([c & 0xff, (c >>> 8) & 0xff, (c >>> 16) & 0xff, (c >>> 24) & 0xff]).toString('hex');
 }
 
-beforeAll(async () => {
-  first = await startTestServer();
-  second = await startTestServer({ connection: first.connection });
+twoInstances(async (a, b) => {
+  [first, second] = [a, b];
   otherOrg = (await first.sql<{ id: number }>(`insert into org (name) values ('Other Org') returning id`))[0]!.id;
   const e = await call(first, 'POST', '/api/admin/users', { body: { login: 'editor', password: 'pass1234' } });
   await first.sql(`update org_user set role = 'Editor' where user_id = $1`, [e.body.id]);
@@ -31,10 +31,6 @@ beforeAll(async () => {
   const o = await call(first, 'POST', '/api/admin/users', { body: { login: 'other-admin', password: 'pass1234', orgId: otherOrg } });
   await first.sql(`update org_user set role = 'Admin' where user_id = $1`, [o.body.id]);
   otherOrgAdmin = basic('other-admin', 'pass1234');
-});
-afterAll(async () => {
-  await second.close();
-  await first.close();
 });
 
 describe('service accounts', () => {

@@ -12,6 +12,7 @@ import { createApp } from '../../src/app.ts';
 import { decodeToken } from '../../src/auth/tokens.ts';
 import { bootstrap } from '../../src/bootstrap.ts';
 import { loadSettings, type Settings } from '../../src/config/settings.ts';
+import { ChangeListener } from '../../src/db/change-listener.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { DataSource } from '../../src/db/entities/index.ts';
 import { createLogger } from '../../src/logging/logger.ts';
@@ -70,10 +71,16 @@ function dto(row: { id: number; uid: string; orgId: number; name: string; type: 
   };
 }
 
-/** GET /api/datasources/:id by hand: the app's own authenticator (same token query), then one findOne. */
+/**
+ * GET /api/datasources/:id by hand: the app's own authenticator, with its principal cache kept
+ * current by the same change listener as the app's, then one findOne.
+ */
 async function ormHandler(settings: Settings): Promise<{ server: Server; close(): Promise<void> }> {
   const orm = await initOrm(settings);
   const services = createServices(settings, orm);
+  const changes = new ChangeListener(options.connection, createLogger('error', createWriteStream('/dev/null')));
+  services.authenticator.followChanges(changes);
+  await changes.start();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const match = BY_ID.exec(req.url ?? '');
     if (!match || req.method !== 'GET') return send(res, 404, { message: 'Not found' });
@@ -87,7 +94,13 @@ async function ormHandler(settings: Settings): Promise<{ server: Server; close()
       })
       .catch((error: { status?: number; message?: string }) => send(res, error.status ?? 500, { message: error.message ?? 'error' }));
   });
-  return { server, close: () => orm.close(true) };
+  return {
+    server,
+    close: async () => {
+      await changes.close();
+      await orm.close(true);
+    },
+  };
 }
 
 // The authenticator's token lookup, in pg's placeholder syntax.

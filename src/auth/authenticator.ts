@@ -1,16 +1,19 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import type { ChangeBarrier, ChangeListener } from '../db/change-listener.ts';
 import type { OrgRole } from '../db/entities/index.ts';
+import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { unauthorized } from '../services/errors.ts';
 import { VerifiedCredentialCache } from './credential-cache.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
+import { AUTH_CHANGE_CHANNEL, PrincipalCache, type VerifiedPrincipal } from './principal-cache.ts';
 import { decodeToken } from './tokens.ts';
 
 export interface AuthenticatorOptions {
   basicAuthEnabled: boolean;
   bruteForceProtection: boolean;
   maxLoginAttempts: number;
-  /** Disables the verified-credential cache (for benchmarks comparing with and without it). */
+  /** Disables the verified-credential and principal caches (for benchmarks comparing with and without). */
   cacheCredentials?: boolean;
 }
 
@@ -19,6 +22,8 @@ export interface Credentials {
   /** `X-Grafana-Org-Id`: act in another org the user belongs to. */
   orgIdHeader: string | undefined;
   ip: string;
+  /** The change barrier's mark when the request arrived, if the caller took one to share. */
+  changeMark?: number;
 }
 
 export const AUTH_ERRORS = {
@@ -68,14 +73,46 @@ interface KeyRow {
 export class Authenticator {
   readonly #options: AuthenticatorOptions;
   readonly #cache = new VerifiedCredentialCache();
+  /** Verified headers, served only once the change barrier shows nothing newer is pending. */
+  readonly principals = new PrincipalCache();
+  #changes: ChangeBarrier | null = null;
 
   constructor(options: AuthenticatorOptions) {
     this.#options = options;
   }
 
-  async authenticate(em: EntityManager, credentials: Credentials): Promise<Principal | null> {
+  /** Turns the principal cache on, kept in step with the database by `changes`. */
+  followChanges(changes: ChangeListener): void {
+    changes.subscribe(AUTH_CHANGE_CHANNEL, this.principals);
+    this.#changes = changes;
+  }
+
+  async authenticate(db: LazyEntityManager, credentials: Credentials): Promise<Principal | null> {
     const header = credentials.authorization?.trim();
     if (!header) return null;
+    const changes = this.#changes;
+    if (this.#options.cacheCredentials === false || !changes || !this.principals.active) {
+      return (await this.#verify(resolveEntityManager(db), header, credentials)).principal;
+    }
+    const mark = credentials.changeMark ?? changes.mark();
+    const key = this.principals.keyOf(header, credentials.orgIdHeader);
+    if (this.principals.get(key)) {
+      // Another instance may have changed this caller just before the request came: wait until
+      // every change committed by then has been heard, then look again.
+      const caughtUp = changes.caughtUp(mark);
+      const hit = (caughtUp === true || (caughtUp !== false && (await caughtUp))) && this.principals.get(key);
+      if (hit) {
+        if (needsTouch(hit)) await this.#touch(resolveEntityManager(db), hit);
+        return hit.principal;
+      }
+    }
+    const generation = this.principals.generation;
+    const verified = await this.#verify(resolveEntityManager(db), header, credentials);
+    this.principals.set(key, generation, verified);
+    return verified.principal;
+  }
+
+  async #verify(em: EntityManager, header: string, credentials: Credentials): Promise<VerifiedPrincipal> {
     const space = header.indexOf(' ');
     const scheme = (space < 0 ? header : header.slice(0, space)).toLowerCase();
     const value = space < 0 ? '' : header.slice(space + 1).trim();
@@ -90,7 +127,14 @@ export class Authenticator {
     throw AUTH_ERRORS.unauthorized();
   }
 
-  async #password(em: EntityManager, login: string, password: string, credentials: Credentials): Promise<Principal> {
+  /** Refreshes a token's `last_used_at`, at most once per LAST_USED_RESOLUTION_MS and process. */
+  async #touch(em: EntityManager, verified: VerifiedPrincipal): Promise<void> {
+    if (!needsTouch(verified)) return;
+    verified.lastUsedAt = Date.now();
+    await em.execute('update api_key set last_used_at = now() where id = ?', [verified.keyId]);
+  }
+
+  async #password(em: EntityManager, login: string, password: string, credentials: Credentials): Promise<VerifiedPrincipal> {
     if (password === '' || login === '') throw AUTH_ERRORS.badPassword();
     // PostgreSQL cannot even compare text holding NUL, and no stored login has one: an unknown user.
     if (login.includes('\0')) {
@@ -130,7 +174,7 @@ export class Authenticator {
     }
     if (user.is_disabled) throw AUTH_ERRORS.disabled();
     if (requestedOrg !== null && !user.role) throw AUTH_ERRORS.unauthorized();
-    return {
+    const principal: Principal = {
       kind: 'user',
       userId: user.id,
       login: user.login,
@@ -139,9 +183,10 @@ export class Authenticator {
       isServerAdmin: user.is_admin,
       method: 'basic',
     };
+    return { principal, login: user.login.toLowerCase(), expiresAt: null, keyId: null, lastUsedAt: 0 };
   }
 
-  async #token(em: EntityManager, token: string, orgIdHeader: string | undefined): Promise<Principal> {
+  async #token(em: EntityManager, token: string, orgIdHeader: string | undefined): Promise<VerifiedPrincipal> {
     const decoded = decodeToken(token);
     if (!decoded) throw AUTH_ERRORS.invalidKey();
     const rows = await em.execute<KeyRow[]>(
@@ -160,19 +205,28 @@ export class Authenticator {
     if (key.sa_disabled) throw AUTH_ERRORS.disabled();
     const requestedOrg = parseOrgId(orgIdHeader);
     if (requestedOrg !== null && requestedOrg !== key.org_id) throw AUTH_ERRORS.wrongOrg();
-    if (!key.last_used_at || Date.now() - new Date(key.last_used_at).getTime() > LAST_USED_RESOLUTION_MS) {
-      await em.execute('update api_key set last_used_at = now() where id = ?', [key.id]);
-    }
-    return {
-      kind: key.service_account_id ? 'service-account' : 'api-key',
-      userId: key.service_account_id,
-      login: key.sa_login ?? `api-key:${key.name}`,
-      orgId: key.org_id,
-      orgRole: key.role,
-      isServerAdmin: false,
-      method: 'token',
+    const verified: VerifiedPrincipal = {
+      principal: {
+        kind: key.service_account_id ? 'service-account' : 'api-key',
+        userId: key.service_account_id,
+        login: key.sa_login ?? `api-key:${key.name}`,
+        orgId: key.org_id,
+        orgRole: key.role,
+        isServerAdmin: false,
+        method: 'token',
+      },
+      login: null,
+      expiresAt: key.expires ? new Date(key.expires).getTime() : null,
+      keyId: key.id,
+      lastUsedAt: key.last_used_at ? new Date(key.last_used_at).getTime() : 0,
     };
+    await this.#touch(em, verified);
+    return verified;
   }
+}
+
+function needsTouch(verified: VerifiedPrincipal): boolean {
+  return verified.keyId !== null && Date.now() - verified.lastUsedAt > LAST_USED_RESOLUTION_MS;
 }
 
 function decodeBasic(value: string): { user: string; password: string } | null {

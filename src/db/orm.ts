@@ -1,4 +1,4 @@
-import { MikroORM, type Options } from '@mikro-orm/postgresql';
+import { MikroORM, type EntityManager, type Options } from '@mikro-orm/postgresql';
 import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import type { Settings } from '../config/settings.ts';
@@ -106,4 +106,17 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
       await embedded?.stop();
     },
   };
+}
+
+/** An EntityManager, or how to get one once it is needed: calls served from memory skip the fork. */
+export type LazyEntityManager = EntityManager | (() => EntityManager);
+
+export function resolveEntityManager(source: LazyEntityManager): EntityManager {
+  return typeof source === 'function' ? source() : source;
+}
+
+/** Forks on first use, then hands back the same fork. */
+export function lazyFork(orm: MikroORM): () => EntityManager {
+  let em: EntityManager | undefined;
+  return () => (em ??= orm.em.fork());
 }

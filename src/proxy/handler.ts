@@ -4,6 +4,7 @@ import { createProxyServer } from 'http-proxy-3';
 import { AUTH_ERRORS } from '../auth/authenticator.ts';
 import { hasOrgRole, type Principal } from '../auth/principal.ts';
 import { get as getSetting } from '../config/settings.ts';
+import { lazyFork } from '../db/orm.ts';
 import type { HandledRequest } from '../http/server.ts';
 import type { Logger } from '../logging/logger.ts';
 import { accessDenied, DomainError } from '../services/errors.ts';
@@ -123,13 +124,17 @@ export function createProxyHandler(
       return info;
     };
 
-    const em = services.orm.em.fork();
+    // Forked only if authentication or the data source lookup misses the caches.
+    const em = lazyFork(services.orm);
+    // One change barrier for both caches: whatever was committed before this call is seen.
+    const changeMark = cache.mark();
     let principal: Principal;
     try {
       const found = await services.authenticator.authenticate(em, {
         authorization: req.headers.authorization,
         orgIdHeader: single(req.headers['x-grafana-org-id']),
         ip: req.socket.remoteAddress ?? '',
+        changeMark,
       });
       if (!found) throw AUTH_ERRORS.unauthorized();
       info.principal = principal = found;
@@ -148,7 +153,7 @@ export function createProxyHandler(
 
     let target: ProxyTarget | null;
     try {
-      const cached = cache.get(em, principal.orgId, extracted.ref);
+      const cached = cache.get(em, principal.orgId, extracted.ref, changeMark);
       target = cached instanceof Promise ? await cached : cached;
     } catch (error) {
       if (!(error instanceof TargetSecretsError)) throw error;

@@ -1,6 +1,8 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.ts';
+import { Migration20261123000000_auth_change_notify } from './Migration20261123000000_auth_change_notify.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
+  { name: 'Migration20261123000000_auth_change_notify', class: Migration20261123000000_auth_change_notify },
 ];

@@ -1,0 +1,185 @@
+import pg from 'pg';
+import type { Logger } from '../logging/logger.ts';
+import type { PgConnection } from './embedded.ts';
+
+const RECONNECT_DELAY_MS = 1_000;
+/** A query (a barrier round trip) slower than this fails, and the connection is replaced. */
+const BARRIER_TIMEOUT_MS = 5_000;
+/** Shows up in pg_stat_activity, so operators (and tests) can tell the listener apart. */
+export const LISTENER_APPLICATION_NAME = 'dashgate-change-listener';
+
+/** An in-memory cache kept in step with PostgreSQL through one channel. */
+export interface ChangeSubscriber {
+  notify(payload: string): void;
+  /**
+   * The listening connection came up or went down. Either way a notification may have been
+   * missed, so everything cached must go; while `listening` is false nothing may be cached.
+   */
+  reset(listening: boolean): void;
+}
+
+/**
+ * Lets a cache hit prove it misses no change committed before its request arrived. A request
+ * takes a `mark()` when it arrives; `caughtUp(mark)` resolves true once every notification
+ * committed before then has reached the subscribers, false when that cannot be known (then the
+ * caller must read the database).
+ */
+export interface ChangeBarrier {
+  mark(): number;
+  caughtUp(mark: number): boolean | Promise<boolean>;
+}
+
+/**
+ * One LISTEN connection per process for every cache that other instances' writes invalidate.
+ * Writers notify inside their transaction (or through triggers), so a message arrives once the
+ * change is visible. If PostgreSQL is unreachable it keeps reconnecting in the background.
+ *
+ * Notifications travel asynchronously, so on their own they would leave a window in which another
+ * instance's committed write is not yet known here. The barrier closes it: a query on the
+ * listening connection sent after a commit is answered only after that commit's notifications
+ * (PostgreSQL delivers pending notifications before it reads the next command on a listening
+ * connection, and the writer signals listeners before its commit returns). Concurrent requests
+ * share one round trip: each waits for the first one sent after its mark.
+ */
+export class ChangeListener implements ChangeBarrier {
+  readonly #subscribers = new Map<string, ChangeSubscriber[]>();
+  readonly #connection: PgConnection;
+  readonly #log: Logger;
+  #client: pg.Client | null = null;
+  #closed = false;
+  #timer: NodeJS.Timeout | null = null;
+  /** Barrier round trips sent so far; a mark is this count when it was taken. */
+  #sent = 0;
+  /** The highest-numbered round trip answered (a lost connection empties the caches anyway). */
+  #answered = 0;
+  #inFlight: { number: number; done: Promise<boolean> } | null = null;
+  /** The next round trip, waiting for the one in flight; anyone may join it. */
+  #queued: Promise<boolean> | null = null;
+
+  constructor(connection: PgConnection, log: Logger) {
+    this.#connection = connection;
+    this.#log = log;
+  }
+
+  /** Subscribes before `start()`: channels are listened to when the connection opens. */
+  subscribe(channel: string, subscriber: ChangeSubscriber): void {
+    if (!/^[a-z_]+$/.test(channel)) throw new Error(`invalid channel name ${channel}`);
+    this.#subscribers.set(channel, [...(this.#subscribers.get(channel) ?? []), subscriber]);
+  }
+
+  get listening(): boolean {
+    return this.#client !== null;
+  }
+
+  mark(): number {
+    return this.#sent;
+  }
+
+  caughtUp(mark: number): boolean | Promise<boolean> {
+    if (!this.#client) return false;
+    if (this.#answered > mark) return true;
+    if (this.#inFlight && this.#inFlight.number > mark) return this.#inFlight.done;
+    if (this.#queued) return this.#queued;
+    if (!this.#inFlight) return this.#roundTrip();
+    const queued = this.#inFlight.done.then(() => {
+      this.#queued = null;
+      return this.#roundTrip();
+    });
+    this.#queued = queued;
+    return queued;
+  }
+
+  #roundTrip(): Promise<boolean> {
+    const client = this.#client;
+    if (!client) return Promise.resolve(false);
+    const number = ++this.#sent;
+    const done = client.query('select 1').then(
+      () => {
+        if (this.#client !== client) return false;
+        this.#answered = Math.max(this.#answered, number);
+        return true;
+      },
+      (error: unknown) => {
+        // Unanswered, the connection's state is unknown: start over on a new one.
+        this.#log.warn({ err: error }, 'change listener barrier failed');
+        this.#drop(client);
+        return false;
+      },
+    );
+    const inFlight = {
+      number,
+      done: done.finally(() => {
+        if (this.#inFlight === inFlight) this.#inFlight = null;
+      }),
+    };
+    this.#inFlight = inFlight;
+    return inFlight.done;
+  }
+
+  async start(): Promise<void> {
+    await this.#connect().catch((error: unknown) => {
+      this.#log.warn({ err: error }, 'change listener could not connect; caches of data sources and verified credentials stay empty until it does');
+      this.#scheduleReconnect();
+    });
+  }
+
+  #reset(listening: boolean): void {
+    for (const list of this.#subscribers.values()) for (const subscriber of list) subscriber.reset(listening);
+  }
+
+  async #connect(): Promise<void> {
+    const client = new pg.Client({ ...this.#connection, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, query_timeout: BARRIER_TIMEOUT_MS });
+    // Registered before connecting: a pg client without an 'error' listener crashes the process.
+    client.on('error', (error) => {
+      this.#log.warn({ err: error }, 'change listener lost its connection');
+      this.#drop(client);
+    });
+    client.on('end', () => this.#drop(client));
+    client.on('notification', (message) => {
+      for (const subscriber of this.#subscribers.get(message.channel) ?? []) subscriber.notify(message.payload ?? '');
+    });
+    try {
+      await client.connect();
+      for (const channel of this.#subscribers.keys()) await client.query(`listen ${channel}`);
+    } catch (error) {
+      await client.end().catch(() => {});
+      throw error;
+    }
+    if (this.#closed) {
+      await client.end().catch(() => {});
+      return;
+    }
+    this.#client = client;
+    this.#reset(true);
+  }
+
+  #drop(client: pg.Client): void {
+    if (this.#client !== client) return;
+    this.#client = null;
+    this.#reset(false);
+    client.end().catch(() => {});
+    this.#scheduleReconnect();
+  }
+
+  #scheduleReconnect(): void {
+    if (this.#closed || this.#timer) return;
+    this.#timer = setTimeout(() => {
+      this.#timer = null;
+      this.#connect().catch((error: unknown) => {
+        this.#log.debug({ err: error }, 'change listener reconnect failed');
+        this.#scheduleReconnect();
+      });
+    }, RECONNECT_DELAY_MS);
+    this.#timer.unref();
+  }
+
+  async close(): Promise<void> {
+    this.#closed = true;
+    if (this.#timer) clearTimeout(this.#timer);
+    this.#timer = null;
+    const client = this.#client;
+    this.#client = null;
+    this.#reset(false);
+    await client?.end().catch(() => {});
+  }
+}
