@@ -1,8 +1,7 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { LISTENER_APPLICATION_NAME } from '../src/db/change-listener.ts';
 import { CHANGE_CHANNEL } from '../src/services/data-sources.ts';
 import { call, type TestServer } from './support/server.ts';
-import { eventually, twoInstances } from './support/instances.ts';
+import { changeListeners, changeListenersBack, killChangeListeners, twoInstances } from './support/instances.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 
 // The proxy's in-memory data source cache: served from memory, invalidated on every instance by
@@ -82,21 +81,15 @@ describe('proxy data source cache', () => {
   it('empties itself when its listening connection is lost, and caches again once it is back', async () => {
     const ds = await createDs('reconnect');
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('old');
-    const listenerPids = async () =>
-      (await first.sql<{ pid: number }>(
-        `select pid from pg_stat_activity where application_name = $1 and datname = current_database() and state = 'idle'`,
-        [LISTENER_APPLICATION_NAME],
-      )).map((r) => r.pid);
-    const before = await listenerPids();
+    const before = await changeListeners(first);
     expect(before).toHaveLength(2); // one per instance
-    await first.sql('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME]);
+    await killChangeListeners(first);
     // A change nobody is told about: with the listener gone, nothing may be served from memory.
     await silentlyMove(ds.id, newHome.url);
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('new');
     // The listeners come back on new connections, and caching resumes.
-    const reconnected = await eventually(async () => (await listenerPids()).filter((pid) => !before.includes(pid)).length, 2, 5000);
-    expect(reconnected).toBe(2);
-    await eventually(async () => (await proxied(second, `${ds.id}/x`)).text, 'new');
+    expect(await changeListenersBack([first, second], before)).toBe(true);
+    expect((await proxied(second, `${ds.id}/x`)).text).toBe('new');
     await silentlyMove(ds.id, oldHome.url);
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('new');
     await first.sql('select pg_notify($1, $2)', [CHANGE_CHANNEL, `1:${ds.id}`]);
