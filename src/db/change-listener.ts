@@ -93,7 +93,8 @@ export class ChangeListener implements ChangeBarrier {
     const client = this.#client;
     if (!client) return Promise.resolve(false);
     const number = ++this.#sent;
-    const done = client.query('select 1').then(
+    // An empty query: nothing to parse, plan or run, yet read as a command like any other.
+    const done = client.query('').then(
       () => {
         if (this.#client !== client) return false;
         this.#answered = Math.max(this.#answered, number);
