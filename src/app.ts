@@ -7,12 +7,11 @@ import { ProxyTargetCache } from './proxy/cache.ts';
 import { createProxyHandler } from './proxy/handler.ts';
 import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
-import { createGraphQLHandler } from './graphql/yoga.ts';
+import { createGraphQLHandler, graphQLPrincipalOf } from './graphql/yoga.ts';
 import { getSchema } from './graphql/schema/index.ts';
 import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
-import { capturePrincipal, recordingAuthentication } from './metrics/request-principal.ts';
 import type { Logger } from './logging/logger.ts';
 import { RestExecutor } from './rest/executor.ts';
 import { createRestHandler } from './rest/handler.ts';
@@ -37,9 +36,11 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const services = createServices(settings, db.orm, options);
   const executor = new RestExecutor(getSchema());
   const rest = createRestHandler(services, executor, (error) => log.error({ err: error }, 'unexpected error in REST route'));
-  // GraphQL authenticates inside yoga; the capture hands its principal to the request log line.
-  const yoga = createGraphQLHandler(recordingAuthentication(services));
-  const graphql = async (req: IncomingMessage, res: ServerResponse) => ({ route: '/graphql', principal: await capturePrincipal(() => yoga(req, res)) });
+  const yoga = createGraphQLHandler(services);
+  const graphql = async (req: IncomingMessage, res: ServerResponse) => {
+    await yoga(req, res);
+    return { route: '/graphql', principal: graphQLPrincipalOf(req) };
+  };
   const changes = new ChangeListener(db.connection, log);
   services.authenticator.followChanges(changes);
   const proxyTargets = new ProxyTargetCache(services.dataSources, changes, log);

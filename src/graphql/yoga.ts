@@ -1,6 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
+import type { Principal } from '../auth/principal.ts';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
 import type { GraphQLContext } from './context.ts';
@@ -12,6 +13,16 @@ import { getSchema } from './schema/index.ts';
 interface ServerContext {
   req: IncomingMessage;
   res: ServerResponse;
+}
+
+/**
+ * Who each GraphQL request authenticated as, for its log line and metrics: yoga authenticates
+ * inside its context factory and hands nothing back. Keyed by the request, so nothing outlives it.
+ */
+const principals = new WeakMap<IncomingMessage, Principal>();
+
+export function graphQLPrincipalOf(req: IncomingMessage): Principal | null {
+  return principals.get(req) ?? null;
 }
 
 /** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST. */
@@ -54,6 +65,7 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
         if (error instanceof DomainError) throw maskError(error, error.message);
         throw error;
       }
+      if (principal) principals.set(req, principal);
       return { em, principal, services };
     },
   });
