@@ -179,6 +179,27 @@ describe('[graphql] csrf_prevention', () => {
   });
 });
 
+describe('cross-origin access', () => {
+  // A browser may hold Basic credentials for the server and attach them to a cross-site request;
+  // without CORS grants no other site can read an answer or pass a preflight (as on REST).
+  const origin = 'https://elsewhere.example';
+
+  it('grants no other origin anything, on a preflight or on a credentialed POST', async () => {
+    const preflight = await call(defaults, 'OPTIONS', '/graphql', {
+      auth: null,
+      headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
+    });
+    const post = await call(defaults, 'POST', '/graphql', { body: { query: '{ dataSources { name } }' }, headers: { origin } });
+    expect(post.status).toBe(200);
+    for (const res of [preflight, post]) {
+      expect(res.headers.get('access-control-allow-origin')).toBeNull();
+      expect(res.headers.get('access-control-allow-credentials')).toBeNull();
+    }
+    const rest = await call(defaults, 'GET', '/api/datasources', { headers: { origin } });
+    expect(rest.headers.get('access-control-allow-origin')).toBeNull();
+  });
+});
+
 describe('[graphql] graphiql', () => {
   it('serves the IDE to browsers when on and not when off', async () => {
     const on = await call(defaults, 'GET', '/graphql', { headers: { accept: 'text/html' } });

@@ -42,6 +42,9 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
     // GraphiQL served from the package itself, not a CDN: it works in closed networks too.
     renderGraphiQL,
     landingPage: false,
+    // Yoga's default reflects any Origin and allows credentials: any site could then read answers
+    // made with the Basic credentials a browser holds for this server. Same-origin only, as REST.
+    cors: false,
     // src/http/server.ts reads the body under [server] request_body_limit_bytes before yoga sees it;
     // yoga's own limit would only stream it through a second, costlier check.
     maxRequestBodySize: false,
