@@ -44,7 +44,6 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const changes = new ChangeListener(db.connection, log);
   services.authenticator.followChanges(changes);
   const proxyTargets = new ProxyTargetCache(services.dataSources, changes, log);
-  services.dataSources.onChange((payload) => proxyTargets.notify(payload));
   const metrics = new Metrics(db.orm);
   const proxy = createProxyHandler(services, proxyTargets, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds), { resolve: options.proxyResolver });
   const server = createHttpServer(settings, {

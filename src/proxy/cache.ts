@@ -61,7 +61,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
     this.#loading.clear();
   }
 
-  /** `payload` is `<orgId>:<id>`, as the data source service notifies it (locally and remotely). */
+  /** `payload` is `<orgId>:<id>`, as the data source service notifies it. */
   notify(payload: string): void {
     this.#generation++;
     this.#loading.clear();

@@ -65,23 +65,10 @@ export class DataSourceService {
   readonly entity = DataSource;
   readonly #secrets: SecretBox;
   readonly #authProxyHeader: string | null;
-  readonly #listeners: Array<(payload: string) => void> = [];
 
   constructor(options: DataSourceServiceOptions) {
     this.#secrets = options.secrets;
     this.#authProxyHeader = options.authProxyHeader?.toLowerCase() ?? null;
-  }
-
-  /**
-   * Runs after each committed write on this instance, with the `<orgId>:<id>` payload that other
-   * instances receive through NOTIFY; lets local caches drop entries without waiting for it.
-   */
-  onChange(listener: (payload: string) => void): void {
-    this.#listeners.push(listener);
-  }
-
-  #changed(orgId: number, id: number): void {
-    for (const listener of this.#listeners) listener(`${orgId}:${id}`);
   }
 
   /** The org's data sources, ordered case-insensitively by name as the original server's handler does. */
@@ -120,7 +107,7 @@ export class DataSourceService {
     if (name !== null && name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
 
     try {
-      const created = await em.transactional(async (tx) => {
+      return await em.transactional(async (tx) => {
         await lockOrgDefaults(tx, orgId);
         name ??= await firstFreeName(tx, orgId, type);
         if (await tx.count(DataSource, { orgId, name })) throw conflict(MESSAGES.nameTaken);
@@ -149,8 +136,6 @@ export class DataSourceService {
         await notifyChanged(tx, orgId, row.id);
         return row;
       });
-      this.#changed(orgId, created.id);
-      return created;
     } catch (error) {
       throw mapUniqueViolation(error, MESSAGES.nameTaken);
     }
@@ -175,7 +160,7 @@ export class DataSourceService {
     const requestVersion = input.version ?? 0;
 
     try {
-      const updated = await em.transactional(async (tx) => {
+      return await em.transactional(async (tx) => {
         await lockOrgDefaults(tx, orgId);
         const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!row) throw notFound(MESSAGES.notFound);
@@ -206,8 +191,6 @@ export class DataSourceService {
         await notifyChanged(tx, orgId, row.id);
         return row;
       });
-      this.#changed(orgId, updated.id);
-      return updated;
     } catch (error) {
       throw mapUniqueViolation(error, `Failed to update datasource: ${MESSAGES.nameTaken}`);
     }
@@ -215,7 +198,7 @@ export class DataSourceService {
 
   /** Deletes and returns the id of what was deleted. */
   async delete(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<number> {
-    const id = await em.transactional(async (tx) => {
+    return em.transactional(async (tx) => {
       const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) throw notFound(MESSAGES.notFound);
       if (row.readOnly) throw forbidden(MESSAGES.readOnlyDelete);
@@ -225,8 +208,6 @@ export class DataSourceService {
       await notifyChanged(tx, orgId, row.id);
       return row.id;
     });
-    this.#changed(orgId, id);
-    return id;
   }
 
   /**
