@@ -119,14 +119,4 @@ export class ProxyTargetCache implements ChangeSubscriber {
     }
     return target;
   }
-
-  /** Cached entries (each data source counts twice: by id and by uid). */
-  get size(): number {
-    return this.#entries.size;
-  }
-
-  /** Whether notifications are being received (and so whether anything is cached). */
-  get listening(): boolean {
-    return this.#listening;
-  }
 }
