@@ -1,4 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
+import { queryPrepared, type PreparedStatement } from '../db/prepared.ts';
 
 /** The usage counters of spec 2.3, in its snake_case wire names. */
 export interface AdminStats {
@@ -13,9 +14,10 @@ export interface AdminStats {
   service_admin_count: number;
 }
 
-/** Every counter in one round trip. Service accounts are not users here, as in the original. */
-export async function adminStats(em: EntityManager): Promise<AdminStats> {
-  const [row] = await em.execute<Record<keyof AdminStats, string>[]>(`
+/** Every counter in one statement. Service accounts are not users here, as in the original. */
+const STATS: PreparedStatement = {
+  name: 'dashgate_admin_stats',
+  text: `
     select
       (select count(*) from "user" where not is_service_account) as user_count,
       (select count(*) from org) as org_count,
@@ -25,7 +27,11 @@ export async function adminStats(em: EntityManager): Promise<AdminStats> {
       (select count(*) from data_source) as data_source_count,
       (select count(*) from playlist) as playlist_count,
       (select count(distinct dashboard_id) from star) as starred_db_count,
-      (select count(*) from "user" where is_admin and not is_service_account) as service_admin_count`);
+      (select count(*) from "user" where is_admin and not is_service_account) as service_admin_count`,
+};
+
+export async function adminStats(em: EntityManager): Promise<AdminStats> {
+  const [row] = await queryPrepared<Record<keyof AdminStats, string>>(em, STATS);
   const stats = {} as AdminStats;
   for (const [key, value] of Object.entries(row!)) stats[key as keyof AdminStats] = Number(value);
   return stats;
