@@ -9,7 +9,7 @@ const pinned = fileURLToPath(new URL('../node_modules/.bin/node', import.meta.ur
 const node = existsSync(pinned) ? pinned : process.execPath;
 const cli = fileURLToPath(new URL('../src/cli/main.ts', import.meta.url));
 
-const child = spawn(node, [cli, ...process.argv.slice(2)], { stdio: 'inherit' });
+const child = spawn(node, ['--experimental-async-context-frame', cli, ...process.argv.slice(2)], { stdio: 'inherit' });
 const forward = (signal) => child.kill(signal);
 for (const signal of ['SIGINT', 'SIGTERM', 'SIGHUP']) process.on(signal, forward);
 child.on('error', (error) => {

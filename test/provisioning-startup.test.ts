@@ -32,7 +32,7 @@ interface Started {
 
 /** `node src/main.ts --config <file>` with extra environment; resolves once it listens or exits. */
 function start(env: Record<string, string>): Promise<Started> {
-  const child = spawn(process.execPath, ['src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
+  const child = spawn(process.execPath, ['--experimental-async-context-frame', 'src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...env } });
   let output = '';
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
   return new Promise((resolve, reject) => {

@@ -84,7 +84,7 @@ describe('graceful shutdown on SIGTERM', () => {
     const config = join(dir, 'custom.ini');
     await writeFile(config, `[paths]\ndata = ${dir}/data\nprovisioning = ${dir}/provisioning\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\nshutdown_timeout_seconds = 4\n[log]\nlevel = info\n`);
 
-    const server = spawn(process.execPath, ['src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+    const server = spawn(process.execPath, ['--experimental-async-context-frame', 'src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child = server;
     let output = '';
     server.stdout!.on('data', (chunk: Buffer) => (output += chunk.toString()));
