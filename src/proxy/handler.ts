@@ -47,6 +47,14 @@ const STRIPPED_REQUEST_HEADERS = new Set([
 /** Hop-by-hop response headers, and the data source's cookies (they would land on our origin). */
 const STRIPPED_RESPONSE_HEADERS = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
 
+/**
+ * Paths and query strings in which `new URL()` changes nothing: no character it percent-encodes
+ * (space, quotes, `<>{}` and backtick, `#`), no backslash (read as `/`), and no dot segment,
+ * literal or encoded, to resolve.
+ */
+const URL_INERT = /^\/[\w\-.~!$&()*+,;=:@%/]*(?:\?[\w\-.~!$&()*+,;=:@%/?]*)?$/;
+const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
+
 /** Decisions about a data source version that depend only on it and the settings. */
 interface Verdict {
   /** The 403 message, or null when the target may be called. */
@@ -288,21 +296,30 @@ export function createProxyHandler(
       // run synchronously), and the upstream gets the real one through the `method` option.
       const hideMethod = chunked && (method === 'DELETE' || method === 'OPTIONS');
       if (hideMethod) req.method = 'POST';
+      const upstreamPath = joinUpstreamPath(upstream.basePath, proxyPath);
+      const incomingUrl = req.url;
+      // http-proxy-3 parses the target's path and the incoming URL with `new URL()` on every call.
+      // A path that parsing would leave as it is goes as the request URL, taken verbatim
+      // (`toProxy`); any other is given as the target's path, for the parser to normalise.
+      const verbatim = URL_INERT.test(upstreamPath + extracted.search) && !DOT_SEGMENT.test(upstreamPath);
+      if (verbatim) req.url = upstreamPath + extracted.search;
       try {
         proxy.web(
           req,
           res,
           {
             method,
-            target: {
-              protocol: upstream.protocol,
-              host: upstream.host,
-              hostname: upstream.hostname,
-              port: upstream.port,
-              pathname: joinUpstreamPath(upstream.basePath, proxyPath),
-              search: extracted.search,
-            } as never,
-            ignorePath: true,
+            target: (verbatim
+              ? { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port }
+              : {
+                  protocol: upstream.protocol,
+                  host: upstream.host,
+                  hostname: upstream.hostname,
+                  port: upstream.port,
+                  pathname: upstreamPath,
+                  search: extracted.search,
+                }) as never,
+            ...(verbatim ? { prependPath: false, toProxy: true } : { ignorePath: true }),
             // The Host header is set with the rest of the request headers.
             changeOrigin: false,
             selfHandleResponse: true,
@@ -314,7 +331,9 @@ export function createProxyHandler(
       } catch (error) {
         onError(error as Error);
       } finally {
+        // http-proxy-3 reads both synchronously, while it sets up the upstream request.
         if (hideMethod) req.method = method;
+        req.url = incomingUrl;
       }
     });
   };
