@@ -27,6 +27,7 @@ import type { PgConnection } from '../src/db/embedded.ts';
 import { ormOptions } from '../src/db/orm.ts';
 import { createLogger } from '../src/logging/logger.ts';
 import { createServices } from '../src/services/index.ts';
+import { profilingArgs } from './lib/harness.ts';
 import type { BenchContext, BenchRow, LoadResult, Target, Variant } from './lib/types.ts';
 
 const fmt = {
@@ -53,6 +54,7 @@ type ServeKind = 'upstream' | 'pipe' | 'http-proxy-3';
 /** Starts `node bench/proxy.ts --serve <kind>` and waits for its port. */
 function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind], {
+    execArgv: profilingArgs(),
     env: { ...process.env, BENCH_PROXY_UPSTREAM_PORT: String(upstreamPort ?? '') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

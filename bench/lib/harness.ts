@@ -6,9 +6,19 @@ import type { BenchContext, LoadOptions, LoadResult, Measured, Target, TargetOpt
 
 const TARGET_SCRIPT = new URL('./target.ts', import.meta.url);
 
+/**
+ * Node flags for a server under test: the runner's own, plus a CPU profile written into
+ * `BENCH_CPU_PROFILE_DIR` when that is set (open it in Chrome DevTools to see where time goes).
+ */
+export function profilingArgs(): string[] {
+  const dir = process.env.BENCH_CPU_PROFILE_DIR;
+  return [...process.execArgv, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+}
+
 /** Starts a target process and wraps its IPC requests. */
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const child: ChildProcess = fork(TARGET_SCRIPT, [], {
+    execArgv: profilingArgs(),
     env: { ...process.env, BENCH_TARGET: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
@@ -84,6 +94,34 @@ export function median(results: LoadResult[]): LoadResult {
   return sorted[Math.floor((sorted.length - 1) / 2)]!;
 }
 
+/** Warm-up loads last this long each; at least MIN and at most MAX of them per variant. */
+const WARM_UP_SECONDS = 2;
+const MIN_WARM_UPS = 2;
+const MAX_WARM_UPS = 10;
+/** Warm once a load costs no more than this much less than the one before it. */
+const SETTLED = 0.03;
+
+/**
+ * Loads a variant until its cost per request stops falling. A server keeps getting cheaper for
+ * many seconds after start (V8 tiers its hot code up, the young generation grows to fit the
+ * allocation rate), and the app with its larger code base warms more slowly than a small
+ * hand-written baseline: after a fixed two-second warm-up, CPU per request was still falling by
+ * half over the next rounds, in the app and baselines alike. The cost is the server's CPU per
+ * request where the target reports its CPU, else the inverse of its throughput.
+ */
+async function warmUp(v: Variant, log: (message: string) => void): Promise<void> {
+  const costs: number[] = [];
+  for (let i = 0; i < MAX_WARM_UPS; i++) {
+    const warm = await load(v.target, v.load, WARM_UP_SECONDS);
+    if (warm.failures > 0) throw new Error(`${v.name}: ${warm.failures} failed requests during warm-up`);
+    costs.push(warm.cpuMicrosPerRequest ?? 1e6 / Math.max(warm.requestsPerSecond, 1));
+    const [previous, last] = costs.slice(-2) as [number, number];
+    if (costs.length >= MIN_WARM_UPS && last >= previous * (1 - SETTLED)) break;
+  }
+  const unit = v.target.cpu ? ' µs CPU/request' : ' µs/request';
+  log(`  warm-up ${v.name}: ${costs.map((c) => Math.round(c)).join(' -> ')}${unit}`);
+}
+
 export function createContext(cluster: PgConnection, options: { duration: number; rounds: number; log: (message: string) => void }): BenchContext {
   const ctx: BenchContext = {
     cluster,
@@ -104,13 +142,12 @@ export function createContext(cluster: PgConnection, options: { duration: number
     startTarget,
     load: (target, loadOptions, duration = options.duration) => load(target, loadOptions, duration),
     async compare(variants: Variant[]): Promise<Measured[]> {
-      for (const v of variants) {
-        const warm = await load(v.target, v.load, Math.min(2, options.duration));
-        if (warm.failures > 0) throw new Error(`${v.name}: ${warm.failures} failed requests during warm-up`);
-      }
+      for (const v of variants) await warmUp(v, options.log);
       const rounds = new Map<string, LoadResult[]>(variants.map((v) => [v.name, []]));
       for (let round = 1; round <= options.rounds; round++) {
-        for (const v of variants) {
+        // Every other round runs in reverse order (A B C, C B A, ...), so a machine that slows down
+        // or speeds up during a round does not always favour the same variant of a pair.
+        for (const v of round % 2 === 1 ? variants : [...variants].reverse()) {
           const result = await load(v.target, v.load, options.duration);
           if (result.failures > 0) throw new Error(`${v.name}: ${result.failures} failed requests in round ${round}`);
           rounds.get(v.name)!.push(result);
