@@ -303,23 +303,16 @@ export function createProxyHandler(
       // (`toProxy`); any other is given as the target's path, for the parser to normalise.
       const verbatim = URL_INERT.test(upstreamPath + extracted.search) && !DOT_SEGMENT.test(upstreamPath);
       if (verbatim) req.url = upstreamPath + extracted.search;
+      const origin = { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port };
       try {
         proxy.web(
           req,
           res,
           {
             method,
-            target: (verbatim
-              ? { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port }
-              : {
-                  protocol: upstream.protocol,
-                  host: upstream.host,
-                  hostname: upstream.hostname,
-                  port: upstream.port,
-                  pathname: upstreamPath,
-                  search: extracted.search,
-                }) as never,
-            ...(verbatim ? { prependPath: false, toProxy: true } : { ignorePath: true }),
+            ...(verbatim
+              ? { target: origin as never, prependPath: false, toProxy: true }
+              : { target: { ...origin, pathname: upstreamPath, search: extracted.search } as never, ignorePath: true }),
             // The Host header is set with the rest of the request headers.
             changeOrigin: false,
             selfHandleResponse: true,
