@@ -96,17 +96,17 @@ export function median(results: LoadResult[]): LoadResult {
 
 /** Warm-up loads last this long each; at least MIN and at most MAX of them per variant. */
 const WARM_UP_SECONDS = 2;
-const MIN_WARM_UPS = 2;
-const MAX_WARM_UPS = 10;
-/** Warm once a load costs no more than this much less than the one before it. */
+const MIN_WARM_UPS = 4;
+const MAX_WARM_UPS = 12;
+/** Warm once two loads in a row cost no more than this much less than the cheapest before them. */
 const SETTLED = 0.03;
 
 /**
  * Loads a variant until its cost per request stops falling. A server keeps getting cheaper for
- * many seconds after start (V8 tiers its hot code up, the young generation grows to fit the
- * allocation rate), and the app with its larger code base warms more slowly than a small
- * hand-written baseline: after a fixed two-second warm-up, CPU per request was still falling by
- * half over the next rounds, in the app and baselines alike. The cost is the server's CPU per
+ * many seconds after it starts (seen here: CPU per request still falling by half 10 to 20 s into
+ * the load, in the app and the baselines alike; JIT tiers and warming caches are the usual
+ * causes), and the app with its larger code base warms more slowly than a small baseline, so a
+ * fixed two-second warm-up compared a colder app with a warmer baseline. The cost is the server's CPU per
  * request where the target reports its CPU, else the inverse of its throughput.
  */
 async function warmUp(v: Variant, log: (message: string) => void): Promise<void> {
@@ -115,8 +115,9 @@ async function warmUp(v: Variant, log: (message: string) => void): Promise<void>
     const warm = await load(v.target, v.load, WARM_UP_SECONDS);
     if (warm.failures > 0) throw new Error(`${v.name}: ${warm.failures} failed requests during warm-up`);
     costs.push(warm.cpuMicrosPerRequest ?? 1e6 / Math.max(warm.requestsPerSecond, 1));
-    const [previous, last] = costs.slice(-2) as [number, number];
-    if (costs.length >= MIN_WARM_UPS && last >= previous * (1 - SETTLED)) break;
+    if (costs.length < MIN_WARM_UPS) continue;
+    const best = Math.min(...costs.slice(0, -2));
+    if (costs.slice(-2).every((cost) => cost >= best * (1 - SETTLED))) break;
   }
   const unit = v.target.cpu ? ' µs CPU/request' : ' µs/request';
   log(`  warm-up ${v.name}: ${costs.map((c) => Math.round(c)).join(' -> ')}${unit}`);
