@@ -1,5 +1,6 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Gauge, Registry } from 'prom-client';
+import { TimedSeries } from './timed-series.ts';
 import { COMMIT, VERSION } from '../version.ts';
 
 /**
@@ -17,38 +18,26 @@ import { COMMIT, VERSION } from '../version.ts';
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'method' | 'route' | 'status'>;
-  readonly #durations: Histogram<'method' | 'route' | 'status'>;
-  readonly #proxyRequests: Counter<'status' | 'type'>;
-  readonly #proxyDurations: Histogram<'status' | 'type'>;
+  readonly #requests: TimedSeries<'method' | 'route' | 'status'>;
+  readonly #proxyCalls: TimedSeries<'status' | 'type'>;
 
   constructor(orm: MikroORM) {
     const registers = [this.registry];
-    this.#requests = new Counter({
-      name: 'dashgate_http_requests_total',
-      help: 'HTTP requests served, by method, route template and status.',
-      labelNames: ['method', 'route', 'status'],
-      registers,
-    });
-    this.#durations = new Histogram({
-      name: 'dashgate_http_request_duration_seconds',
-      help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
-      labelNames: ['method', 'route', 'status'],
+    this.#requests = new TimedSeries(this.registry, {
+      counter: { name: 'dashgate_http_requests_total', help: 'HTTP requests served, by method, route template and status.' },
+      histogram: {
+        name: 'dashgate_http_request_duration_seconds',
+        help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
+      },
       buckets: DURATION_BUCKETS,
-      registers,
     });
-    this.#proxyRequests = new Counter({
-      name: 'dashgate_proxy_upstream_requests_total',
-      help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.',
-      labelNames: ['status', 'type'],
-      registers,
-    });
-    this.#proxyDurations = new Histogram({
-      name: 'dashgate_proxy_upstream_duration_seconds',
-      help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
-      labelNames: ['status', 'type'],
+    this.#proxyCalls = new TimedSeries(this.registry, {
+      counter: { name: 'dashgate_proxy_upstream_requests_total', help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.' },
+      histogram: {
+        name: 'dashgate_proxy_upstream_duration_seconds',
+        help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
+      },
       buckets: DURATION_BUCKETS,
-      registers,
     });
 
     // Read from the pg pool behind MikroORM when scraped; nothing is counted per query.
@@ -88,15 +77,11 @@ export class Metrics {
   }
 
   recordRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.#requests.inc(labels);
-    this.#durations.observe(labels, seconds);
+    this.#requests.record(`${method} ${route} ${status}`, () => ({ method, route, status: String(status) }), seconds);
   }
 
   recordProxy(dataSourceType: string, upstreamStatus: number, seconds: number): void {
-    const labels = { status: String(upstreamStatus), type: dataSourceType };
-    this.#proxyRequests.inc(labels);
-    this.#proxyDurations.observe(labels, seconds);
+    this.#proxyCalls.record(`${upstreamStatus} ${dataSourceType}`, () => ({ status: String(upstreamStatus), type: dataSourceType }), seconds);
   }
 }
 
