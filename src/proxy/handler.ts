@@ -301,8 +301,9 @@ export function createProxyHandler(
       // http-proxy-3 parses the target's path and the incoming URL with `new URL()` on every call.
       // A path that parsing would leave as it is goes as the request URL, taken verbatim
       // (`toProxy`); any other is given as the target's path, for the parser to normalise.
-      const verbatim = URL_INERT.test(upstreamPath + extracted.search) && !DOT_SEGMENT.test(upstreamPath);
-      if (verbatim) req.url = upstreamPath + extracted.search;
+      const upstreamUrl = upstreamPath + extracted.search;
+      const verbatim = URL_INERT.test(upstreamUrl) && !DOT_SEGMENT.test(upstreamPath);
+      if (verbatim) req.url = upstreamUrl;
       const origin = { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port };
       try {
         proxy.web(
