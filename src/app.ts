@@ -36,7 +36,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const services = createServices(settings, db.orm, options);
   const executor = new RestExecutor(getSchema());
   const rest = createRestHandler(services, executor, (error) => log.error({ err: error }, 'unexpected error in REST route'));
-  const yoga = createGraphQLHandler(services);
+  const yoga = createGraphQLHandler(services, log);
   const graphql = async (req: IncomingMessage, res: ServerResponse) => {
     await yoga(req, res);
     return { route: '/graphql', principal: graphQLPrincipalOf(req) };

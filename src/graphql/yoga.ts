@@ -2,11 +2,13 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import { renderGraphiQL } from '@graphql-yoga/render-graphiql';
 import { createYoga, type YogaServerInstance } from 'graphql-yoga';
 import type { Principal } from '../auth/principal.ts';
+import type { Logger } from '../logging/logger.ts';
 import type { Services } from '../services/index.ts';
 import { DomainError } from '../services/errors.ts';
 import type { GraphQLContext } from './context.ts';
 import { useJsonErrorBodies } from './error-bodies.ts';
 import { maskError } from './errors.ts';
+import { useCompiledExecution } from './compiled-execution.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 
@@ -26,7 +28,7 @@ export function graphQLPrincipalOf(req: IncomingMessage): Principal | null {
 }
 
 /** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST. */
-export function createGraphQLHandler(services: Services): YogaServerInstance<ServerContext, GraphQLContext> {
+export function createGraphQLHandler(services: Services, log: Logger): YogaServerInstance<ServerContext, GraphQLContext> {
   const config = services.settings.graphql;
   return createYoga<ServerContext, GraphQLContext>({
     schema: getSchema(),
@@ -49,7 +51,7 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
     // yoga's own limit would only stream it through a second, costlier check.
     maxRequestBodySize: false,
     logging: false,
-    plugins: [...protectionPlugins(config), useJsonErrorBodies()],
+    plugins: [...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log))],
     maskedErrors: {
       // With mask_errors off (development), unexpected errors keep their own message.
       maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),
@@ -72,6 +74,11 @@ export function createGraphQLHandler(services: Services): YogaServerInstance<Ser
       return { em, principal, services };
     },
   });
+}
+
+function onCompiled(log: Logger) {
+  return (operationName: string | null, compiled: boolean) =>
+    log.debug({ operationName }, compiled ? 'GraphQL operation compiled' : 'GraphQL operation not compilable, left to the interpreter');
 }
 
 function originalMessage(error: unknown): string | undefined {
