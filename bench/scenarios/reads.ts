@@ -10,9 +10,9 @@ const FIELDS = 'id uid orgId name type typeLogoUrl access url password user data
  */
 export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   const connection = await ctx.createDatabase('bench_reads');
-  // REST and GraphQL each get an app process of their own, as each baseline has: in one shared
-  // process, each route's load leaves the other's hot code (authentication, MikroORM) with type
-  // feedback from both, which a baseline serving one route never has.
+  // REST and GraphQL each get an app process of their own, as each baseline has: a baseline
+  // process only ever runs its one route, while a shared one runs both routes' code through the
+  // same authentication and MikroORM paths.
   const app = await ctx.startTarget({ kind: 'app', connection });
   const graphqlApp = await ctx.startTarget({ kind: 'app', connection });
   const orm = await ctx.startTarget({ kind: 'orm-handler', connection });
