@@ -42,11 +42,11 @@ export function useCompiledExecution(onCompiled: OnCompiled = () => {}): Plugin 
       const query = compiled;
       setExecuteFn((execution) => {
         const result = query.query(execution.rootValue, execution.contextValue, execution.variableValues ?? {});
+        if (isPromise(result)) return result.then((done) => asInterpreted(done, args.document));
         // No data at all: the variables were refused before any resolver ran. The interpreter words
         // that refusal its own way, so it answers it.
-        if (!isPromise(result) && !('data' in result)) return executeFn(execution);
-        const answer = (done: ExecutionResult) => (done.errors ? locatedAsInterpreted(done, args.document) : done);
-        return isPromise(result) ? result.then(answer) : answer(result);
+        if (!('data' in result)) return executeFn(execution);
+        return asInterpreted(result, args.document);
       });
     },
   };
@@ -57,9 +57,10 @@ export function useCompiledExecution(onCompiled: OnCompiled = () => {}): Plugin 
  * yoga rebuilds every error from, so their locations would be lost on the way out; and errors come
  * before data, as the interpreter orders them. Only answers with errors pay for this.
  */
-function locatedAsInterpreted(result: ExecutionResult, document: DocumentNode): ExecutionResult {
+function asInterpreted(result: ExecutionResult, document: DocumentNode): ExecutionResult {
+  if (!result.errors) return result;
   const nodesAt = fieldNodesByLocation(document);
-  const errors = result.errors!.map((error) => {
+  const errors = result.errors.map((error) => {
     if (error.nodes || !error.locations) return error;
     const nodes = error.locations.map(({ line, column }) => nodesAt.get(`${line}:${column}`)).filter((node) => node !== undefined);
     return new GraphQLError(error.message, { nodes, path: error.path, originalError: error.originalError ?? undefined, extensions: error.extensions });
@@ -70,15 +71,14 @@ function locatedAsInterpreted(result: ExecutionResult, document: DocumentNode): 
 const fieldNodeIndex = new WeakMap<DocumentNode, Map<string, FieldNode>>();
 
 function fieldNodesByLocation(document: DocumentNode): Map<string, FieldNode> {
-  let index = fieldNodeIndex.get(document);
-  if (index) return index;
-  index = new Map();
-  const found = index;
+  const cached = fieldNodeIndex.get(document);
+  if (cached) return cached;
+  const index = new Map<string, FieldNode>();
   visit(document, {
     Field(node) {
       if (!node.loc) return;
       const { line, column } = getLocation(node.loc.source, node.loc.start);
-      found.set(`${line}:${column}`, node);
+      index.set(`${line}:${column}`, node);
     },
   });
   fieldNodeIndex.set(document, index);
