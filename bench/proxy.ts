@@ -221,16 +221,17 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
       if (res.status !== 200 || text !== UPSTREAM_BODY) throw new Error(`${url}${path} answered ${res.status}: ${text.slice(0, 200)}`);
     }
     const variants = (connections: number): Variant[] => [
+      // The bare pipe sits between the two proxies compared with it.
       { name: 'direct', target: upstream, load: { path: UPSTREAM_PATH, headers, connections } },
-      { name: 'pipe', target: pipe, load: { path: UPSTREAM_PATH, headers, connections } },
       { name: 'http-proxy-3', target: library, load: { path: UPSTREAM_PATH, headers, connections } },
+      { name: 'pipe', target: pipe, load: { path: UPSTREAM_PATH, headers, connections } },
       { name: 'dashgate', target: app, load: { path: proxyPath, headers, connections } },
     ];
 
     ctx.log('proxy: 1 connection (latency)');
-    const [direct1, pipe1, library1, ours1] = (await ctx.compare(variants(1))).map((m) => m.median);
+    const [direct1, library1, pipe1, ours1] = (await ctx.compare(variants(1))).map((m) => m.median);
     ctx.log(`proxy: ${MANY_CONNECTIONS} connections (throughput)`);
-    const [directN, pipeN, libraryN, oursN] = (await ctx.compare(variants(MANY_CONNECTIONS))).map((m) => m.median);
+    const [directN, libraryN, pipeN, oursN] = (await ctx.compare(variants(MANY_CONNECTIONS))).map((m) => m.median);
     // Each proxy's own CPU per request, in one more round each: what throughput is made of on a
     // machine whose cores the load generator, upstream and PostgreSQL share.
     const cpu: Record<string, number | null> = {};

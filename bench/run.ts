@@ -2,7 +2,7 @@
  * `npm run bench`: starts a PostgreSQL cluster of its own, runs every scenario against real servers
  * on loopback (autocannon in this process, each server in its own), and writes bench/RESULTS.md.
  *
- *   npm run bench -- [--rounds 7] [--duration 3] [--only reads,admin] [--out bench/RESULTS.md]
+ *   npm run bench -- [--rounds 15] [--duration 2] [--only reads,admin] [--out bench/RESULTS.md]
  *
  * A scenario is a module whose default export is `(ctx: BenchContext) => Promise<BenchRow[]>`
  * (bench/lib/types.ts). bench/proxy.ts, when present, is run as the "proxy" scenario.
@@ -40,8 +40,8 @@ if (existsSync(PROXY_SCENARIO)) {
 
 const { values: args } = parseArgs({
   options: {
-    rounds: { type: 'string', default: '7' },
-    duration: { type: 'string', default: '3' },
+    rounds: { type: 'string', default: '15' },
+    duration: { type: 'string', default: '2' },
     only: { type: 'string' },
     out: { type: 'string', default: new URL('./RESULTS.md', import.meta.url).pathname },
   },
@@ -116,7 +116,7 @@ function report(results: BenchRow[]): string {
     `${rounds} rounds of ${duration} s (10 connections unless noted), measured against servers on loopback`,
     'in their own processes, with each baseline measured in the same run: every variant warmed up until its',
     'cost per request stopped falling, then rounds interleaved, every other one in reverse order. A ratio',
-    'is the median of the per-round ratios (the two variants of a round ran close together). "server CPU/request"',
+    'is the median of the per-round ratios (its two variants ran back to back in each round). "server CPU/request"',
     'is the server process\'s own CPU time (all its threads) divided by the requests it answered.',
     '',
     '## Machine',

@@ -99,8 +99,9 @@ export interface BenchContext {
   /** Drives one target with autocannon for `duration` seconds. */
   load(target: Target, options: LoadOptions, duration?: number): Promise<LoadResult>;
   /**
-   * Interleaves rounds of every variant (A, B, C, A, B, C, ...) after a warm-up, so drift in the
-   * machine's load hits each variant alike, and returns each variant's median round.
+   * Interleaves rounds of every variant (A B C, C B A, ...) after a warm-up, so drift in the
+   * machine's load hits each variant alike, and returns each variant's median round. List the two
+   * variants of a ratio next to each other: they then run back to back in every round.
    */
   compare(variants: Variant[]): Promise<Measured[]>;
   /** Progress lines on stderr. */
