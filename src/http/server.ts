@@ -1,4 +1,5 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import type { Socket } from 'node:net';
 import type { Principal } from '../auth/principal.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -47,6 +48,8 @@ export function createHttpServer(settings: Settings, handlers: HttpHandlers, log
   const accessLevel = settings.server.routerLogging ? 'info' : 'debug';
 
   const headersTimeoutMs = settings.server.readHeaderTimeoutSeconds * 1000;
+  // Each connection's latest response, so a parse error can tell whether it is still under way.
+  const latestResponse = new WeakMap<Socket, ServerResponse>();
   // node:http enforces headersTimeout only when it sweeps its connections (every 30 s by default).
   const server = createServer({ connectionsCheckingInterval: Math.max(250, Math.min(30_000, headersTimeoutMs / 4)) }, (req, res) => {
     const started = performance.now();
@@ -55,6 +58,7 @@ export function createHttpServer(settings: Settings, handlers: HttpHandlers, log
     const path = q < 0 ? url : url.slice(0, q);
     const method = req.method ?? 'GET';
     const handled: HandledRequest = { route: 'unmatched', principal: null };
+    latestResponse.set(req.socket, res);
 
     res.once('close', () => {
       const seconds = (performance.now() - started) / 1000;
@@ -130,7 +134,11 @@ export function createHttpServer(settings: Settings, handlers: HttpHandlers, log
   server.keepAliveTimeout = 5_000;
   server.on('clientError', (error, socket) => {
     const code = (error as NodeJS.ErrnoException).code ?? '';
-    if (socket.writable && !code.startsWith('ECONN')) {
+    // A malformed body arriving after (or while) its request was answered: a second answer would be
+    // read as the reply to a request never sent, so the connection just ends.
+    const last = latestResponse.get(socket as Socket);
+    const answering = last !== undefined && last.headersSent && !(last.writableFinished && last.req.complete);
+    if (socket.writable && !answering && !code.startsWith('ECONN')) {
       const [status, reason, message] = CLIENT_ERRORS[code] ?? [400, 'Bad Request', 'bad request'];
       // A HEAD request's answer has no body, even when the request was malformed.
       const isHead = (error as { rawPacket?: Buffer }).rawPacket?.toString('latin1', 0, 5) === 'HEAD ';

@@ -101,7 +101,54 @@ describe('[server] read_header_timeout_seconds', () => {
   });
 });
 
+/**
+ * Sends a request's head announcing a chunked body, waits for its whole answer, then sends a
+ * malformed chunk; resolves with every byte received once the server hangs up.
+ */
+function answerThenMalformedChunk(head: string): Promise<string> {
+  return new Promise((resolve, reject) => {
+    const socket: Socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+    let received = '';
+    let sentBadChunk = false;
+    const timer = setTimeout(() => {
+      socket.destroy();
+      reject(new Error(`the server kept the connection open; received: ${received}`));
+    }, 5000);
+    socket.on('data', (chunk) => {
+      received += chunk.toString('latin1');
+      // The whole answer is in once its declared body length has arrived after the blank line.
+      const end = received.indexOf('\r\n\r\n');
+      const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? NaN);
+      const isHead = head.startsWith('HEAD ');
+      if (!sentBadChunk && end >= 0 && received.length >= end + 4 + (isHead ? 0 : length)) {
+        sentBadChunk = true;
+        socket.write('zz\r\nnot a chunk\r\n');
+      }
+    });
+    socket.on('error', () => {});
+    socket.on('close', () => {
+      clearTimeout(timer);
+      resolve(received);
+    });
+    socket.write(`${head}Host: x\r\nTransfer-Encoding: chunked\r\n\r\n`);
+  });
+}
+
 describe('requests node:http refuses before any handler', () => {
+  it('never answers twice: a malformed body after its request was answered only ends the connection', async () => {
+    const rest = await answerThenMalformedChunk('GET /api/datasources HTTP/1.1\r\n');
+    expect(rest.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(rest).toMatch(/^HTTP\/1\.1 401 /);
+    expect(rest.endsWith('}')).toBe(true);
+
+    // As the fuzzer found it: HEAD on the proxy, whose answer has no body.
+    const proxy = await answerThenMalformedChunk('HEAD /api/datasources/proxy/1/api/v1/query HTTP/1.1\r\n');
+    expect(proxy.match(/HTTP\/1\.1 /g)).toHaveLength(1);
+    expect(proxy).toMatch(/^HTTP\/1\.1 401 /);
+    expect(proxy.endsWith('\r\n\r\n')).toBe(true);
+  });
+
+
   it('answers with JSON and the right status, and without a body to HEAD', async () => {
     const huge = await rawExchange(server.url, `GET /api/datasources HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
