@@ -110,6 +110,7 @@ function answerThenMalformedChunk(head: string): Promise<string> {
     const socket: Socket = connect(Number(new URL(server.url).port), '127.0.0.1');
     let received = '';
     let sentBadChunk = false;
+    const isHead = head.startsWith('HEAD ');
     const timer = setTimeout(() => {
       socket.destroy();
       reject(new Error(`the server kept the connection open; received: ${received}`));
@@ -119,7 +120,6 @@ function answerThenMalformedChunk(head: string): Promise<string> {
       // The whole answer is in once its declared body length has arrived after the blank line.
       const end = received.indexOf('\r\n\r\n');
       const length = Number(/content-length: (\d+)/i.exec(received)?.[1] ?? NaN);
-      const isHead = head.startsWith('HEAD ');
       if (!sentBadChunk && end >= 0 && received.length >= end + 4 + (isHead ? 0 : length)) {
         sentBadChunk = true;
         socket.write('zz\r\nnot a chunk\r\n');
@@ -147,7 +147,6 @@ describe('requests node:http refuses before any handler', () => {
     expect(proxy).toMatch(/^HTTP\/1\.1 401 /);
     expect(proxy.endsWith('\r\n\r\n')).toBe(true);
   });
-
 
   it('answers with JSON and the right status, and without a body to HEAD', async () => {
     const huge = await rawExchange(server.url, `GET /api/datasources HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
