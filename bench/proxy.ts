@@ -175,9 +175,8 @@ async function timeAuthentication(connection: PgConnection, calls: number): Prom
   const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable' }));
   let changes: ChangeListener | undefined;
   try {
-    const services = createServices(settings, orm);
     changes = new ChangeListener(connection, createLogger('error', createWriteStream('/dev/null')));
-    services.authenticator.followChanges(changes);
+    const services = createServices(settings, orm, changes);
     await changes.start();
     const credentials = { authorization: ADMIN, orgIdHeader: undefined, ip: '127.0.0.1' };
     // The first calls warm up (and run argon2 once).

@@ -5,7 +5,7 @@ import { createApp, type App } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { createLogger } from './logging/logger.ts';
 import { applyProvisioning, readDataSourceProvisioning } from './provisioning/index.ts';
-import { createServices } from './services/index.ts';
+import { createDataSourceService } from './services/index.ts';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -26,7 +26,7 @@ async function start(): Promise<void> {
   const opened = (running.db = await openDatabase(settings, (line) => log.debug({ component: 'postgres' }, line)));
   await migrate(opened.orm, opened.connection, async () => {
     await bootstrap(opened.orm.em.fork(), settings);
-    await applyProvisioning(opened.orm.em.fork(), createServices(settings, opened.orm).dataSources, provisioning, log);
+    await applyProvisioning(opened.orm.em.fork(), createDataSourceService(settings), provisioning, log);
   });
   if (stopping) return;
   const app = (running.app = createApp(settings, opened, log));

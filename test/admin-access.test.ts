@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROUTES } from '../src/rest/routes.ts';
+import { ROUTES } from '../src/http/routes.ts';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
 
 // Spec 5.1: the administration endpoints take Basic authentication of a server admin and nothing
@@ -25,7 +25,7 @@ function requestFor(method: string, path: string): { path: string; body?: unknow
   return { path: concrete };
 }
 
-const adminRoutes = ROUTES.filter((r) => r.access === 'server-admin');
+const adminRoutes = ROUTES.filter((r) => r.access.kind === 'server-admin');
 
 beforeAll(async () => {
   server = await startTestServer();

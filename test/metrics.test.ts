@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ROUTES } from '../src/rest/routes.ts';
+import { ROUTES } from '../src/http/routes.ts';
 import { COMMIT, VERSION } from '../src/version.ts';
 import { call, gql, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';

@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { getSchema } from '../src/graphql/schema/index.ts';
-import { buildOpenApiDocument, openApiJson } from '../src/rest/openapi.ts';
-import { ROUTES, type RouteSpec } from '../src/rest/routes.ts';
+import { serverAdmin, signedIn } from '../src/auth/access.ts';
+import { buildOpenApiDocument, openApiJson } from '../src/http/openapi.ts';
+import { ROUTES, type RestRoute } from '../src/http/routes.ts';
 import { basic, call, startTestServer, type Reply, type TestServer } from './support/server.ts';
 
 type Schema = Record<string, any>;
@@ -94,12 +95,14 @@ describe('schema/openapi.json', () => {
   it('documents every route of the route table with its operation, parameters and security', () => {
     const ids = new Set<string>();
     for (const route of ROUTES) {
+      if (route.kind !== 'rest') continue;
       const template = route.path.replace(/:(\w+)/g, '{$1}');
       const op = doc.paths[template]?.[route.method.toLowerCase()];
-      expect({ route: `${route.method} ${route.path}`, operation: op?.['x-graphql-operation'] }).toEqual({ route: `${route.method} ${route.path}`, operation: route.operation });
+      const operation = /(?:query|mutation) (\w+)/.exec(route.document)![1];
+      expect({ route: `${route.method} ${route.path}`, operation: op?.['x-graphql-operation'] }).toEqual({ route: `${route.method} ${route.path}`, operation });
       const declared = (op!.parameters ?? []).filter((p: Schema) => p.in === 'path').map((p: Schema) => p.name);
       expect(declared).toEqual([...template.matchAll(/\{(\w+)\}/g)].map((m) => m[1]));
-      expect(op!.security).toEqual(route.access === 'server-admin' ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }]);
+      expect(op!.security).toEqual(route.access.kind === 'server-admin' ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }]);
       expect(Object.keys(op!.responses)).toContain(String(route.status ?? 200));
       expect(ids.has(op!.operationId)).toBe(false);
       ids.add(op!.operationId);
@@ -116,9 +119,9 @@ describe('schema/openapi.json', () => {
 });
 
 describe('the generator', () => {
-  const synthetic = (route: Partial<RouteSpec>, source: string) => {
-    const full: RouteSpec = { method: 'GET', path: '/api/x', operation: 'X', access: 'signed-in', ...route };
-    const generated = buildOpenApiDocument(getSchema(), [full], source) as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema> } };
+  const synthetic = (route: Partial<RestRoute>, source: string) => {
+    const full: RestRoute = { kind: 'rest', method: 'GET', path: '/api/x', access: signedIn, document: source, ...route };
+    const generated = buildOpenApiDocument(getSchema(), [full], '') as { paths: Record<string, Record<string, Schema>>; components: { schemas: Record<string, Schema> } };
     return { op: generated.paths[full.path.replace(/:(\w+)/g, '{$1}')]![full.method.toLowerCase()]!, schemas: generated.components.schemas };
   };
 
@@ -142,7 +145,7 @@ describe('the generator', () => {
     expect(input.schemas.UpdateDataSourceInput.properties.jsonData).toMatchObject({ type: 'object', nullable: true });
     expect(input.op.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
 
-    const spread = synthetic({ method: 'PUT', path: '/api/x/:id', body: 'variables', access: 'server-admin' }, 'mutation X($id: Int!, $password: String!) { adminUpdateUserPassword(id: $id, password: $password) { message } }');
+    const spread = synthetic({ method: 'PUT', path: '/api/x/:id', body: 'variables', access: serverAdmin }, 'mutation X($id: Int!, $password: String!) { adminUpdateUserPassword(id: $id, password: $password) { message } }');
     expect(spread.op.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', required: ['password'], properties: { password: { type: 'string' } } });
     expect(spread.op.security).toEqual([{ basicAuth: [] }]);
   });

@@ -91,7 +91,7 @@ describe('logging', () => {
     const line = lines.find((l) => l.route === '/api/datasources/:id' && l.status === 200);
     expect(line).toMatchObject({ method: 'GET', route: '/api/datasources/:id', status: 200, orgId: 1, level: 30 });
     expect(typeof line!.durationMs).toBe('number');
-    expect(lines.some((l) => l.route === '/api/datasources/proxy/*')).toBe(true);
+    expect(lines.some((l) => l.route === '/api/datasources/proxy/:id/*')).toBe(true);
     expect(server.logs.some((l) => l.component === 'dataproxy')).toBe(true);
     const text = server.logText();
     expect(text).not.toContain('LOG-CANARY');

@@ -77,9 +77,8 @@ function dto(row: { id: number; uid: string; orgId: number; name: string; type: 
  */
 async function ormHandler(settings: Settings): Promise<{ server: Server; close(): Promise<void> }> {
   const orm = await initOrm(settings);
-  const services = createServices(settings, orm);
   const changes = new ChangeListener(options.connection, createLogger('error', createWriteStream('/dev/null')));
-  services.authenticator.followChanges(changes);
+  const services = createServices(settings, orm, changes);
   await changes.start();
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {
     const match = BY_ID.exec(req.url ?? '');

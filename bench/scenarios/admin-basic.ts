@@ -1,4 +1,4 @@
-import { ROUTES } from '../../src/rest/routes.ts';
+import { ROUTES } from '../../src/http/routes.ts';
 import { fmt, pairedRatio, roundRatios, seed, spread } from '../lib/harness.ts';
 import type { BenchContext, BenchRow } from '../lib/types.ts';
 
@@ -7,7 +7,7 @@ const ADMIN = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
 /** GET /api/admin/stats while it exists; otherwise the first Basic-only route with no parameters. */
 function basicRoute(): string {
   const stats = ROUTES.find((r) => r.method === 'GET' && r.path === '/api/admin/stats');
-  const fallback = ROUTES.find((r) => r.method === 'GET' && r.access === 'server-admin' && !r.path.includes(':'));
+  const fallback = ROUTES.find((r) => r.method === 'GET' && r.access.kind === 'server-admin' && !r.path.includes(':'));
   const route = stats ?? fallback ?? ROUTES.find((r) => r.method === 'GET' && !r.path.includes(':'))!;
   return route.path;
 }

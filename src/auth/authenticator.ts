@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChangeBarrier, ChangeListener } from '../db/change-listener.ts';
 import type { OrgRole } from '../db/entities/index.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
-import { unauthorized } from '../services/errors.ts';
+import { AUTH_ERRORS } from '../errors/domain.ts';
 import { VerifiedCredentialCache } from './credential-cache.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
@@ -26,17 +26,6 @@ export interface Credentials {
   changeMark?: number;
 }
 
-export const AUTH_ERRORS = {
-  unauthorized: () => unauthorized('Unauthorized', 'auth.unauthorized'),
-  badPassword: () => unauthorized('Invalid username or password', 'password-auth.failed'),
-  // Same body as a wrong password: a distinct one would reveal which logins exist.
-  blocked: () => unauthorized('Invalid username or password', 'password-auth.failed'),
-  invalidKey: () => unauthorized('Invalid API key', 'api-key.invalid'),
-  expiredKey: () => unauthorized('Expired API key', 'api-key.expired'),
-  revokedKey: () => unauthorized('Revoked API key', 'api-key.revoked'),
-  disabled: () => unauthorized('Unauthorized', 'identity.disabled'),
-  wrongOrg: () => unauthorized('API key does not belong to the requested organization', 'api-key.organization-mismatch'),
-};
 
 const LOGIN_WINDOW = "interval '5 minutes'";
 /** How often a token's `last_used_at` is refreshed: a write per request would be wasteful. */

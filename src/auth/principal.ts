@@ -1,4 +1,4 @@
-import type { OrgRole } from '../db/entities/index.ts';
+import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
 
 /** Who is calling, resolved once per request by the authenticator. */
 export interface Principal {
@@ -7,14 +7,12 @@ export interface Principal {
   userId: number | null;
   login: string;
   orgId: number;
-  orgRole: OrgRole | 'None';
+  orgRole: OrgRoleOrNone;
   /** The server-admin permission; only users authenticated by password can carry it. */
   isServerAdmin: boolean;
   method: 'basic' | 'token';
 }
 
-const RANK: Record<OrgRole | 'None', number> = { None: 0, Viewer: 1, Editor: 2, Admin: 3 };
-
 export function hasOrgRole(principal: Principal, role: OrgRole): boolean {
-  return RANK[principal.orgRole] >= RANK[role];
+  return roleAtLeast(principal.orgRole, role);
 }

@@ -2,6 +2,7 @@ import { accessSync, constants, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
 import type { Settings } from '../config/settings.ts';
 import type { Database } from '../db/orm.ts';
+import { ORG_ROLES } from '../roles.ts';
 
 /**
  * `dashgate`: administration from the command line, on the server's own configuration and
@@ -13,8 +14,6 @@ import type { Database } from '../db/orm.ts';
 const EXIT_OK = 0;
 const EXIT_FAILED = 1;
 const EXIT_USAGE = 2;
-/** The org roles (ORG_ROLES of the entities), repeated so that a usage error needs no ORM loaded. */
-const ORG_ROLES = ['Viewer', 'Editor', 'Admin'] as const;
 
 class UsageError extends Error {
   readonly help: string;

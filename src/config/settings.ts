@@ -4,6 +4,7 @@ import { fileURLToPath } from 'node:url';
 import { envKey } from './env-key.ts';
 import { DEFAULT_SECTION, parseIni, type IniSections } from './ini.ts';
 import { redactedValue } from './redact.ts';
+import { ORG_ROLES, type OrgRole } from '../roles.ts';
 
 export { envKey };
 
@@ -30,7 +31,6 @@ export interface LoadSettingsOptions {
 
 export type RawSettings = ReadonlyArray<readonly [section: string, entries: ReadonlyArray<readonly [key: string, value: string]>]>;
 
-export type OrgRole = 'Viewer' | 'Editor' | 'Admin';
 export type DatabaseType = 'embedded' | 'postgres';
 export type SslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
 export type LogMode = 'console' | 'file' | 'syslog';
@@ -107,11 +107,13 @@ export interface Settings {
     readonly dialTimeoutSeconds: number;
     readonly keepAliveSeconds: number;
     readonly sendUserHeader: boolean;
-    /** Empty keeps the caller's User-Agent. */
+    /** Empty sends `dashgate/<version>`. */
     readonly userAgent: string;
     /** Bytes; 0 means no limit. */
     readonly responseLimit: number;
     readonly maxIdleConnections: number;
+    /** 0 means no limit. */
+    readonly maxConnsPerHost: number;
     readonly idleConnTimeoutSeconds: number;
   };
   readonly log: { readonly mode: readonly LogMode[]; readonly level: LogLevel };
@@ -126,12 +128,6 @@ export interface Settings {
     readonly csrfPrevention: boolean;
   };
   readonly metrics: { readonly enabled: boolean };
-}
-
-/** The effective raw value of `[section] key`, or undefined when the key does not exist. */
-export function get(settings: Pick<Settings, 'raw'>, section: string, key: string): string | undefined {
-  const entries = settings.raw.find(([name]) => name === section)?.[1];
-  return entries?.find(([name]) => name === key)?.[1];
 }
 
 export function loadSettings(options: LoadSettingsOptions = {}): Settings {
@@ -358,7 +354,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       allowOrgCreate: bool('users', 'allow_org_create'),
       autoAssignOrg: bool('users', 'auto_assign_org'),
       autoAssignOrgId: int('users', 'auto_assign_org_id', 1),
-      autoAssignOrgRole: oneOf('users', 'auto_assign_org_role', ['Viewer', 'Editor', 'Admin'] as const),
+      autoAssignOrgRole: oneOf('users', 'auto_assign_org_role', ORG_ROLES),
     },
     auth: { loginCookieName: required('auth', 'login_cookie_name') },
     authBasic: { enabled: bool('auth.basic', 'enabled') },
@@ -375,6 +371,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       userAgent: text('dataproxy', 'user_agent'),
       responseLimit: int('dataproxy', 'response_limit', 0),
       maxIdleConnections: int('dataproxy', 'max_idle_connections', 0),
+      maxConnsPerHost: int('dataproxy', 'max_conns_per_host', 0),
       idleConnTimeoutSeconds: int('dataproxy', 'idle_conn_timeout_seconds', 0),
     },
     log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },

@@ -1,9 +1,9 @@
 import SchemaBuilder from '@pothos/core';
-import type { GraphQLContext } from './context.ts';
+import type { RequestContext } from '../context.ts';
 
 /** Builder configuration only; types live one per file under schema/. */
 export const builder = new SchemaBuilder<{
-  Context: GraphQLContext;
+  Context: RequestContext;
   DefaultFieldNullability: false;
   Scalars: {
     JSON: { Input: unknown; Output: unknown };

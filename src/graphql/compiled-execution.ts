@@ -1,7 +1,7 @@
 import { compileQuery, isCompiledQuery, type CompiledQuery } from 'graphql-jit';
 import { getLocation, GraphQLError, visit, type DocumentNode, type ExecutionResult, type FieldNode } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import type { GraphQLContext } from './context.ts';
+import type { RequestContext } from '../context.ts';
 
 /** A document's operation: compiled, not compilable (so interpreted), or seen once so far. */
 type Compiled = CompiledQuery | 'interpret' | 'seen-once';
@@ -22,7 +22,7 @@ export function useCompiledExecution(onCompiled: OnCompiled = () => {}): Plugin 
   return {
     onExecute({ args, executeFn, setExecuteFn }) {
       // Compiling a large document takes milliseconds: only signed-in callers may cause it.
-      if (!(args.contextValue as Partial<GraphQLContext>).principal) return;
+      if (!(args.contextValue as Partial<RequestContext>).principal) return;
       let operations = byDocument.get(args.document);
       if (!operations) byDocument.set(args.document, (operations = new Map()));
       const name = args.operationName ?? null;

@@ -1,6 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Gauge, Registry } from 'prom-client';
-import { TimedSeries } from './timed-series.ts';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { COMMIT, VERSION } from '../version.ts';
 
 /**
@@ -18,26 +17,30 @@ import { COMMIT, VERSION } from '../version.ts';
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: TimedSeries<'method' | 'route' | 'status'>;
-  readonly #proxyCalls: TimedSeries<'status' | 'type'>;
+  readonly #requests: Counter<'method' | 'route' | 'status'>;
+  readonly #requestSeconds: Histogram<'method' | 'route' | 'status'>;
+  readonly #proxyCalls: Counter<'status' | 'type'>;
+  readonly #proxySeconds: Histogram<'status' | 'type'>;
 
   constructor(orm: MikroORM) {
     const registers = [this.registry];
-    this.#requests = new TimedSeries(this.registry, {
-      counter: { name: 'dashgate_http_requests_total', help: 'HTTP requests served, by method, route template and status.' },
-      histogram: {
-        name: 'dashgate_http_request_duration_seconds',
-        help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
-      },
+    const requestLabels = ['method', 'route', 'status'] as const;
+    this.#requests = new Counter({ name: 'dashgate_http_requests_total', help: 'HTTP requests served, by method, route template and status.', labelNames: requestLabels, registers });
+    this.#requestSeconds = new Histogram({
+      name: 'dashgate_http_request_duration_seconds',
+      help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
+      labelNames: requestLabels,
       buckets: DURATION_BUCKETS,
+      registers,
     });
-    this.#proxyCalls = new TimedSeries(this.registry, {
-      counter: { name: 'dashgate_proxy_upstream_requests_total', help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.' },
-      histogram: {
-        name: 'dashgate_proxy_upstream_duration_seconds',
-        help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
-      },
+    const proxyLabels = ['status', 'type'] as const;
+    this.#proxyCalls = new Counter({ name: 'dashgate_proxy_upstream_requests_total', help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.', labelNames: proxyLabels, registers });
+    this.#proxySeconds = new Histogram({
+      name: 'dashgate_proxy_upstream_duration_seconds',
+      help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
+      labelNames: proxyLabels,
       buckets: DURATION_BUCKETS,
+      registers,
     });
 
     // Read from the pg pool behind MikroORM when scraped; nothing is counted per query.
@@ -77,11 +80,15 @@ export class Metrics {
   }
 
   recordRequest(method: string, route: string, status: number, seconds: number): void {
-    this.#requests.record(`${method} ${route} ${status}`, () => ({ method, route, status: String(status) }), seconds);
+    const labels = { method, route, status: String(status) };
+    this.#requests.inc(labels);
+    this.#requestSeconds.observe(labels, seconds);
   }
 
   recordProxy(dataSourceType: string, upstreamStatus: number, seconds: number): void {
-    this.#proxyCalls.record(`${upstreamStatus} ${dataSourceType}`, () => ({ status: String(upstreamStatus), type: dataSourceType }), seconds);
+    const labels = { status: String(upstreamStatus), type: dataSourceType };
+    this.#proxyCalls.inc(labels);
+    this.#proxySeconds.observe(labels, seconds);
   }
 }
 

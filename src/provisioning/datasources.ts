@@ -5,7 +5,7 @@ import { isMap, isScalar, isSeq, LineCounter, parseDocument, type Document, type
 import type { Environment } from '../config/env.ts';
 import { Org } from '../db/entities/index.ts';
 import type { DataSourceService } from '../services/data-sources.ts';
-import { DomainError } from '../services/errors.ts';
+import { DomainError } from '../errors/domain.ts';
 import { expandEnv } from './expand.ts';
 
 /**

@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Alert } from '../db/entities/index.ts';
-import { badRequest, notFound } from './errors.ts';
+import { badRequest, notFound } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { assertStorableText, MAX_NAME_LENGTH } from './users.ts';
 
 export type AlertRow = InstanceType<typeof Alert.class>;
@@ -17,7 +18,7 @@ export interface PauseResult {
  * as the original server does.
  */
 export async function pauseAllAlerts(em: EntityManager, paused: boolean, alertingEnabled: boolean): Promise<PauseResult> {
-  if (!alertingEnabled) throw badRequest('legacy alerting is disabled, so this call has no effect.');
+  if (!alertingEnabled) throw badRequest(MESSAGES.alert.legacyDisabled);
   const affected = await em.transactional(async (tx) => {
     // Lock the switch first: a concurrent createAlert then sees the new state or is seen by the UPDATE.
     await tx.execute('update alert_pause_state set paused = ?, updated = now() where id = 1', [paused]);
@@ -41,16 +42,16 @@ export interface CreateAlertInput {
 
 /** Creates an alert of the org, on one of its dashboards when `dashboardId` is given. */
 export async function createAlert(em: EntityManager, orgId: number, input: CreateAlertInput): Promise<AlertRow> {
-  if (!input.name.trim()) throw badRequest('bad request data');
+  if (!input.name.trim()) throw badRequest();
   assertStorableText(input.name, 'name', MAX_NAME_LENGTH);
   const panelId = input.panelId ?? 0;
-  if (panelId < 0) throw badRequest('panelId must not be negative');
+  if (panelId < 0) throw badRequest(MESSAGES.alert.negativePanelId);
   return em.transactional(async (tx) => {
     if (input.dashboardId != null) {
       // Another org's dashboard is as unknown as a missing one; the key-share lock keeps it from
       // being deleted before this insert commits.
       const found = await tx.execute('select 1 from dashboard where id = ? and org_id = ? for key share', [input.dashboardId, orgId]);
-      if (!found.length) throw notFound('Dashboard not found');
+      if (!found.length) throw notFound(MESSAGES.alert.dashboardNotFound);
     }
     // Share-lock the switch so a pause running now either covers this alert or is seen by it.
     const [state] = await tx.execute<{ paused: boolean }[]>('select paused from alert_pause_state where id = 1 for share');

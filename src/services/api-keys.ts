@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, ORG_ROLES, type OrgRole } from '../db/entities/index.ts';
 import { newLegacyApiKey } from '../auth/tokens.ts';
-import { badRequest, conflict, notFound, uniqueViolation } from './errors.ts';
+import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
 export interface NewApiKey {
@@ -16,18 +17,18 @@ export const MAX_TOKEN_NAME_LENGTH = MAX_LOGIN_LENGTH;
 /** A token lifetime in seconds: absent or 0 never expires; negative is refused as the original does. */
 export function secondsToLive(value: number | null | undefined): number {
   const ttl = value ?? 0;
-  if (ttl < 0) throw badRequest('negative value for SecondsToLive');
+  if (ttl < 0) throw badRequest(MESSAGES.apiKey.negativeTtl);
   return ttl;
 }
 
 export function parseRole(role: unknown): OrgRole {
-  if (typeof role !== 'string' || !ORG_ROLES.includes(role as OrgRole)) throw badRequest('Invalid role specified');
+  if (typeof role !== 'string' || !ORG_ROLES.includes(role as OrgRole)) throw badRequest(MESSAGES.apiKey.invalidRole);
   return role as OrgRole;
 }
 
 /** A legacy org API key. The token is returned once; only its hash is stored. */
 export async function createApiKey(em: EntityManager, orgId: number, input: { name: string; role: string; secondsToLive?: number | null }): Promise<NewApiKey> {
-  if (!input.name) throw badRequest('bad request data');
+  if (!input.name) throw badRequest();
   assertStorableText(input.name, 'name', MAX_TOKEN_NAME_LENGTH);
   const role = parseRole(input.role);
   const ttl = secondsToLive(input.secondsToLive);
@@ -44,7 +45,7 @@ export async function createApiKey(em: EntityManager, orgId: number, input: { na
     await em.flush();
     return { id: row.id, name: row.name, key: token };
   } catch (error) {
-    if (uniqueViolation(error) !== null) throw conflict('API key, organization ID and name must be unique');
+    if (uniqueViolation(error) !== null) throw conflict(MESSAGES.apiKey.nameTaken);
     throw error;
   }
 }
@@ -67,10 +68,10 @@ export async function listApiKeys(em: EntityManager, orgId: number): Promise<Api
 }
 
 export async function deleteApiKey(em: EntityManager, orgId: number, id: number): Promise<void> {
-  if (!(await em.nativeDelete(ApiKey, { id, orgId, serviceAccountId: null }))) throw notFound('Failed to delete API key');
+  if (!(await em.nativeDelete(ApiKey, { id, orgId, serviceAccountId: null }))) throw notFound(MESSAGES.apiKey.deleteFailed);
 }
 
 /** Revokes a key or token of the org: it fails from the next request on with "Revoked API key". */
 export async function revokeApiKey(em: EntityManager, orgId: number, id: number): Promise<void> {
-  if (!(await em.nativeUpdate(ApiKey, { id, orgId }, { isRevoked: true }))) throw notFound('API key not found');
+  if (!(await em.nativeUpdate(ApiKey, { id, orgId }, { isRevoked: true }))) throw notFound(MESSAGES.apiKey.notFound);
 }

@@ -2,7 +2,8 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { DataSource } from '../db/entities/index.ts';
 import { SecretBox } from './crypto.ts';
-import { badRequest, conflict, forbidden, notFound, uniqueViolation } from './errors.ts';
+import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
 
@@ -29,19 +30,6 @@ export interface DataSourceInput {
 
 export type DataSourceRef = { id: number } | { uid: string } | { name: string };
 
-export const MESSAGES = {
-  notFound: 'Data source not found',
-  nameTaken: 'data source with the same name already exists',
-  uidTaken: 'data source with the same uid already exists',
-  versionConflict: 'Datasource has already been updated by someone else. Please reload and try again',
-  invalidUrl: 'Validation error, invalid URL',
-  readOnlyUpdate: 'Cannot update read-only data source',
-  readOnlyDelete: 'Cannot delete read-only data source',
-  invalidName: 'Invalid datasource name.',
-  invalidUrlLength: 'Invalid datasource url.',
-  invalidUid: 'Invalid datasource UID.',
-  badRequest: 'bad request data',
-} as const;
 
 const MAX_NAME = 190;
 const MAX_URL = 255;
@@ -79,7 +67,7 @@ export class DataSourceService {
 
   async get(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<DataSourceRow> {
     const row = await em.findOne(DataSource, { orgId, ...ref });
-    if (!row) throw notFound(MESSAGES.notFound);
+    if (!row) throw notFound(MESSAGES.dataSource.notFound);
     return row;
   }
 
@@ -104,13 +92,13 @@ export class DataSourceService {
     const uid = input.uid ? validUid(input.uid) : generateUid();
     const secrets = this.#mergeSecrets({}, input);
     let name = (input.name ?? '').trim() === '' ? null : input.name!;
-    if (name !== null && name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+    if (name !== null && name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);
 
     try {
       return await em.transactional(async (tx) => {
         await lockOrgDefaults(tx, orgId);
         name ??= await firstFreeName(tx, orgId, type);
-        if (await tx.count(DataSource, { orgId, name })) throw conflict(MESSAGES.nameTaken);
+        if (await tx.count(DataSource, { orgId, name })) throw conflict(MESSAGES.dataSource.nameTaken);
         // The org's first data source becomes its default.
         const isDefault = Boolean(input.isDefault) || (await tx.count(DataSource, { orgId })) === 0;
         if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true }, { isDefault: false });
@@ -137,7 +125,7 @@ export class DataSourceService {
         return row;
       });
     } catch (error) {
-      throw mapUniqueViolation(error, MESSAGES.nameTaken);
+      throw mapUniqueViolation(error, MESSAGES.dataSource.nameTaken);
     }
   }
 
@@ -151,7 +139,7 @@ export class DataSourceService {
     const name = requiredString(input.name);
     const type = requiredString(input.type);
     const access = requiredString(input.access);
-    if (name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+    if (name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);
     // An empty URL keeps the stored one (the original's parser accepts it too).
     if (input.url) validateUrl(input.url);
     const jsonData = jsonObject(input.jsonData);
@@ -163,11 +151,11 @@ export class DataSourceService {
       return await em.transactional(async (tx) => {
         await lockOrgDefaults(tx, orgId);
         const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-        if (!row) throw notFound(MESSAGES.notFound);
-        if (row.readOnly) throw forbidden(MESSAGES.readOnlyUpdate);
-        if (requestVersion !== 0 && row.version > requestVersion) throw conflict(MESSAGES.versionConflict);
+        if (!row) throw notFound(MESSAGES.dataSource.notFound);
+        if (row.readOnly) throw forbidden(MESSAGES.dataSource.readOnlyUpdate);
+        if (requestVersion !== 0 && row.version > requestVersion) throw conflict(MESSAGES.dataSource.versionConflict);
         if (name !== row.name && (await tx.count(DataSource, { orgId, name, id: { $ne: row.id } }))) {
-          throw conflict(`Failed to update datasource: ${MESSAGES.nameTaken}`);
+          throw conflict(`Failed to update datasource: ${MESSAGES.dataSource.nameTaken}`);
         }
         const isDefault = Boolean(input.isDefault);
         if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, id: { $ne: row.id } }, { isDefault: false });
@@ -192,7 +180,7 @@ export class DataSourceService {
         return row;
       });
     } catch (error) {
-      throw mapUniqueViolation(error, `Failed to update datasource: ${MESSAGES.nameTaken}`);
+      throw mapUniqueViolation(error, `Failed to update datasource: ${MESSAGES.dataSource.nameTaken}`);
     }
   }
 
@@ -200,11 +188,11 @@ export class DataSourceService {
   async delete(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<number> {
     return em.transactional(async (tx) => {
       const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!row) throw notFound(MESSAGES.notFound);
-      if (row.readOnly) throw forbidden(MESSAGES.readOnlyDelete);
+      if (!row) throw notFound(MESSAGES.dataSource.notFound);
+      if (row.readOnly) throw forbidden(MESSAGES.dataSource.readOnlyDelete);
       const deleted = await tx.nativeDelete(DataSource, { id: row.id });
       // A concurrent delete that won the race leaves nothing for this one.
-      if (deleted === 0) throw notFound(MESSAGES.notFound);
+      if (deleted === 0) throw notFound(MESSAGES.dataSource.notFound);
       await notifyChanged(tx, orgId, row.id);
       return row.id;
     });
@@ -220,7 +208,7 @@ export class DataSourceService {
    */
   async provision(em: EntityManager, orgId: number, input: DataSourceInput & { name: string; readOnly: boolean }): Promise<'created' | 'updated' | 'unchanged' | 'outdated'> {
     const name = input.name;
-    if (name.trim() === '' || name.length > MAX_NAME) throw badRequest(MESSAGES.invalidName);
+    if (name.trim() === '' || name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);
     const url = input.url ?? '';
     if (url !== '') validateUrl(url);
     const jsonData = jsonObject(input.jsonData);
@@ -260,7 +248,7 @@ export class DataSourceService {
         return row ? 'updated' : 'created';
       });
     } catch (error) {
-      throw mapUniqueViolation(error, MESSAGES.nameTaken);
+      throw mapUniqueViolation(error, MESSAGES.dataSource.nameTaken);
     }
   }
 
@@ -322,23 +310,23 @@ export function compareNames(a: string, b: string): number {
 }
 
 function requiredString(value: string | null | undefined): string {
-  if (typeof value !== 'string' || value === '') throw badRequest(MESSAGES.badRequest);
+  if (typeof value !== 'string' || value === '') throw badRequest(MESSAGES.http.badRequest);
   return value;
 }
 
 /** As the original: a URL without a scheme gets `http://` before parsing, so `localhost:5432` is valid. */
 export function validateUrl(url: string): void {
-  if (url.length > MAX_URL) throw badRequest(MESSAGES.invalidUrlLength);
+  if (url.length > MAX_URL) throw badRequest(MESSAGES.dataSource.invalidUrlLength);
   const withScheme = /^[^:]*:\/\//.test(url) ? url : `http://${url}`;
   try {
     new URL(withScheme);
   } catch {
-    throw badRequest(MESSAGES.invalidUrl);
+    throw badRequest(MESSAGES.dataSource.invalidUrl);
   }
 }
 
 function validUid(uid: string): string {
-  if (uid.length > MAX_UID || !UID_PATTERN.test(uid)) throw badRequest(MESSAGES.invalidUid);
+  if (uid.length > MAX_UID || !UID_PATTERN.test(uid)) throw badRequest(MESSAGES.dataSource.invalidUid);
   return uid;
 }
 
@@ -350,14 +338,14 @@ function generateUid(): string {
 
 function jsonObject(value: unknown): Record<string, unknown> | null {
   if (value === undefined || value === null) return null;
-  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.badRequest);
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.http.badRequest);
   return value as Record<string, unknown>;
 }
 
 function stringMap(value: unknown): Record<string, string> {
   if (value === undefined || value === null) return {};
-  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.badRequest);
-  for (const v of Object.values(value)) if (typeof v !== 'string') throw badRequest(MESSAGES.badRequest);
+  if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.http.badRequest);
+  for (const v of Object.values(value)) if (typeof v !== 'string') throw badRequest(MESSAGES.http.badRequest);
   return value as Record<string, string>;
 }
 
@@ -386,7 +374,7 @@ async function notifyChanged(em: EntityManager, orgId: number, id: number): Prom
 function mapUniqueViolation(error: unknown, nameMessage: string): unknown {
   const constraint = uniqueViolation(error);
   if (constraint === null) return error;
-  if (constraint.includes('uid')) return conflict(MESSAGES.uidTaken);
+  if (constraint.includes('uid')) return conflict(MESSAGES.dataSource.uidTaken);
   if (constraint.includes('name')) return conflict(nameMessage);
   return error;
 }

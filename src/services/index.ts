@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings.ts';
 import { Authenticator } from '../auth/authenticator.ts';
+import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from './crypto.ts';
 import { DataSourceService } from './data-sources.ts';
 
@@ -8,26 +9,33 @@ import { DataSourceService } from './data-sources.ts';
 export interface Services {
   settings: Settings;
   orm: MikroORM;
+  /** Hears every instance's committed changes; the change barrier of every cache. */
+  changes: ChangeListener;
   secrets: SecretBox;
   authenticator: Authenticator;
   dataSources: DataSourceService;
 }
 
-export function createServices(settings: Settings, orm: MikroORM, options: { cacheCredentials?: boolean } = {}): Services {
+export function createServices(settings: Settings, orm: MikroORM, changes: ChangeListener, options: { cacheCredentials?: boolean } = {}): Services {
   const secrets = new SecretBox(settings.security.secretKey);
+  const authenticator = new Authenticator({
+    basicAuthEnabled: settings.authBasic.enabled,
+    bruteForceProtection: !settings.security.disableBruteForceLoginProtection,
+    maxLoginAttempts: settings.security.bruteForceLoginProtectionMaxAttempts,
+    cacheCredentials: options.cacheCredentials,
+  });
+  authenticator.followChanges(changes);
   return {
     settings,
     orm,
+    changes,
     secrets,
-    authenticator: new Authenticator({
-      basicAuthEnabled: settings.authBasic.enabled,
-      bruteForceProtection: !settings.security.disableBruteForceLoginProtection,
-      maxLoginAttempts: settings.security.bruteForceLoginProtectionMaxAttempts,
-      cacheCredentials: options.cacheCredentials,
-    }),
-    dataSources: new DataSourceService({
-      secrets,
-      authProxyHeader: settings.authProxy.enabled ? settings.authProxy.headerName : null,
-    }),
+    authenticator,
+    dataSources: createDataSourceService(settings, secrets),
   };
+}
+
+/** The data source service alone, for start-up provisioning (before any request is served). */
+export function createDataSourceService(settings: Settings, secrets = new SecretBox(settings.security.secretKey)): DataSourceService {
+  return new DataSourceService({ secrets, authProxyHeader: settings.authProxy.enabled ? settings.authProxy.headerName : null });
 }

@@ -2,7 +2,8 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
 import { newServiceAccountToken } from '../auth/tokens.ts';
 import { MAX_TOKEN_NAME_LENGTH, parseRole, secondsToLive } from './api-keys.ts';
-import { badRequest, conflict, notFound, uniqueViolation } from './errors.ts';
+import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
 export interface ServiceAccount {
@@ -23,7 +24,6 @@ export interface ServiceAccountToken {
   lastUsedAt: Date | null;
 }
 
-const NOT_FOUND = 'Failed to retrieve service account';
 
 /** The account's login: `sa-<orgId>-<name>`, lower-cased, each space a dash, as the original server makes it. */
 export function serviceAccountLogin(orgId: number, name: string): string {
@@ -33,7 +33,7 @@ export function serviceAccountLogin(orgId: number, name: string): string {
 /** A service account is a user row that cannot log in, with a role in exactly one org. */
 export async function createServiceAccount(em: EntityManager, orgId: number, input: { name: string; role?: string | null; isDisabled?: boolean | null }): Promise<ServiceAccount> {
   const name = input.name.trim();
-  if (!name) throw badRequest('Bad request data');
+  if (!name) throw badRequest(MESSAGES.serviceAccount.badRequest);
   // The login (and e-mail) column holds the prefixed name, so that is what must fit.
   assertStorableText(name, 'name', MAX_LOGIN_LENGTH - serviceAccountLogin(orgId, '').length);
   const role = input.role ? parseRole(input.role) : 'Viewer';
@@ -57,7 +57,7 @@ export async function createServiceAccount(em: EntityManager, orgId: number, inp
     });
   } catch (error) {
     // Same name in the org (or a user already holding that login): the original's v9.3 answer.
-    if (uniqueViolation(error) !== null) throw badRequest('Failed to create service account');
+    if (uniqueViolation(error) !== null) throw badRequest(MESSAGES.serviceAccount.createFailed);
     throw error;
   }
 }
@@ -81,7 +81,7 @@ export function listServiceAccounts(em: EntityManager, orgId: number): Promise<S
 
 export async function getServiceAccount(em: EntityManager, orgId: number, id: number): Promise<ServiceAccount> {
   const [account] = await findServiceAccounts(em, orgId, id);
-  if (!account) throw notFound(NOT_FOUND);
+  if (!account) throw notFound(MESSAGES.serviceAccount.notFound);
   return account;
 }
 
@@ -104,7 +104,7 @@ export async function createServiceAccountToken(
   input: { name: string; secondsToLive?: number | null },
 ): Promise<{ id: number; name: string; key: string }> {
   const account = await getServiceAccount(em, orgId, accountId);
-  if (!input.name.trim()) throw badRequest('Bad request data');
+  if (!input.name.trim()) throw badRequest(MESSAGES.serviceAccount.badRequest);
   assertStorableText(input.name, 'name', MAX_TOKEN_NAME_LENGTH);
   const ttl = secondsToLive(input.secondsToLive);
   const { token, hash } = newServiceAccountToken();
@@ -121,7 +121,7 @@ export async function createServiceAccountToken(
     await em.flush();
     return { id: row.id, name: row.name, key: token };
   } catch (error) {
-    if (uniqueViolation(error) !== null) throw conflict('service account token with given name already exists in the organization');
+    if (uniqueViolation(error) !== null) throw conflict(MESSAGES.serviceAccount.tokenNameTaken);
     throw error;
   }
 }
@@ -134,5 +134,5 @@ export async function listServiceAccountTokens(em: EntityManager, orgId: number,
 
 export async function deleteServiceAccountToken(em: EntityManager, orgId: number, accountId: number, tokenId: number): Promise<void> {
   await getServiceAccount(em, orgId, accountId);
-  if (!(await em.nativeDelete(ApiKey, { id: tokenId, orgId, serviceAccountId: accountId }))) throw notFound('Failed to delete service account token');
+  if (!(await em.nativeDelete(ApiKey, { id: tokenId, orgId, serviceAccountId: accountId }))) throw notFound(MESSAGES.serviceAccount.tokenDeleteFailed);
 }

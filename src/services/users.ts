@@ -1,7 +1,8 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { Org, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
-import { badRequest, conflict, DomainError, notFound, uniqueViolation } from './errors.ts';
+import { badRequest, conflict, notFound, preconditionFailed, uniqueViolation } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { ensureMainOrg, orgExists } from './orgs.ts';
 
 export type UserRow = InstanceType<typeof User.class>;
@@ -24,11 +25,6 @@ export async function ensureAdminUser(em: EntityManager, options: { login: strin
   });
 }
 
-export async function addOrgMember(em: EntityManager, orgId: number, userId: number, role: OrgRole): Promise<void> {
-  em.create(OrgUser, { orgId, userId, role });
-  await em.flush();
-}
-
 function escapeLike(text: string): string {
   return text.replace(/[\\%_]/g, '\\$&');
 }
@@ -47,17 +43,6 @@ export interface UserDefaults {
   autoAssignOrgRole: OrgRole;
 }
 
-export const USER_MESSAGES = {
-  badRequest: 'bad request data',
-  needLogin: 'Validation error, need specify either username or email',
-  passwordTooShort: 'Password is missing or too short',
-  newPasswordTooShort: 'New password too short',
-  notFound: 'user not found',
-  orgNotFound: 'organization not found',
-  orgNameTaken: 'Organization name taken',
-  lastAdmin: 'cannot remove last grafana admin',
-} as const;
-
 /** Column sizes of the schema: longer values are refused with a 400 instead of failing in PostgreSQL. */
 export const MAX_LOGIN_LENGTH = 190;
 export const MAX_NAME_LENGTH = 255;
@@ -67,8 +52,8 @@ export const MAX_NAME_LENGTH = 255;
  * (which `text`/`varchar` reject outright). `field` names the value in the message.
  */
 export function assertStorableText(value: string, field: string, maxLength: number): void {
-  if (value.includes('\0')) throw badRequest(`${field} must not contain NUL characters`);
-  if (value.length > maxLength) throw badRequest(`${field} is too long (at most ${maxLength} characters)`);
+  if (value.includes('\0')) throw badRequest(MESSAGES.user.nul(field));
+  if (value.length > maxLength) throw badRequest(MESSAGES.user.tooLong(field, maxLength));
 }
 
 /**
@@ -80,19 +65,19 @@ export function assertStorableText(value: string, field: string, maxLength: numb
 export async function createUser(em: EntityManager, input: CreateUserInput, defaults: UserDefaults): Promise<UserRow> {
   const password = input.password ?? '';
   // The original binds the password as a required field: absent or empty is malformed input.
-  if (password === '') throw badRequest(USER_MESSAGES.badRequest);
+  if (password === '') throw badRequest(MESSAGES.http.badRequest);
   const email = (input.email ?? '').trim();
   const formLogin = (input.login ?? '').trim();
   const login = formLogin || email;
-  if (!login) throw badRequest(USER_MESSAGES.needLogin);
-  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(USER_MESSAGES.passwordTooShort);
+  if (!login) throw badRequest(MESSAGES.user.needLogin);
+  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(MESSAGES.user.passwordTooShort);
   const finalEmail = email || login;
   const name = input.name ?? '';
   assertStorableText(login, 'login', MAX_LOGIN_LENGTH);
   assertStorableText(finalEmail, 'email', MAX_LOGIN_LENGTH);
   assertStorableText(name, 'name', MAX_NAME_LENGTH);
   // The message quotes the form as sent (trimmed), not the defaulted login.
-  const duplicate = () => new DomainError('PRECONDITION_FAILED', `User with email '${email}' or username '${formLogin}' already exists`);
+  const duplicate = () => preconditionFailed(MESSAGES.user.exists(email, formLogin));
   const clashes = async (db: EntityManager) =>
     (await db.execute(
       `select 1 from "user" where lower(login) in (lower(?), lower(?)) or lower(email) in (lower(?), lower(?)) limit 1`,
@@ -110,7 +95,7 @@ export async function createUser(em: EntityManager, input: CreateUserInput, defa
         orgId = input.orgId || defaults.autoAssignOrgId;
         role = defaults.autoAssignOrgRole;
         if (!(await orgExists(tx, orgId))) {
-          if (input.orgId || orgId !== 1) throw badRequest(USER_MESSAGES.orgNotFound);
+          if (input.orgId || orgId !== 1) throw badRequest(MESSAGES.user.orgNotFound);
           orgId = await ensureMainOrg(tx);
         }
       } else {
@@ -141,14 +126,14 @@ export async function createUser(em: EntityManager, input: CreateUserInput, defa
     if (constraint === 'user_login_lower_unique' || constraint === 'user_email_lower_unique') throw duplicate();
     // Without auto-assign the user's own org is created first, so a racing twin fails on the org's
     // name; tell the two cases apart by whether the twin user now exists.
-    if (constraint === 'org_name_key') throw (await clashes(em)) ? duplicate() : conflict(USER_MESSAGES.orgNameTaken);
+    if (constraint === 'org_name_key') throw (await clashes(em)) ? duplicate() : conflict(MESSAGES.user.orgNameTaken);
     throw error;
   }
 }
 
 async function findUser(em: EntityManager, id: number): Promise<UserRow> {
   const user = await em.findOne(User, { id, isServiceAccount: false });
-  if (!user) throw notFound(USER_MESSAGES.notFound);
+  if (!user) throw notFound(MESSAGES.user.notFound);
   return user;
 }
 
@@ -157,13 +142,13 @@ async function findUser(em: EntityManager, id: number): Promise<UserRow> {
  * matching on the next request; the user's failed-login history is cleared with it.
  */
 export async function updatePassword(em: EntityManager, id: number, password: string): Promise<void> {
-  if (password === '') throw badRequest(USER_MESSAGES.badRequest);
-  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(USER_MESSAGES.newPasswordTooShort);
+  if (password === '') throw badRequest(MESSAGES.http.badRequest);
+  if (password.length < MIN_PASSWORD_LENGTH) throw badRequest(MESSAGES.user.newPasswordTooShort);
   const user = await findUser(em, id);
   const passwordHash = await hashPassword(password);
   await em.transactional(async (tx) => {
     const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { passwordHash, updated: new Date() });
-    if (!updated) throw notFound(USER_MESSAGES.notFound);
+    if (!updated) throw notFound(MESSAGES.user.notFound);
     // A reset unblocks a user locked out by failed attempts (they are counted by lower-cased login).
     await tx.execute('delete from login_attempt where username = lower(?)', [user.login]);
   });
@@ -178,14 +163,14 @@ export async function updatePermissions(em: EntityManager, id: number, isAdmin: 
   await em.transactional(async (tx) => {
     await tx.execute('select id from "user" where is_admin order by id for update');
     const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { isAdmin, updated: new Date() });
-    if (!updated) throw notFound(USER_MESSAGES.notFound);
+    if (!updated) throw notFound(MESSAGES.user.notFound);
     const [{ admins }] = await tx.execute<{ admins: string }[]>('select count(*) as admins from "user" where is_admin');
-    if (Number(admins) === 0) throw badRequest(USER_MESSAGES.lastAdmin);
+    if (Number(admins) === 0) throw badRequest(MESSAGES.user.lastAdmin);
   });
 }
 
 /** Deletes a user; memberships, stars and its tokens go with it (foreign keys cascade). */
 export async function deleteUser(em: EntityManager, id: number): Promise<void> {
   const deleted = await em.nativeDelete(User, { id, isServiceAccount: false });
-  if (!deleted) throw notFound(USER_MESSAGES.notFound);
+  if (!deleted) throw notFound(MESSAGES.user.notFound);
 }

@@ -1,7 +1,12 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { envKey, get, loadSettings, type LoadSettingsOptions, type Settings } from '../../src/config/settings.ts';
+import { envKey, loadSettings, type LoadSettingsOptions, type Settings } from '../../src/config/settings.ts';
+
+/** The effective raw value of `[section] key`, as the admin settings document shows it. */
+function get(settings: Pick<Settings, 'raw'>, section: string, key: string): string | undefined {
+  return settings.raw.find(([name]) => name === section)?.[1].find(([name]) => name === key)?.[1];
+}
 
 let dir: string;
 beforeAll(() => {
@@ -52,7 +57,7 @@ describe('loadSettings defaults', () => {
     expect(s.authProxy).toEqual({ enabled: false, headerName: 'X-WEBAUTH-USER' });
     expect(s.dataproxy).toEqual({
       logging: false, timeoutSeconds: 30, dialTimeoutSeconds: 10, keepAliveSeconds: 30, sendUserHeader: false,
-      userAgent: '', responseLimit: 0, maxIdleConnections: 100, idleConnTimeoutSeconds: 90,
+      userAgent: '', responseLimit: 0, maxIdleConnections: 100, maxConnsPerHost: 0, idleConnTimeoutSeconds: 90,
     });
     expect(s.log).toEqual({ mode: ['console'], level: 'info' });
     expect(s.alerting.enabled).toBe(true);
@@ -60,14 +65,12 @@ describe('loadSettings defaults', () => {
     expect(s.metrics.enabled).toBe(true);
   });
 
-  it('exposes the effective ini as raw, DEFAULT first, with get() reading it', () => {
+  it('exposes the effective ini as raw, DEFAULT first', () => {
     const s = load();
     expect(s.raw[0][0]).toBe('DEFAULT');
     expect(s.raw[0][1][0]).toEqual(['app_mode', 'production']);
     expect(s.raw.map(([section]) => section).slice(0, 4)).toEqual(['DEFAULT', 'paths', 'server', 'database']);
-    expect(get(s, 'server', 'root_url')).toBe('http://localhost:3000/');
-    expect(get(s, 'server', 'nope')).toBeUndefined();
-    expect(get(s, 'nope', 'x')).toBeUndefined();
+    expect(s.raw.find(([section]) => section === 'server')?.[1]).toContainEqual(['root_url', 'http://localhost:3000/']);
   });
 
   it('resolves [paths] against homePath (itself relative to cwd) and [database] path against [paths] data', () => {
@@ -150,9 +153,11 @@ describe('layering: defaults < custom file < env < overrides', () => {
         GF_AUTH_GENERIC_OAUTH_CLIENT_SECRET: 's3cret',
         GF_DEFAULT_APP_MODE: 'development',
         GF_DATAPROXY_DIALTIMEOUT: '3',
+        GF_DATAPROXY_MAX_CONNS_PER_HOST: '8',
       },
     });
     expect(s.server.httpPort).toBe(5000);
+    expect(s.dataproxy.maxConnsPerHost).toBe(8);
     expect(s.server.domain).toBe('localhost');
     expect(get(s, 'server', 'not_a_key')).toBeUndefined();
     expect(get(s, 'server', 'NOT_A_KEY')).toBeUndefined();

@@ -1,3 +1,4 @@
+import { MESSAGES } from '../../src/errors/messages.ts';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import type { LookupAddress, LookupOptions } from 'node:dns';
 import { createServer, request, type RequestOptions, type Server } from 'node:http';
@@ -5,11 +6,9 @@ import type { AddressInfo } from 'node:net';
 import {
   createGuardedLookup,
   EgressDeniedError,
-  EGRESS_MESSAGES,
   hostWhitelisted,
   type LookupCallback,
   type LookupFunction,
-  WHITELIST_DENIED_MESSAGE,
 } from '../../src/proxy/policy/address.ts';
 
 const DENY = { denyPrivate: true };
@@ -203,8 +202,7 @@ describe('hostWhitelisted', () => {
     expect(hostWhitelisted(hostPort, whitelist, scheme)).toBe(expected);
   });
 
-  it('exports Grafana\'s 403 message', () => {
-    expect(WHITELIST_DENIED_MESSAGE).toBe('Data proxy hostname and ip are not included in whitelist');
-    expect(EGRESS_MESSAGES.whitelist).toBe(WHITELIST_DENIED_MESSAGE);
+  it('refuses with Grafana\'s 403 message', () => {
+    expect(MESSAGES.proxy.whitelist).toBe('Data proxy hostname and ip are not included in whitelist');
   });
 });

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { posix } from 'node:path';
-import { extractProxyPath, isPathSafe, joinUpstreamPath, PROXY_ERRORS, safeProxyPath } from '../../src/proxy/policy/path.ts';
+import { MESSAGES } from '../../src/errors/messages.ts';
+import { extractProxyPath, isPathSafe, joinUpstreamPath, safeProxyPath } from '../../src/proxy/policy/path.ts';
 
 describe('extractProxyPath', () => {
   it.each([
@@ -58,8 +59,8 @@ describe('extractProxyPath', () => {
     },
   );
 
-  it('exports the messages', () => {
-    expect(PROXY_ERRORS).toMatchObject({ idInvalid: 'id is invalid', uidInvalid: 'UID is invalid', notFound: 'Unable to find datasource' });
+  it('words its refusals as Grafana does', () => {
+    expect(MESSAGES.proxy).toMatchObject({ idInvalid: 'id is invalid', uidInvalid: 'UID is invalid', notFound: 'Unable to find datasource' });
   });
 });
 

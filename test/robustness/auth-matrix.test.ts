@@ -2,13 +2,13 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { newServiceAccountToken } from '../../src/auth/tokens.ts';
-import { ROUTES } from '../../src/rest/routes.ts';
+import { ROUTES } from '../../src/http/routes.ts';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
 import { createDataSource, createOrg, createUser, fillPath, routeKey } from './helpers.ts';
 
 /**
  * Every route against every kind of caller. The expected statuses are written out below; a route
- * missing from the table (a new one in ROUTES) fails the test until someone decides its row.
+ * missing from this table (a new row in ROUTES) fails the test until someone decides its row.
  */
 const CALLERS = ['anonymous', 'bad Basic', 'bad token', 'expired token', 'revoked token', 'Viewer', 'Editor', 'org Admin', 'server admin', 'other org Admin'] as const;
 type Caller = (typeof CALLERS)[number];
@@ -45,15 +45,16 @@ const EXPECTED: Record<string, readonly number[]> = {
   'GET /api/serviceaccounts/:serviceAccountId/tokens':       [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
   'POST /api/serviceaccounts/:serviceAccountId/tokens':      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'DELETE /api/serviceaccounts/:serviceAccountId/tokens/:tokenId': [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
-  // Outside the route table: GraphQL, the proxy, and the unauthenticated endpoints.
-  'POST /graphql':                                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
-  'GET /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  // Endpoints with their own handlers: GraphQL, the proxy, the unauthenticated ones, the fallback.
+  'ANY /graphql':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'ANY /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'ANY /api/datasources/proxy/uid/:uid/*':                   [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
   'GET /api/health':                                         [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+  'HEAD /api/health':                                        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+  'GET /metrics':                                            [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
   'GET /api/openapi.json':                                   [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
+  'ANY /api/*':                                              [401, 401, 401, 401, 401, 404, 404, 404, 404, 404],
 };
-
-/** Routes served outside ROUTES, each with the request that exercises it. */
-const EXTRA_ROUTES = ['POST /graphql', 'GET /api/datasources/proxy/:id/*', 'GET /api/health', 'GET /api/openapi.json'];
 
 let server: TestServer;
 let upstream: Server;
@@ -147,10 +148,14 @@ beforeAll(async () => {
     const s = sample[routeKey(route)];
     if (s) requests.set(routeKey(route), { method: route.method, path: fillPath(route, s.params ?? {}), body: s.body });
   }
-  requests.set('POST /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
-  requests.set('GET /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });
+  requests.set('ANY /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
+  requests.set('ANY /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });
+  requests.set('ANY /api/datasources/proxy/uid/:uid/*', { method: 'GET', path: `/api/datasources/proxy/uid/${ds.uid}/api/v1/query` });
   requests.set('GET /api/health', { method: 'GET', path: '/api/health' });
+  requests.set('HEAD /api/health', { method: 'HEAD', path: '/api/health' });
+  requests.set('GET /metrics', { method: 'GET', path: '/metrics' });
   requests.set('GET /api/openapi.json', { method: 'GET', path: '/api/openapi.json' });
+  requests.set('ANY /api/*', { method: 'GET', path: '/api/no/such/thing' });
 });
 
 afterAll(async () => {
@@ -161,7 +166,7 @@ afterAll(async () => {
 
 describe('the authorization matrix', () => {
   it('has a decided row, and a request, for every route there is', () => {
-    const routes = [...ROUTES.map(routeKey), ...EXTRA_ROUTES];
+    const routes = ROUTES.map(routeKey);
     expect(routes.filter((r) => !(r in EXPECTED))).toEqual([]); // a new route: add its row
     expect(Object.keys(EXPECTED).filter((r) => !routes.includes(r))).toEqual([]); // a removed route: drop its row
     expect(routes.filter((r) => !requests.has(r))).toEqual([]); // and say how to call it
@@ -178,7 +183,7 @@ describe('the authorization matrix', () => {
         const res = await call(server, request.method, request.path, { auth: auth[caller] ?? null, body: request.body });
         if (res.status !== expected[i]) deviations.push(`${route} as ${caller}: ${res.status} (expected ${expected[i]}) ${res.text.slice(0, 120)}`);
         else if (res.status >= 400) {
-          const message = route === 'POST /graphql' ? res.body?.errors?.[0]?.message : res.body?.message;
+          const message = route === 'ANY /graphql' ? res.body?.errors?.[0]?.message : res.body?.message;
           if (typeof message !== 'string' || !message) deviations.push(`${route} as ${caller}: ${res.status} without a message: ${res.text.slice(0, 120)}`);
         }
       }

@@ -4,8 +4,8 @@ import {
   isNonNullType, print, type GraphQLInputType,
 } from 'graphql';
 import { getSchema } from '../../src/graphql/schema/index.ts';
-import { RestExecutor } from '../../src/rest/executor.ts';
-import { ROUTES, type RouteSpec } from '../../src/rest/routes.ts';
+import { compileRestOperation } from '../../src/rest/executor.ts';
+import { FRAGMENTS, ROUTES, type RestRoute } from '../../src/http/routes.ts';
 import { parseJson, STACK_TRACE, type RawReply, type RawRequest } from './helpers.ts';
 
 /**
@@ -30,7 +30,8 @@ export interface FuzzCase {
   bigBody?: number;
 }
 
-const executor = new RestExecutor(getSchema());
+const REST_ROUTES = ROUTES.filter((r): r is RestRoute => r.kind === 'rest');
+const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), r.document, FRAGMENTS, r.access)]));
 
 // ---------------------------------------------------------------------------------------------
 // JSON fragments. Bodies are assembled as text so that they can carry what JSON.stringify never
@@ -145,7 +146,7 @@ const queryStrings = fc.oneof(
   { weight: 1, arbitrary: fc.constantFrom('?', '?a=1&a=2', '?__proto__[x]=1', '?targetOrgId=2', '?orgId=abc', '?%ff=%zz', `?${'q'.repeat(3000)}`) },
 );
 
-function bodyFor(route: RouteSpec | null, variables: ReturnType<typeof operationVariables> | null): fc.Arbitrary<Buffer | undefined> {
+function bodyFor(route: RestRoute | null, variables: ReturnType<typeof operationVariables> | null): fc.Arbitrary<Buffer | undefined> {
   const structured = variables && variables.size > 0
     ? fc.tuple(...[...variables].map(([name, type]) => fc.option(fc.tuple(keyCase(name), valueFor(type)), { freq: 4, nil: null })))
       .map((entries) => objectText(entries.filter((e): e is [string, string] => e !== null)))
@@ -162,9 +163,9 @@ function bodyFor(route: RouteSpec | null, variables: ReturnType<typeof operation
   );
 }
 
-function operationVariables(operation: string, skip: ReadonlySet<string> = new Set()): Map<string, GraphQLInputType> {
+function operationVariables(route: RestRoute, skip: ReadonlySet<string> = new Set()): Map<string, GraphQLInputType> {
   const variables = new Map<string, GraphQLInputType>();
-  for (const [name, v] of executor.operation(operation).variables) if (!skip.has(name)) variables.set(name, v.type);
+  for (const [name, v] of compiled.get(route)!.variables) if (!skip.has(name)) variables.set(name, v.type);
   return variables;
 }
 
@@ -185,13 +186,13 @@ function headersArb(ctx: FuzzContext, hasBody: boolean): fc.Arbitrary<Record<str
   });
 }
 
-function restCase(ctx: FuzzContext, route: RouteSpec): fc.Arbitrary<FuzzCase> {
+function restCase(ctx: FuzzContext, route: RestRoute): fc.Arbitrary<FuzzCase> {
   const params = [...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!);
   // Reads and updates may hit the real data source; nothing else may (a fuzzed DELETE or password change of a real row would end the run).
   const mayHitReal = route.method !== 'DELETE' && route.path.startsWith('/api/datasources');
   const real = (name: string) => (name === 'uid' ? ctx.dataSource.uid : name === 'name' ? ctx.dataSource.name : String(ctx.dataSource.id));
   const segment = (name: string) => (mayHitReal ? fc.oneof({ weight: 3, arbitrary: oddSegment }, { weight: 2, arbitrary: fc.constant(encodeURIComponent(real(name))) }) : oddSegment);
-  const variables = operationVariables(route.operation, new Set(params));
+  const variables = operationVariables(route, new Set(params));
   return fc.record({
     method: fc.oneof({ weight: 9, arbitrary: fc.constant(route.method) }, { weight: 1, arbitrary: mayHitReal ? methods.filter((m) => m !== 'DELETE') : methods }),
     values: fc.tuple(...params.map(segment)),
@@ -207,7 +208,7 @@ function restCase(ctx: FuzzContext, route: RouteSpec): fc.Arbitrary<FuzzCase> {
 }
 
 /** The REST operations' own documents, sent to /graphql with generated variables. */
-const operations = executor.operationNames.map((name) => ({ name, source: print(executor.operation(name).document), variables: operationVariables(name) }));
+const operations = REST_ROUTES.map((route) => ({ name: compiled.get(route)!.name, source: print(compiled.get(route)!.document), variables: operationVariables(route) }));
 const adHocQueries = fc.oneof(
   fc.constantFrom(
     '{ dataSources { id name } }', '{ __typename }', '{ __schema { types { name } } }', 'query { dataSource(id: "1") { id } }', 'query { dataSource(id: 99999) { id } }',
@@ -271,7 +272,7 @@ function unknownCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
 
 /** Bodies around the default 10 MiB limit, to routes that read one and to /graphql. */
 function bigBodyCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
-  const targets = [...ROUTES.filter((r) => r.body).map((r) => ({ method: r.method, path: r.path.replace(/:[A-Za-z]+/g, '20000'), graphql: false })), { method: 'POST', path: '/graphql', graphql: true }];
+  const targets = [...REST_ROUTES.filter((r) => r.body).map((r) => ({ method: r.method, path: r.path.replace(/:[A-Za-z]+/g, '20000'), graphql: false })), { method: 'POST', path: '/graphql', graphql: true }];
   return fc.record({
     target: fc.constantFrom(...targets),
     size: fc.constantFrom(1, 2, 11).map((mib) => mib * 1024 * 1024),
@@ -286,7 +287,7 @@ function bigBodyCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
 }
 
 export function fuzzCaseArbitrary(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
-  const rest = ROUTES.map((route) => restCase(ctx, route));
+  const rest = REST_ROUTES.map((route) => restCase(ctx, route));
   return fc.oneof(
     { weight: 140, arbitrary: fc.oneof(...rest) },
     { weight: 40, arbitrary: graphqlCase(ctx) },

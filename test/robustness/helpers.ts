@@ -1,7 +1,7 @@
 import { Agent, request } from 'node:http';
 import { connect, type Socket } from 'node:net';
 import { hashPassword } from '../../src/auth/passwords.ts';
-import type { RouteSpec } from '../../src/rest/routes.ts';
+import type { Route as RouteSpec } from '../../src/http/routes.ts';
 import { basic, call, type TestServer } from '../support/server.ts';
 
 export interface RawReply {

@@ -11,8 +11,9 @@ export const Org = defineEntity({
   },
 });
 
-export type OrgRole = 'Viewer' | 'Editor' | 'Admin';
-export const ORG_ROLES: readonly OrgRole[] = ['Viewer', 'Editor', 'Admin'];
+import type { OrgRole } from '../../roles.ts';
+
+export { ORG_ROLES, type OrgRole } from '../../roles.ts';
 
 /** A user's membership of an org with its role there. */
 export const OrgUser = defineEntity({

@@ -1,37 +1,37 @@
 import { builder } from '../builder.ts';
-import { requireServerAdmin } from '../context.ts';
+import { serverAdmin } from '../../auth/access.ts';
 import { adminSettings } from '../../services/settings.ts';
 import { adminStats, type AdminStats } from '../../services/stats.ts';
 
 const AdminStatsType = builder.objectRef<AdminStats>('AdminStats').implement({
   description: 'Usage counters of the whole server (all orgs), computed from the stored rows.',
   fields: (t) => ({
-    userCount: t.int({ description: 'Users (service accounts excluded).', resolve: (s) => s.user_count }),
-    orgCount: t.int({ description: 'Organizations.', resolve: (s) => s.org_count }),
-    dashboardCount: t.int({ description: 'Dashboards, folders excluded.', resolve: (s) => s.dashboard_count }),
-    dbSnapshotCount: t.int({ description: 'Dashboard snapshots.', resolve: (s) => s.db_snapshot_count }),
-    dbTagCount: t.int({ description: 'Distinct dashboard tag terms.', resolve: (s) => s.db_tag_count }),
-    dataSourceCount: t.int({ description: 'Data sources of every org.', resolve: (s) => s.data_source_count }),
-    playlistCount: t.int({ description: 'Playlists.', resolve: (s) => s.playlist_count }),
-    starredDbCount: t.int({ description: 'Dashboards starred by at least one user.', resolve: (s) => s.starred_db_count }),
-    serviceAdminCount: t.int({ description: 'Users holding the server-admin permission.', resolve: (s) => s.service_admin_count }),
+    userCount: t.exposeInt('userCount', { description: 'Users (service accounts excluded).' }),
+    orgCount: t.exposeInt('orgCount', { description: 'Organizations.' }),
+    dashboardCount: t.exposeInt('dashboardCount', { description: 'Dashboards, folders excluded.' }),
+    dbSnapshotCount: t.exposeInt('dbSnapshotCount', { description: 'Dashboard snapshots.' }),
+    dbTagCount: t.exposeInt('dbTagCount', { description: 'Distinct dashboard tag terms.' }),
+    dataSourceCount: t.exposeInt('dataSourceCount', { description: 'Data sources of every org.' }),
+    playlistCount: t.exposeInt('playlistCount', { description: 'Playlists.' }),
+    starredDbCount: t.exposeInt('starredDbCount', { description: 'Dashboards starred by at least one user.' }),
+    serviceAdminCount: t.exposeInt('serviceAdminCount', { description: 'Users holding the server-admin permission.' }),
   }),
 });
 
 builder.queryFields((t) => ({
   adminSettings: t.field({
+    extensions: { access: serverAdmin },
     type: 'JSONObject',
     description: 'The effective settings: section -> key -> string value, secrets masked. Server admins only (Basic auth).',
     resolve: (_root, _args, ctx) => {
-      requireServerAdmin(ctx);
       return adminSettings(ctx.services.settings);
     },
   }),
   adminStats: t.field({
+    extensions: { access: serverAdmin },
     type: AdminStatsType,
     description: 'Usage counters. Server admins only (Basic auth).',
     resolve: (_root, _args, ctx) => {
-      requireServerAdmin(ctx);
       return adminStats(ctx.em);
     },
   }),

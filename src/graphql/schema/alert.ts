@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { requireOrgRole, requireServerAdmin } from '../context.ts';
+import { orgRole, serverAdmin } from '../../auth/access.ts';
 import { createAlert, listAlerts, pauseAllAlerts, type AlertRow, type PauseResult } from '../../services/alerts.ts';
 
 const AlertType = builder.objectRef<AlertRow>('Alert').implement({
@@ -35,25 +35,27 @@ const CreateAlertInput = builder.inputType('CreateAlertInput', {
 
 builder.queryField('alerts', (t) =>
   t.field({
+    extensions: { access: orgRole('Viewer', 'alert.rules:read') },
     type: [AlertType],
     description: 'The caller\'s org\'s alerts, oldest first.',
-    resolve: (_root, _args, ctx) => listAlerts(ctx.em, requireOrgRole(ctx, 'Viewer', 'alert.rules:read').orgId),
+    resolve: (_root, _args, ctx) => listAlerts(ctx.em, ctx.orgId),
   }),
 );
 
 builder.mutationFields((t) => ({
   createAlert: t.field({
+    extensions: { access: orgRole('Editor', 'alert.rules:create') },
     type: AlertType,
     args: { input: t.arg({ type: CreateAlertInput, required: true, description: 'The alert.' }) },
     description: 'Creates an alert in the caller\'s org; it starts paused while all alerts are paused. Editors and up.',
-    resolve: (_root, { input }, ctx) => createAlert(ctx.em, requireOrgRole(ctx, 'Editor', 'alert.rules:create').orgId, input),
+    resolve: (_root, { input }, ctx) => createAlert(ctx.em, ctx.orgId, input),
   }),
   pauseAllAlerts: t.field({
+    extensions: { access: serverAdmin },
     type: PauseResultType,
     args: { paused: t.arg.boolean({ required: false, description: 'true pauses every alert, false (or absent) unpauses them.' }) },
     description: 'Pauses or unpauses every alert on the server. Server admins only (Basic auth).',
     resolve: (_root, { paused }, ctx) => {
-      requireServerAdmin(ctx);
       return pauseAllAlerts(ctx.em, Boolean(paused), ctx.services.settings.alerting.enabled);
     },
   }),

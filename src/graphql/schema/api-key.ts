@@ -1,5 +1,6 @@
 import { builder } from '../builder.ts';
-import { requireOrgRole } from '../context.ts';
+import { MessageType } from './message.ts';
+import { orgRole } from '../../auth/access.ts';
 import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type NewApiKey } from '../../services/api-keys.ts';
 
 export const NewApiKeyType = builder.objectRef<NewApiKey>('NewApiKey').implement({
@@ -26,11 +27,6 @@ const ApiKeyType = builder.objectRef<ApiKeyInfo>('ApiKey').implement({
   }),
 });
 
-const ApiKeyMessage = builder.objectRef<{ message: string }>('ApiKeyMessage').implement({
-  description: 'A confirmation of a change to a key.',
-  fields: (t) => ({ message: t.exposeString('message', { description: 'What was done, e.g. `API key deleted`.' }) }),
-});
-
 const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   description: 'A new legacy API key of the caller\'s org.',
   fields: (t) => ({
@@ -42,34 +38,38 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
 
 builder.queryField('apiKeys', (t) =>
   t.field({
+    extensions: { access: orgRole('Admin', 'apikeys:read') },
     type: [ApiKeyType],
     description: 'The caller\'s org\'s legacy API keys. Org Admins only.',
-    resolve: (_root, _args, ctx) => listApiKeys(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:read').orgId),
+    resolve: (_root, _args, ctx) => listApiKeys(ctx.em, ctx.orgId),
   }),
 );
 
 builder.mutationFields((t) => ({
   createApiKey: t.field({
+    extensions: { access: orgRole('Admin', 'apikeys:create') },
     type: NewApiKeyType,
     description: 'Creates an org API key for `Authorization: Bearer <key>`. Org Admins only.',
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
-    resolve: (_root, { input }, ctx) => createApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:create').orgId, input),
+    resolve: (_root, { input }, ctx) => createApiKey(ctx.em, ctx.orgId, input),
   }),
   deleteApiKey: t.field({
-    type: ApiKeyMessage,
+    extensions: { access: orgRole('Admin', 'apikeys:delete') },
+    type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The key\'s id.' }) },
     description: 'Deletes a legacy API key of the caller\'s org; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
-      await deleteApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:delete').orgId, id);
+      await deleteApiKey(ctx.em, ctx.orgId, id);
       return { message: 'API key deleted' };
     },
   }),
   revokeApiKey: t.field({
-    type: ApiKeyMessage,
+    extensions: { access: orgRole('Admin', 'apikeys:delete') },
+    type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The id of the key or service account token.' }) },
     description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
-      await revokeApiKey(ctx.em, requireOrgRole(ctx, 'Admin', 'apikeys:delete').orgId, id);
+      await revokeApiKey(ctx.em, ctx.orgId, id);
       return { message: 'API key revoked' };
     },
   }),

@@ -1,5 +1,7 @@
 import { builder } from '../builder.ts';
-import { requireOrgRole, type GraphQLContext } from '../context.ts';
+import { orgRole } from '../../auth/access.ts';
+import type { RequestContext } from '../../context.ts';
+import { MESSAGES } from '../../errors/messages.ts';
 import type { DataSourceInput, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
 import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
 
@@ -111,36 +113,46 @@ const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
   }),
 });
 
-const READ = 'datasources:read';
+/** Who may call each root field; REST rows running these fields declare the same rules. */
+const DATA_SOURCE_ACCESS = {
+  read: orgRole('Viewer', 'datasources:read'),
+  readId: orgRole('Viewer', 'datasources:id:read'),
+  create: orgRole('Admin', 'datasources:create'),
+  write: orgRole('Admin', 'datasources:write'),
+  delete: orgRole('Admin', 'datasources:delete'),
+};
+const { read, readId, create, write, delete: remove } = DATA_SOURCE_ACCESS;
 
 builder.queryFields((t) => ({
   dataSources: t.field({
     type: [DataSourceType],
     description: 'The caller\'s org\'s data sources, ordered by name case-insensitively.',
-    resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId),
+    extensions: { access: read },
+    resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, ctx.orgId),
   }),
   dataSource: t.field({
     type: DataSourceType,
     args: { id: t.arg.int({ required: true }) },
-    resolve: (_root, { id }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { id }),
+    extensions: { access: read },
+    resolve: (_root, { id }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { id }),
   }),
   dataSourceByUid: t.field({
     type: DataSourceType,
     args: { uid: t.arg.string({ required: true }) },
-    resolve: (_root, { uid }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { uid }),
+    extensions: { access: read },
+    resolve: (_root, { uid }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { uid }),
   }),
   dataSourceByName: t.field({
     type: DataSourceType,
     args: { name: t.arg.string({ required: true }) },
-    resolve: (_root, { name }, ctx) => ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', READ).orgId, { name }),
+    extensions: { access: read },
+    resolve: (_root, { name }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { name }),
   }),
   dataSourceIdByName: t.field({
     type: DataSourceIdentity,
     args: { name: t.arg.string({ required: true }) },
-    resolve: async (_root, { name }, ctx) => {
-      const row = await ctx.services.dataSources.get(ctx.em, requireOrgRole(ctx, 'Viewer', 'datasources:id:read').orgId, { name });
-      return { id: row.id };
-    },
+    extensions: { access: readId },
+    resolve: async (_root, { name }, ctx) => ({ id: (await ctx.services.dataSources.get(ctx.em, ctx.orgId, { name })).id }),
   }),
 }));
 
@@ -148,44 +160,45 @@ builder.mutationFields((t) => ({
   createDataSource: t.field({
     type: DataSourceChange,
     args: { input: t.arg({ type: CreateDataSourceInput, required: true }) },
-    resolve: async (_root, { input }, ctx) => {
-      const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:create');
-      return { row: await ctx.services.dataSources.create(ctx.em, orgId, input), message: 'Datasource added' };
-    },
+    extensions: { access: create },
+    resolve: async (_root, { input }, ctx) => ({ row: await ctx.services.dataSources.create(ctx.em, ctx.orgId, input), message: MESSAGES.dataSource.added }),
   }),
   updateDataSource: t.field({
     type: DataSourceChange,
     args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
+    extensions: { access: write },
     resolve: (_root, { id, input }, ctx) => updateBy(ctx, { id }, input),
   }),
   updateDataSourceByUid: t.field({
     type: DataSourceChange,
     args: { uid: t.arg.string({ required: true }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
+    extensions: { access: write },
     resolve: (_root, { uid, input }, ctx) => updateBy(ctx, { uid }, input),
   }),
   deleteDataSource: t.field({
     type: DataSourceDeletion,
     args: { id: t.arg.int({ required: true }) },
+    extensions: { access: remove },
     resolve: (_root, { id }, ctx) => deleteBy(ctx, { id }),
   }),
   deleteDataSourceByUid: t.field({
     type: DataSourceDeletion,
     args: { uid: t.arg.string({ required: true }) },
+    extensions: { access: remove },
     resolve: (_root, { uid }, ctx) => deleteBy(ctx, { uid }),
   }),
   deleteDataSourceByName: t.field({
     type: DataSourceDeletion,
     args: { name: t.arg.string({ required: true }) },
+    extensions: { access: remove },
     resolve: (_root, { name }, ctx) => deleteBy(ctx, { name }),
   }),
 }));
 
-async function updateBy(ctx: GraphQLContext, ref: { id: number } | { uid: string }, input: DataSourceInput) {
-  const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:write');
-  return { row: await ctx.services.dataSources.update(ctx.em, orgId, ref, input), message: 'Datasource updated' };
+async function updateBy(ctx: RequestContext, ref: { id: number } | { uid: string }, input: DataSourceInput) {
+  return { row: await ctx.services.dataSources.update(ctx.em, ctx.orgId, ref, input), message: MESSAGES.dataSource.updated };
 }
 
-async function deleteBy(ctx: GraphQLContext, ref: DataSourceRef) {
-  const { orgId } = requireOrgRole(ctx, 'Admin', 'datasources:delete');
-  return { id: await ctx.services.dataSources.delete(ctx.em, orgId, ref), message: 'Data source deleted' };
+async function deleteBy(ctx: RequestContext, ref: DataSourceRef) {
+  return { id: await ctx.services.dataSources.delete(ctx.em, ctx.orgId, ref), message: MESSAGES.dataSource.deleted };
 }

@@ -1,6 +1,8 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
+import { enforceDeclaredAccess } from '../access.ts';
 import { builder } from '../builder.ts';
 import './scalars.ts';
+import './message.ts';
 import './data-source.ts';
 import './api-key.ts';
 import './admin.ts';
@@ -12,7 +14,10 @@ let schema: GraphQLSchema | null = null;
 
 /** The schema, built once (Pothos builders can only be converted once). */
 export function getSchema(): GraphQLSchema {
-  schema ??= builder.toSchema();
+  if (!schema) {
+    schema = builder.toSchema();
+    enforceDeclaredAccess(schema);
+  }
   return schema;
 }
 

@@ -1,5 +1,6 @@
 import { builder } from '../builder.ts';
-import { requireOrgRole } from '../context.ts';
+import { MessageType } from './message.ts';
+import { orgRole } from '../../auth/access.ts';
 import {
   createServiceAccount, createServiceAccountToken, deleteServiceAccount, deleteServiceAccountToken, getServiceAccount,
   listServiceAccounts, listServiceAccountTokens, setServiceAccountDisabled, type ServiceAccount, type ServiceAccountToken,
@@ -38,11 +39,6 @@ const ServiceAccountTokenType = builder.objectRef<ServiceAccountToken>('ServiceA
   }),
 });
 
-const Deleted = builder.objectRef<{ message: string }>('DeletionMessage').implement({
-  description: 'A confirmation of a deletion.',
-  fields: (t) => ({ message: t.exposeString('message', { description: 'What was deleted.' }) }),
-});
-
 const CreateServiceAccountInput = builder.inputType('CreateServiceAccountInput', {
   description: 'A new service account of the caller\'s org.',
   fields: (t) => ({
@@ -74,56 +70,64 @@ const ServiceAccountSearch = builder.objectRef<{ serviceAccounts: ServiceAccount
 
 builder.queryFields((t) => ({
   serviceAccountSearch: t.field({
+    extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountSearch,
     description: 'The search form of the list, as the REST search endpoint answers it.',
-    resolve: async (_root, _args, ctx) => ({ serviceAccounts: await listServiceAccounts(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:read').orgId) }),
+    resolve: async (_root, _args, ctx) => ({ serviceAccounts: await listServiceAccounts(ctx.em, ctx.orgId) }),
   }),
   serviceAccounts: t.field({
+    extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountType],
     description: 'The caller\'s org\'s service accounts. Org Admins only.',
-    resolve: (_root, _args, ctx) => listServiceAccounts(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:read').orgId),
+    resolve: (_root, _args, ctx) => listServiceAccounts(ctx.em, ctx.orgId),
   }),
   serviceAccount: t.field({
+    extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountType,
     description: 'One service account of the caller\'s org. Org Admins only.',
     args: { id: t.arg.int({ required: true, description: 'The account\'s id.' }) },
-    resolve: (_root, { id }, ctx) => getServiceAccount(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:read').orgId, id),
+    resolve: (_root, { id }, ctx) => getServiceAccount(ctx.em, ctx.orgId, id),
   }),
   serviceAccountTokens: t.field({
+    extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountTokenType],
     description: 'The tokens of a service account, by name. Org Admins only.',
     args: { serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: (_root, { serviceAccountId }, ctx) =>
-      listServiceAccountTokens(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:read').orgId, serviceAccountId),
+      listServiceAccountTokens(ctx.em, ctx.orgId, serviceAccountId),
   }),
 }));
 
 builder.mutationFields((t) => ({
   createServiceAccount: t.field({
+    extensions: { access: orgRole('Admin', 'serviceaccounts:create') },
     type: ServiceAccountType,
     description: 'Creates a service account in the caller\'s org. Org Admins only.',
     args: { input: t.arg({ type: CreateServiceAccountInput, required: true, description: 'The account.' }) },
-    resolve: (_root, { input }, ctx) => createServiceAccount(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:create').orgId, input),
+    resolve: (_root, { input }, ctx) => createServiceAccount(ctx.em, ctx.orgId, input),
   }),
   setServiceAccountDisabled: t.field({
+    extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: ServiceAccountType,
     args: {
       id: t.arg.int({ required: true, description: 'The account\'s id.' }),
       isDisabled: t.arg.boolean({ required: true, description: 'true disables, false enables.' }),
     },
     description: 'Disables (or enables) an account; its tokens fail from the next request on.',
-    resolve: (_root, { id, isDisabled }, ctx) => setServiceAccountDisabled(ctx.em, requireOrgRole(ctx, 'Admin', ADMIN_ACTION).orgId, id, isDisabled),
+    resolve: (_root, { id, isDisabled }, ctx) => setServiceAccountDisabled(ctx.em, ctx.orgId, id, isDisabled),
   }),
   deleteServiceAccount: t.field({
-    type: Deleted,
+    extensions: { access: orgRole('Admin', 'serviceaccounts:delete') },
+    type: MessageType,
     description: 'Deletes a service account with its tokens; they fail from the next request on. Org Admins only.',
     args: { id: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: async (_root, { id }, ctx) => {
-      await deleteServiceAccount(ctx.em, requireOrgRole(ctx, 'Admin', 'serviceaccounts:delete').orgId, id);
+      await deleteServiceAccount(ctx.em, ctx.orgId, id);
       return { message: 'Service account deleted' };
     },
   }),
   createServiceAccountToken: t.field({
+    extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: NewApiKeyType,
     args: {
       serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }),
@@ -131,17 +135,18 @@ builder.mutationFields((t) => ({
     },
     description: 'Creates a `glsa_` token acting as the account; the key is shown this once. Org Admins only.',
     resolve: (_root, { serviceAccountId, input }, ctx) =>
-      createServiceAccountToken(ctx.em, requireOrgRole(ctx, 'Admin', ADMIN_ACTION).orgId, serviceAccountId, input),
+      createServiceAccountToken(ctx.em, ctx.orgId, serviceAccountId, input),
   }),
   deleteServiceAccountToken: t.field({
-    type: Deleted,
+    extensions: { access: orgRole('Admin', ADMIN_ACTION) },
+    type: MessageType,
     description: 'Deletes a token of a service account; it fails from the next request on. Org Admins only.',
     args: {
       serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }),
       tokenId: t.arg.int({ required: true, description: 'The token\'s id.' }),
     },
     resolve: async (_root, { serviceAccountId, tokenId }, ctx) => {
-      await deleteServiceAccountToken(ctx.em, requireOrgRole(ctx, 'Admin', ADMIN_ACTION).orgId, serviceAccountId, tokenId);
+      await deleteServiceAccountToken(ctx.em, ctx.orgId, serviceAccountId, tokenId);
       return { message: 'Service account token deleted' };
     },
   }),

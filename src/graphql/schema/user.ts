@@ -1,12 +1,8 @@
 import { builder } from '../builder.ts';
-import { requireServerAdmin } from '../context.ts';
-import { badRequest } from '../../services/errors.ts';
-import { createUser, deleteUser, updatePassword, updatePermissions, USER_MESSAGES } from '../../services/users.ts';
-
-const UserAdminMessage = builder.objectRef<{ message: string }>('Message').implement({
-  description: 'A confirmation of a change to a user.',
-  fields: (t) => ({ message: t.exposeString('message', { description: 'What was done, e.g. `User deleted`.' }) }),
-});
+import { MessageType } from './message.ts';
+import { serverAdmin } from '../../auth/access.ts';
+import { badRequest } from '../../errors/domain.ts';
+import { createUser, deleteUser, updatePassword, updatePermissions } from '../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -29,30 +25,31 @@ const AdminCreateUserInput = builder.inputType('AdminCreateUserInput', {
 
 builder.mutationFields((t) => ({
   adminCreateUser: t.field({
+    extensions: { access: serverAdmin },
     type: CreatedUser,
     args: { input: t.arg({ type: AdminCreateUserInput, required: true }) },
     description: 'Creates a global user in the default (or given) org with the auto-assign role. Server admins only (Basic auth).',
     resolve: async (_root, { input }, ctx) => {
-      requireServerAdmin(ctx);
       const user = await createUser(ctx.em, input, ctx.services.settings.users);
       return { id: user.id, message: 'User created' };
     },
   }),
   adminUpdateUserPassword: t.field({
-    type: UserAdminMessage,
+    extensions: { access: serverAdmin },
+    type: MessageType,
     args: {
       id: t.arg.int({ required: true, description: 'The user\'s id.' }),
       password: t.arg.string({ required: true, description: 'The new password, at least 4 characters.' }),
     },
     description: 'Sets a user\'s password; the old one stops working at once on every instance. Server admins only (Basic auth).',
     resolve: async (_root, { id, password }, ctx) => {
-      requireServerAdmin(ctx);
       await updatePassword(ctx.em, id, password);
       return { message: 'User password updated' };
     },
   }),
   adminUpdateUserPermissions: t.field({
-    type: UserAdminMessage,
+    extensions: { access: serverAdmin },
+    type: MessageType,
     args: {
       id: t.arg.int({ required: true, description: 'The user\'s id.' }),
       isServiceAdmin: t.arg.boolean({ required: false, description: 'Grant (true) or revoke (false) the server-admin permission.' }),
@@ -60,20 +57,19 @@ builder.mutationFields((t) => ({
     },
     description: 'Grants or revokes the server-admin permission. The last server admin cannot be demoted. Server admins only (Basic auth).',
     resolve: async (_root, args, ctx) => {
-      requireServerAdmin(ctx);
       const isAdmin = args.isServiceAdmin ?? args.isGrafanaAdmin;
       // A body without the flag is malformed; reading it as `false` would silently demote.
-      if (isAdmin == null) throw badRequest(USER_MESSAGES.badRequest);
+      if (isAdmin == null) throw badRequest();
       await updatePermissions(ctx.em, args.id, isAdmin);
       return { message: 'User permissions updated' };
     },
   }),
   adminDeleteUser: t.field({
-    type: UserAdminMessage,
+    extensions: { access: serverAdmin },
+    type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
     description: 'Deletes a user with its memberships and stars. Server admins only (Basic auth).',
     resolve: async (_root, { id }, ctx) => {
-      requireServerAdmin(ctx);
       await deleteUser(ctx.em, id);
       return { message: 'User deleted' };
     },

@@ -30,15 +30,6 @@ export interface EgressPolicy {
   readonly denyPrivate: boolean;
 }
 
-/** Grafana's 403 body when `[security] data_source_proxy_whitelist` does not list the target. */
-export const WHITELIST_DENIED_MESSAGE = 'Data proxy hostname and ip are not included in whitelist';
-
-export const EGRESS_MESSAGES = {
-  whitelist: WHITELIST_DENIED_MESSAGE,
-  /** dashgate's own (Grafana has no private-address policy). */
-  denied: 'Data proxy target address is not allowed',
-} as const;
-
 // ---------------------------------------------------------------------------------------------
 // Address classification
 
@@ -151,11 +142,6 @@ export function classifyAddress(ip: string): AddressClass {
 /** Whether a resolved address may be connected to. Without `denyPrivate`, everything may. */
 export function isEgressAllowed(ip: string, policy: EgressPolicy): boolean {
   return !policy.denyPrivate || classifyAddress(ip) === 'unicast';
-}
-
-/** @deprecated use `classifyAddress(ip) === 'unicast'`. */
-export function isPublicUnicast(ip: string): boolean {
-  return classifyAddress(ip) === 'unicast';
 }
 
 // ---------------------------------------------------------------------------------------------

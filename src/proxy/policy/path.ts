@@ -1,12 +1,5 @@
 /** Where a proxied call goes inside its data source, and whether it stays inside it. */
-
-export const PROXY_ERRORS = {
-  idInvalid: 'id is invalid',
-  uidInvalid: 'UID is invalid',
-  notFound: 'Unable to find datasource',
-  /** dashgate's own: Grafana forwards traversal attempts as they are. */
-  badPath: 'invalid proxy path',
-} as const;
+import { MESSAGES } from '../../errors/messages.ts';
 
 export type ProxyRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
@@ -50,13 +43,13 @@ export function extractProxyPath(rawUrl: string): ProxyPathMatch | ProxyPathErro
   if (!match) return null;
   const [, uid, id, rest = ''] = match;
   if (uid !== undefined) {
-    if (!UID_PATTERN.test(uid)) return { ok: false, error: 'uid-invalid', status: 400, message: PROXY_ERRORS.uidInvalid };
+    if (!UID_PATTERN.test(uid)) return { ok: false, error: 'uid-invalid', status: 400, message: MESSAGES.proxy.uidInvalid };
     return { ok: true, ref: { kind: 'uid', uid }, proxyPath: rest, search };
   }
   // Up to 18 digits always fits int64; only longer ones need the exact (BigInt) comparison.
-  if (!/^[0-9]+$/.test(id!) || (id!.length > 18 && BigInt(id!) > INT64_MAX)) return { ok: false, error: 'id-invalid', status: 400, message: PROXY_ERRORS.idInvalid };
+  if (!/^[0-9]+$/.test(id!) || (id!.length > 18 && BigInt(id!) > INT64_MAX)) return { ok: false, error: 'id-invalid', status: 400, message: MESSAGES.proxy.idInvalid };
   const value = Number(id);
-  if (value > STORED_ID_MAX) return { ok: false, error: 'not-found', status: 404, message: PROXY_ERRORS.notFound };
+  if (value > STORED_ID_MAX) return { ok: false, error: 'not-found', status: 404, message: MESSAGES.proxy.notFound };
   return { ok: true, ref: { kind: 'id', id: value }, proxyPath: rest, search };
 }
 

@@ -3,24 +3,15 @@
  * whitelist: Elasticsearch is read-only but for `_msearch`; Prometheus allows writes only on the
  * routes its plugin.json lists, each with a minimum org role.
  */
+import { MESSAGES } from '../../errors/messages.ts';
+import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../../roles.ts';
 
-export type ProxyOrgRole = 'None' | 'Viewer' | 'Editor' | 'Admin';
-
-export const RULE_MESSAGES = {
-  esDelete: 'deletes not allowed on proxied Elasticsearch datasource',
-  esPut: 'puts not allowed on proxied Elasticsearch datasource',
-  esPost: 'posts not allowed on proxied Elasticsearch datasource except on /_msearch',
-  promDelete: 'non allow-listed DELETEs not allowed on proxied Prometheus datasource',
-  promPut: 'non allow-listed PUTs not allowed on proxied Prometheus datasource',
-  promPost: 'non allow-listed POSTs not allowed on proxied Prometheus datasource',
-  routeDenied: 'plugin proxy route access denied',
-} as const;
 
 export interface PluginRoute {
   /** '' or '*' match any method. */
   readonly method: string;
   readonly path: string;
-  readonly reqRole: ProxyOrgRole;
+  readonly reqRole: OrgRole;
 }
 
 /** The Prometheus plugin's `routes` (plugin.json), in its order: the first match wins. */
@@ -40,7 +31,6 @@ export const PROMETHEUS_ROUTES: readonly PluginRoute[] = [
 /** Core Prometheus and the Amazon/Azure flavours, which Grafana restricts alike. */
 const PROMETHEUS_TYPES = new Set(['prometheus', 'grafana-amazonprometheus-datasource', 'grafana-azureprometheus-datasource']);
 
-const RANK: Record<ProxyOrgRole, number> = { None: 0, Viewer: 1, Editor: 2, Admin: 3 };
 
 /**
  * Grafana's `CleanRelativePath`: resolve `.`/`..` as if rooted, drop empty segments and the
@@ -84,21 +74,21 @@ function cleanedRoutePath(route: PluginRoute): string {
  * role (pass 'Admin' for a server admin); it defaults to the least a proxy user has, so routes
  * that need Editor are refused unless the caller's role is given.
  */
-export function checkProxyRequest(type: string, method: string, proxyPath: string, orgRole: ProxyOrgRole = 'Viewer'): string | null {
+export function checkProxyRequest(type: string, method: string, proxyPath: string, orgRole: OrgRoleOrNone = 'Viewer'): string | null {
   // Node's parser only yields upper-case methods; upper-casing keeps a stray lower-case one from slipping by.
   const verb = method.toUpperCase();
   if (type === 'elasticsearch') {
-    if (verb === 'DELETE') return RULE_MESSAGES.esDelete;
-    if (verb === 'PUT') return RULE_MESSAGES.esPut;
+    if (verb === 'DELETE') return MESSAGES.proxy.esDelete;
+    if (verb === 'PUT') return MESSAGES.proxy.esPut;
     // An exact comparison, as Grafana: `idx/_msearch` and `_msearch/` are refused.
-    if (verb === 'POST' && proxyPath !== '_msearch') return RULE_MESSAGES.esPost;
+    if (verb === 'POST' && proxyPath !== '_msearch') return MESSAGES.proxy.esPost;
     return null;
   }
   if (!PROMETHEUS_TYPES.has(type)) return null;
   const route = matchPluginRoute(PROMETHEUS_ROUTES, verb, proxyPath);
-  if (route) return RANK[orgRole] >= RANK[route.reqRole] ? null : RULE_MESSAGES.routeDenied;
-  if (verb === 'DELETE') return RULE_MESSAGES.promDelete;
-  if (verb === 'PUT') return RULE_MESSAGES.promPut;
-  if (verb === 'POST') return RULE_MESSAGES.promPost;
+  if (route) return roleAtLeast(orgRole, route.reqRole) ? null : MESSAGES.proxy.routeDenied;
+  if (verb === 'DELETE') return MESSAGES.proxy.promDelete;
+  if (verb === 'PUT') return MESSAGES.proxy.promPut;
+  if (verb === 'POST') return MESSAGES.proxy.promPost;
   return null;
 }

@@ -1,4 +1,5 @@
-import { DomainError } from '../services/errors.ts';
+import { DomainError, badRequest, unavailable } from './domain.ts';
+import { MESSAGES } from './messages.ts';
 
 /** Socket-level failures reaching PostgreSQL (refused, reset, timed out, name lookup). */
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
@@ -37,17 +38,35 @@ function* chain(error: unknown): Generator<{ code?: unknown; message?: unknown }
 }
 
 /**
- * Maps a database failure to what the client should see: 503 "database unavailable" while
- * PostgreSQL is down or restarting (the request may be retried), 400 "bad request data" for input
- * it refused to store. Null for anything else, which stays an internal error.
+ * What a failure means to the client: a domain error as it is; a database failure as 503 "database
+ * unavailable" while PostgreSQL is down or restarting, or 400 for input it refused to store; null
+ * for anything else, which is an internal error.
  */
-export function databaseError(error: unknown): DomainError | null {
-  if (error instanceof DomainError) return null;
+export function classify(error: unknown): DomainError | null {
+  if (error instanceof DomainError) return error;
   for (const e of chain(error)) {
     const code = typeof e.code === 'string' ? e.code : '';
-    if (BAD_INPUT_STATES.has(code)) return new DomainError('BAD_REQUEST', 'bad request data');
-    if (SOCKET_CODES.has(code) || isUnavailableState(code)) return new DomainError('UNAVAILABLE', 'database unavailable');
-    if (typeof e.message === 'string' && DROPPED_CONNECTION.test(e.message)) return new DomainError('UNAVAILABLE', 'database unavailable');
+    if (BAD_INPUT_STATES.has(code)) return badRequest();
+    if (SOCKET_CODES.has(code) || isUnavailableState(code)) return unavailable();
+    if (typeof e.message === 'string' && DROPPED_CONNECTION.test(e.message)) return unavailable();
   }
   return null;
+}
+
+export interface RenderedError {
+  status: number;
+  /** The REST body: `{"message"}`, or the original server's richer shape for that error. */
+  body: Record<string, unknown>;
+  /** The GraphQL `extensions.code`. */
+  code: string;
+  message: string;
+  /** Set for failures no one anticipated: the caller logs it, the client sees only a 500. */
+  unexpected?: unknown;
+}
+
+/** THE mapping from any thrown value to what a client sees. */
+export function renderError(error: unknown): RenderedError {
+  const known = classify(error);
+  if (known) return { status: known.status, body: known.body ?? { message: known.message }, code: known.code, message: known.message };
+  return { status: 500, body: { message: MESSAGES.http.internal }, code: 'INTERNAL_SERVER_ERROR', message: MESSAGES.http.internal, unexpected: error };
 }

@@ -1,6 +1,9 @@
+import { MESSAGES } from './messages.ts';
+
 /**
- * Typed domain errors. Services throw these; GraphQL maps them to `extensions { code, http }` and
- * REST to `{"message": ...}` with the same status, so both faces report one failure identically.
+ * The error type of the whole system. Services, authentication and the front door throw these;
+ * `render.ts` turns them into the wire form of each face, so REST and GraphQL report one failure
+ * identically. This module and its folder import nothing else of the app.
  */
 export type ErrorCode =
   | 'BAD_REQUEST'
@@ -13,7 +16,7 @@ export type ErrorCode =
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
-const STATUS: Record<ErrorCode, number> = {
+export const STATUS: Record<ErrorCode, number> = {
   BAD_REQUEST: 400,
   UNAUTHENTICATED: 401,
   FORBIDDEN: 403,
@@ -43,17 +46,20 @@ export class DomainError extends Error {
   }
 }
 
-export const badRequest = (message: string) => new DomainError('BAD_REQUEST', message);
-export const notFound = (message: string) => new DomainError('NOT_FOUND', message);
+export const badRequest = (message: string = MESSAGES.http.badRequest) => new DomainError('BAD_REQUEST', message);
+export const notFound = (message: string = MESSAGES.http.notFound) => new DomainError('NOT_FOUND', message);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
 export const forbidden = (message: string) => new DomainError('FORBIDDEN', message);
+export const preconditionFailed = (message: string) => new DomainError('PRECONDITION_FAILED', message);
+export const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', MESSAGES.http.tooLarge);
+export const unavailable = () => new DomainError('UNAVAILABLE', MESSAGES.database.unavailable);
 
 /** The legacy role middleware's 403. */
-export const permissionDenied = () => forbidden('Permission denied');
+export const permissionDenied = () => forbidden(MESSAGES.http.permissionDenied);
 
 /** The access-control 403, naming the missing action as the original server does. */
 export function accessDenied(action: string): DomainError {
-  const message = `You'll need additional permissions to perform this action. Permissions needed: ${action}`;
+  const message = MESSAGES.auth.accessDenied(action);
   const accessErrorId = `ACE${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
   return new DomainError('FORBIDDEN', message, { title: 'Access denied', message, accessErrorId });
 }
@@ -68,3 +74,16 @@ export function uniqueViolation(error: unknown): string | null {
   const e = error as { code?: string; constraint?: string } | null;
   return e && e.code === '23505' ? (e.constraint ?? '') : null;
 }
+
+/** The 401s of authentication, each with the original server's message id. */
+export const AUTH_ERRORS = {
+  unauthorized: () => unauthorized(MESSAGES.auth.unauthorized, 'auth.unauthorized'),
+  badPassword: () => unauthorized(MESSAGES.auth.badPassword, 'password-auth.failed'),
+  // Same body as a wrong password: a distinct one would reveal which logins exist.
+  blocked: () => unauthorized(MESSAGES.auth.badPassword, 'password-auth.failed'),
+  invalidKey: () => unauthorized(MESSAGES.auth.invalidKey, 'api-key.invalid'),
+  expiredKey: () => unauthorized(MESSAGES.auth.expiredKey, 'api-key.expired'),
+  revokedKey: () => unauthorized(MESSAGES.auth.revokedKey, 'api-key.revoked'),
+  disabled: () => unauthorized(MESSAGES.auth.unauthorized, 'identity.disabled'),
+  wrongOrg: () => unauthorized(MESSAGES.auth.wrongOrg, 'api-key.organization-mismatch'),
+};

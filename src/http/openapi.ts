@@ -1,4 +1,4 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import {
   GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType,
   isNonNullType, isObjectType, isScalarType, Kind, parse, typeFromAST,
@@ -6,9 +6,10 @@ import {
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLOutputType,
   type GraphQLSchema, type OperationDefinitionNode, type SelectionSetNode,
 } from 'graphql';
+import { describeAccess } from '../auth/access.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import { VERSION } from '../version.ts';
-import { ROUTES, type RouteSpec } from './routes.ts';
+import { FRAGMENTS, ROUTES, type EndpointRoute, type RestRoute, type Route } from './routes.ts';
 
 /**
  * The REST contract as an OpenAPI 3.0 document, derived from what actually serves the routes: the
@@ -20,7 +21,6 @@ import { ROUTES, type RouteSpec } from './routes.ts';
 /** A JSON schema object in the OpenAPI 3.0 dialect. */
 type Schema = Record<string, unknown>;
 
-const OPERATIONS_FILE = new URL('../../schema/rest-operations.graphql', import.meta.url);
 const COMMITTED_FILE = new URL('../../schema/openapi.json', import.meta.url);
 
 const ERROR_RESPONSES = {
@@ -35,8 +35,8 @@ const ERROR_STATUS: Record<string, keyof typeof ERROR_RESPONSES> = {
   400: 'BadRequest', 401: 'Unauthorized', 403: 'Forbidden', 404: 'NotFound',
 };
 
-/** Served outside the route table (src/http/server.ts and the proxy), documented by hand. */
-function extraPaths(): Record<string, Record<string, unknown>> {
+/** Rows served by their own handler, documented by hand; the others (GraphQL, metrics, the fallback) are not REST. */
+function endpointOperation(route: EndpointRoute): Record<string, unknown> | null {
   const proxy = (by: 'id' | 'uid') => ({
     summary: `Forwards a call to the data source with this ${by}`,
     description: 'Every method is forwarded; the rest of the path (`path`, which may contain slashes) and the query string go to the data source\'s URL. The response is the data source\'s own.',
@@ -53,40 +53,48 @@ function extraPaths(): Record<string, Record<string, unknown>> {
       ...errorResponses([401, 403, 404]),
     },
   });
-  return {
-    '/api/openapi.json': {
-      get: {
+  switch (route.endpoint) {
+    case 'openapi':
+      return {
         summary: 'This document',
         operationId: 'GetOpenApiDocument',
         tags: ['meta'],
         security: [],
         responses: { 200: { description: 'The OpenAPI document of the REST API.', content: { 'application/json': { schema: { type: 'object' } } } } },
-      },
-    },
-    '/api/datasources/proxy/{id}/{path}': { get: proxy('id') },
-    '/api/datasources/proxy/uid/{uid}/{path}': { get: proxy('uid') },
-  };
+      };
+    case 'proxy':
+      return proxy(route.path.includes('/uid/') ? 'uid' : 'id');
+    default:
+      return null;
+  }
+}
+
+/** A row's path in OpenAPI's form: `:name` as `{name}`, the final `*` as `{path}`. */
+function openApiPath(route: Route): string {
+  return route.path.replace(/:(\w+)/g, '{$1}').replace(/\*$/, '{path}');
 }
 
 /** Builds the document; pure, so the committed file and the served one are the same bytes. */
-export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly RouteSpec[], operationsSource: string): Record<string, unknown> {
-  const document = parse(operationsSource);
+export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Route[], fragments: string): Record<string, unknown> {
+  const document = parse([...routes.flatMap((r) => (r.kind === 'rest' ? [r.document] : [])), fragments].join('\n'));
   const builder = new DocumentBuilder(schema, document);
   const paths: Record<string, Record<string, unknown>> = {};
   for (const route of routes) {
-    const path = route.path.replace(/:(\w+)/g, '{$1}');
+    const operation = route.kind === 'rest' ? builder.operation(route) : endpointOperation(route);
+    if (!operation) continue;
+    const path = openApiPath(route);
     paths[path] ??= {};
-    paths[path][route.method.toLowerCase()] = builder.operation(route);
+    // A row for any method is documented as its GET.
+    paths[path][route.method === 'ANY' ? 'get' : route.method.toLowerCase()] = { ...operation, 'x-access': describeAccess(route.access) };
   }
-  Object.assign(paths, extraPaths());
 
   return {
     openapi: '3.0.3',
     info: {
       title: 'dashgate REST API',
       version: VERSION,
-      description: 'Wire-compatible with the dashboard server HTTP API it mirrors. Every route runs one GraphQL operation of '
-        + '`schema/rest-operations.graphql` and answers with the value of its single root field; errors are `{"message": "..."}`. '
+      description: 'Wire-compatible with the dashboard server HTTP API it mirrors. Every route runs one GraphQL operation '
+        + '(shown as `x-graphql-operation`) and answers with the value of its single root field; errors are `{"message": "..."}`. '
         + 'JSON body keys are matched case-insensitively. The same operations are available over GraphQL at `/graphql`.',
     },
     servers: [{ url: '/' }],
@@ -150,13 +158,14 @@ class DocumentBuilder {
     return Object.fromEntries([...this.#components].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)));
   }
 
-  operation(route: RouteSpec): Record<string, unknown> {
-    const definition = this.#operations.get(route.operation);
-    if (!definition) throw new Error(`No operation ${route.operation} in schema/rest-operations.graphql`);
+  operation(route: RestRoute): Record<string, unknown> {
+    const name = operationName(route.document);
+    const definition = this.#operations.get(name);
+    if (!definition) throw new Error(`No operation ${name} for ${route.method} ${route.path}`);
     const rootType = definition.operation === 'mutation' ? this.#schema.getMutationType() : this.#schema.getQueryType();
     const rootNode = definition.selectionSet.selections.find((s): s is FieldNode => s.kind === Kind.FIELD);
     const rootField = rootNode && rootType?.getFields()[rootNode.name.value];
-    if (!rootNode || !rootField) throw new Error(`REST operation ${route.operation} must select one root field`);
+    if (!rootNode || !rootField) throw new Error(`REST operation ${name} must select one root field`);
 
     const variables = new Map((definition.variableDefinitions ?? []).map((v) => [v.variable.name.value, v]));
     const pathParams = [...route.path.matchAll(/:(\w+)/g)].map((m) => m[1]!);
@@ -166,15 +175,15 @@ class DocumentBuilder {
       const description = argumentFor(rootField, rootNode, name)?.description ?? undefined;
       return { name, in: 'path', required: true, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) };
     });
-    if (route.access === 'signed-in') parameters.push({ $ref: '#/components/parameters/OrgId' });
+    if (route.access.kind !== 'server-admin') parameters.push({ $ref: '#/components/parameters/OrgId' });
 
     const operation: Record<string, unknown> = {
-      summary: firstSentence(rootField.description) ?? words(route.operation),
-      description: `${rootField.description ? `${rootField.description}\n\n` : ''}Runs the GraphQL operation \`${route.operation}\`.`,
-      operationId: this.#operationId(route.operation),
+      summary: firstSentence(rootField.description) ?? words(name),
+      description: `${rootField.description ? `${rootField.description}\n\n` : ''}Runs the GraphQL operation \`${name}\`.`,
+      operationId: this.#operationId(name),
       tags: [route.path.split('/')[2] ?? 'api'],
       ...(rootField.deprecationReason ? { deprecated: true } : {}),
-      security: route.access === 'server-admin' ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }],
+      security: route.access.kind === 'server-admin' ? [{ basicAuth: [] }] : [{ basicAuth: [] }, { bearerAuth: [] }],
       ...(parameters.length ? { parameters } : {}),
     };
     if (route.body) operation.requestBody = this.#requestBody(route, definition, rootField, rootNode, pathParams);
@@ -191,7 +200,7 @@ class DocumentBuilder {
         ...(pathParams.length ? [404] : []),
       ]),
     };
-    operation['x-graphql-operation'] = route.operation;
+    operation['x-graphql-operation'] = name;
     return operation;
   }
 
@@ -202,7 +211,7 @@ class DocumentBuilder {
     return id;
   }
 
-  #requestBody(route: RouteSpec, definition: OperationDefinitionNode, rootField: GraphQLField<unknown, unknown>, rootNode: FieldNode, pathParams: string[]): Record<string, unknown> {
+  #requestBody(route: RestRoute, definition: OperationDefinitionNode, rootField: GraphQLField<unknown, unknown>, rootNode: FieldNode, pathParams: string[]): Record<string, unknown> {
     let schema: Schema;
     if (route.body === 'input') {
       const input = definition.variableDefinitions?.find((v) => v.variable.name.value === 'input');
@@ -335,6 +344,13 @@ function argumentFor(field: GraphQLField<unknown, unknown>, node: FieldNode, var
   return argument && field.args.find((a) => a.name === argument.name.value);
 }
 
+/** The name of a row's one operation. */
+function operationName(document: string): string {
+  const operation = parse(document).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+  if (!operation?.name) throw new Error(`REST document without a named operation: ${document}`);
+  return operation.name.value;
+}
+
 /** `AddDataSource` -> `Add data source`, for operations whose root field has no description. */
 function words(name: string): string {
   const parts = name.split(/(?<=[a-z0-9])(?=[A-Z])/);
@@ -351,7 +367,7 @@ let served: string | null = null;
 
 /** The document of this server's own routes, as served at `/api/openapi.json` and committed. */
 export function openApiJson(): string {
-  served ??= `${JSON.stringify(buildOpenApiDocument(getSchema(), ROUTES, readFileSync(OPERATIONS_FILE, 'utf8')), null, 2)}\n`;
+  served ??= `${JSON.stringify(buildOpenApiDocument(getSchema(), ROUTES, FRAGMENTS), null, 2)}\n`;
   return served;
 }
 

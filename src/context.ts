@@ -1,0 +1,65 @@
+import type { IncomingMessage } from 'node:http';
+import type { EntityManager } from '@mikro-orm/postgresql';
+import type { Access } from './auth/access.ts';
+import { AUTH_ERRORS } from './errors/domain.ts';
+import type { Principal } from './auth/principal.ts';
+import type { Services } from './services/index.ts';
+
+/**
+ * Everything one request carries, built once by the front door before dispatch and used alike by
+ * REST, GraphQL (it is yoga's server context, and so every resolver's context) and the proxy.
+ */
+export class RequestContext {
+  readonly services: Services;
+  /**
+   * The change barrier's mark when the request arrived: caches answer it only once every change
+   * committed before then, on any instance, has been heard.
+   */
+  readonly changeMark: number;
+  /** Who is calling; null for anonymous requests. */
+  principal: Principal | null = null;
+  /**
+   * The rule the route row already enforced for this request, so that a root field declaring the
+   * same rule is not checked twice. Null for `/graphql`, whose fields each enforce their own.
+   */
+  authorizedAs: Access | null = null;
+  /** The route template, for the access log and metrics (never the raw path). */
+  route = 'unmatched';
+  #em: EntityManager | null = null;
+
+  constructor(services: Services) {
+    this.services = services;
+    this.changeMark = services.changes.mark();
+  }
+
+  /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
+  get em(): EntityManager {
+    return (this.#em ??= this.services.orm.em.fork());
+  }
+
+  /** The signed-in caller; only fields and rows that admit anonymous callers may meet none (401). */
+  get caller(): Principal {
+    if (!this.principal) throw AUTH_ERRORS.unauthorized();
+    return this.principal;
+  }
+
+  /** The org the request acts in: `X-Grafana-Org-Id` or the caller's current org. */
+  get orgId(): number {
+    return this.caller.orgId;
+  }
+
+  /** Resolves the Authorization header (and `X-Grafana-Org-Id`) to the principal; throws 401s. */
+  async authenticate(req: IncomingMessage): Promise<Principal | null> {
+    this.principal = await this.services.authenticator.authenticate(() => this.em, {
+      authorization: req.headers.authorization,
+      orgIdHeader: firstHeader(req.headers['x-grafana-org-id']),
+      ip: req.socket.remoteAddress ?? '',
+      changeMark: this.changeMark,
+    });
+    return this.principal;
+  }
+}
+
+function firstHeader(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}

@@ -1,0 +1,99 @@
+/**
+ * Every message the server puts on the wire, in one table. Legacy clients match on these strings,
+ * so most are the original server's exact wording; the ones marked "ours" have no original.
+ */
+export const MESSAGES = {
+  http: {
+    notFound: 'Not found',
+    badRequest: 'bad request data',
+    idInvalid: 'id is invalid',
+    tooLarge: 'request body too large',
+    internal: 'Internal Server Error',
+    permissionDenied: 'Permission denied',
+    /** Ours: node:http refusals before any route runs. */
+    clientError: 'bad request',
+    requestTimeout: 'request timeout',
+    headersTooLarge: 'request header fields too large',
+  },
+  database: {
+    /** Ours: PostgreSQL is down or restarting; the request may be retried. */
+    unavailable: 'database unavailable',
+  },
+  auth: {
+    unauthorized: 'Unauthorized',
+    badPassword: 'Invalid username or password',
+    invalidKey: 'Invalid API key',
+    expiredKey: 'Expired API key',
+    revokedKey: 'Revoked API key',
+    wrongOrg: 'API key does not belong to the requested organization',
+    /** The access-control 403, naming the missing action. */
+    accessDenied: (action: string) => `You'll need additional permissions to perform this action. Permissions needed: ${action}`,
+  },
+  dataSource: {
+    notFound: 'Data source not found',
+    nameTaken: 'data source with the same name already exists',
+    uidTaken: 'data source with the same uid already exists',
+    versionConflict: 'Datasource has already been updated by someone else. Please reload and try again',
+    invalidUrl: 'Validation error, invalid URL',
+    readOnlyUpdate: 'Cannot update read-only data source',
+    readOnlyDelete: 'Cannot delete read-only data source',
+    invalidName: 'Invalid datasource name.',
+    invalidUrlLength: 'Invalid datasource url.',
+    invalidUid: 'Invalid datasource UID.',
+    added: 'Datasource added',
+    updated: 'Datasource updated',
+    deleted: 'Data source deleted',
+  },
+  user: {
+    needLogin: 'Validation error, need specify either username or email',
+    passwordTooShort: 'Password is missing or too short',
+    newPasswordTooShort: 'New password too short',
+    notFound: 'user not found',
+    orgNotFound: 'organization not found',
+    orgNameTaken: 'Organization name taken',
+    lastAdmin: 'cannot remove last grafana admin',
+    /** Ours: text PostgreSQL cannot store as given. */
+    nul: (field: string) => `${field} must not contain NUL characters`,
+    tooLong: (field: string, max: number) => `${field} is too long (at most ${max} characters)`,
+    exists: (email: string, login: string) => `User with email '${email}' or username '${login}' already exists`,
+  },
+  apiKey: {
+    negativeTtl: 'negative value for SecondsToLive',
+    invalidRole: 'Invalid role specified',
+    nameTaken: 'API key, organization ID and name must be unique',
+    deleteFailed: 'Failed to delete API key',
+    notFound: 'API key not found',
+  },
+  serviceAccount: {
+    badRequest: 'Bad request data',
+    createFailed: 'Failed to create service account',
+    notFound: 'Failed to retrieve service account',
+    tokenNameTaken: 'service account token with given name already exists in the organization',
+    tokenDeleteFailed: 'Failed to delete service account token',
+  },
+  alert: {
+    legacyDisabled: 'legacy alerting is disabled, so this call has no effect.',
+    negativePanelId: 'panelId must not be negative',
+    dashboardNotFound: 'Dashboard not found',
+  },
+  proxy: {
+    idInvalid: 'id is invalid',
+    uidInvalid: 'UID is invalid',
+    notFound: 'Unable to find datasource',
+    /** Ours: the original forwards traversal attempts as they are. */
+    badPath: 'invalid proxy path',
+    secretsUnreadable: 'Unable to load datasource meta data',
+    upstreamUnauthorized: 'Authentication to data source failed',
+    invalidUrl: (url: string) => `Invalid data source URL: "${url}"`,
+    whitelist: 'Data proxy hostname and ip are not included in whitelist',
+    /** Ours: the original has no private-address policy. */
+    addressDenied: 'Data proxy target address is not allowed',
+    esDelete: 'deletes not allowed on proxied Elasticsearch datasource',
+    esPut: 'puts not allowed on proxied Elasticsearch datasource',
+    esPost: 'posts not allowed on proxied Elasticsearch datasource except on /_msearch',
+    promDelete: 'non allow-listed DELETEs not allowed on proxied Prometheus datasource',
+    promPut: 'non allow-listed PUTs not allowed on proxied Prometheus datasource',
+    promPost: 'non allow-listed POSTs not allowed on proxied Prometheus datasource',
+    routeDenied: 'plugin proxy route access denied',
+  },
+} as const;

@@ -1,0 +1,137 @@
+import type { IncomingMessage, ServerResponse } from 'node:http';
+import { authorize } from '../auth/access.ts';
+import { RequestContext } from '../context.ts';
+import { notFound } from '../errors/domain.ts';
+import { renderError } from '../errors/render.ts';
+import type { GraphQLHandler } from '../graphql/yoga.ts';
+import { getSchema } from '../graphql/schema/index.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { DataSourceProxy } from '../proxy/handler.ts';
+import { compileRestOperation, runRestOperation, type RestOperation } from '../rest/executor.ts';
+import { restVariables } from '../rest/variables.ts';
+import type { Services } from '../services/index.ts';
+import { preloadBody, readJsonBody } from './body.ts';
+import type { Health } from './health.ts';
+import { openApiJson } from './openapi.ts';
+import { sendJson } from './respond.ts';
+import { Router } from './router.ts';
+import { FRAGMENTS, ROUTES, type Endpoint, type RestRoute, type Route } from './routes.ts';
+import { originForm, pathOf } from './request-target.ts';
+
+/** The original server's default headers, except on proxied responses (those are the upstream's). */
+const DEFAULT_HEADERS: Record<string, string> = {
+  'cache-control': 'no-store',
+  'x-frame-options': 'deny',
+  'x-content-type-options': 'nosniff',
+  'x-xss-protection': '1; mode=block',
+};
+
+export interface FrontDoorHandlers {
+  graphql: GraphQLHandler;
+  proxy: DataSourceProxy;
+  health(): Promise<Health>;
+  /** Prometheus exposition, or null when `[metrics] enabled` is off. */
+  metrics: { contentType: string; render(): Promise<string> } | null;
+  /** Once per request, when its response is over (or the client left: status 499). */
+  onRequestDone(method: string, route: string, status: number, seconds: number): void;
+}
+
+type EndpointHandler = (ctx: RequestContext, req: IncomingMessage, res: ServerResponse) => Promise<void>;
+
+/**
+ * The one way in: every request is matched against the route table, gets its one context
+ * (principal, org, lazily forked EntityManager, change mark), is authenticated and authorized from
+ * its row, then dispatched. Every failure is answered here, through the one renderer.
+ */
+export function createFrontDoor(services: Services, handlers: FrontDoorHandlers, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+  const router = new Router(ROUTES);
+  const schema = getSchema();
+  const operations = new Map<RestRoute, RestOperation>();
+  for (const route of ROUTES) if (route.kind === 'rest') operations.set(route, compileRestOperation(schema, route.document, FRAGMENTS, route.access));
+  const bodyLimit = services.settings.server.requestBodyLimitBytes;
+  const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';
+
+  const endpoints: Record<Endpoint, EndpointHandler> = {
+    async health(_ctx, _req, res) {
+      const health = await handlers.health();
+      sendJson(res, health.status, health.body);
+    },
+    async metrics(_ctx, _req, res) {
+      if (!handlers.metrics) throw notFound();
+      const text = await handlers.metrics.render();
+      res.writeHead(200, { 'content-type': handlers.metrics.contentType });
+      res.end(text);
+    },
+    // The REST contract is public, like the routes' shapes it describes.
+    async openapi(_ctx, _req, res) {
+      const document = openApiJson();
+      res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(document) });
+      res.end(document);
+    },
+    async graphql(ctx, req, res) {
+      await preloadBody(req, bodyLimit);
+      await handlers.graphql(ctx, req, res);
+    },
+    proxy: (ctx, req, res) => handlers.proxy.handle(ctx, req, res),
+    async 'not-found'() {
+      throw notFound();
+    },
+  };
+
+  async function dispatch(route: Route, params: Record<string, string>, ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    if (route.access.kind !== 'anonymous') await ctx.authenticate(req);
+    const denied = authorize(ctx.principal, route.access);
+    if (denied) throw denied;
+    if (route.kind === 'endpoint') return endpoints[route.endpoint](ctx, req, res);
+    const op = operations.get(route)!;
+    const body = route.body ? await readJsonBody(req, bodyLimit) : undefined;
+    const data = await runRestOperation(op, ctx, restVariables(op, params, route.body, body));
+    sendJson(res, route.status ?? 200, data);
+  }
+
+  function fail(route: Route | null, res: ServerResponse, error: unknown, method: string): void {
+    const rendered = renderError(error);
+    if (rendered.unexpected !== undefined) log.error({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed');
+    else if (rendered.status === 503) log.warn({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed: database unavailable');
+    if (res.headersSent || res.destroyed) {
+      res.destroy();
+      return;
+    }
+    // Do not leave an unread upload on a keep-alive connection after refusing it.
+    const headers: Record<string, string> = rendered.status === 413 ? { connection: 'close' } : {};
+    const body = route?.kind === 'endpoint' && route.endpoint === 'graphql'
+      ? { errors: [{ message: rendered.message, extensions: { code: rendered.code } }] }
+      : rendered.body;
+    sendJson(res, rendered.status, body, headers);
+  }
+
+  return (req, res) => {
+    const started = performance.now();
+    const method = req.method ?? 'GET';
+    // Every handler after this point, the proxy included, sees the origin form.
+    req.url = originForm(req.url ?? '/');
+    const match = router.match(method, pathOf(req.url));
+    const route = match?.route ?? null;
+    const ctx = new RequestContext(services);
+    ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
+
+    res.once('close', () => {
+      const seconds = (performance.now() - started) / 1000;
+      const status = res.headersSent ? res.statusCode : 499;
+      handlers.onRequestDone(method, ctx.route, status, seconds);
+      log[accessLevel]({
+        method,
+        route: ctx.route,
+        status,
+        durationMs: Math.round(seconds * 1e4) / 10,
+        userId: ctx.principal?.userId ?? undefined,
+        orgId: ctx.principal?.orgId ?? undefined,
+      }, 'request');
+    });
+    if (!(route?.kind === 'endpoint' && route.endpoint === 'proxy')) {
+      for (const name in DEFAULT_HEADERS) res.setHeader(name, DEFAULT_HEADERS[name]!);
+    }
+    if (!match) return fail(null, res, notFound(), method);
+    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
+  };
+}

@@ -1,0 +1,136 @@
+/**
+ * THE route table: every endpoint the server answers, one row each, with who may call it, as the
+ * original server's `pkg/api/api.go` writes it. The front door (src/http/server.ts) matches a row,
+ * authenticates, authorizes from the row and dispatches; nothing else decides access.
+ *
+ * A REST row carries the GraphQL operation it runs, compiled once at start-up: its path parameters
+ * become the operation's variables of the same name (`Int` ones parsed, 400 "id is invalid"
+ * otherwise), its JSON body becomes `$input` (`body: 'input'`) or is spread over the other
+ * variables (`body: 'variables'`), and the REST answer is the value of the single root field. The
+ * field order of the selection is the order of the original server's JSON. Where to look next:
+ * the root field's resolver (src/graphql/schema/<type>.ts), then its service (src/services/).
+ */
+import { anonymous, orgRole, perField, serverAdmin, signedIn, type Access } from '../auth/access.ts';
+
+export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
+
+/** Endpoints served by their own handler rather than a GraphQL operation. */
+export type Endpoint = 'health' | 'metrics' | 'openapi' | 'graphql' | 'proxy' | 'not-found';
+
+interface RouteBase {
+  /** `ANY` matches every method. */
+  method: Method | 'ANY';
+  /** `:name` is one segment; a final `*` is the rest of the path (none or more segments). */
+  path: string;
+  access: Access;
+}
+
+export interface RestRoute extends RouteBase {
+  kind: 'rest';
+  /** One GraphQL operation (fragments from `FRAGMENTS` may be spread). */
+  document: string;
+  body?: 'input' | 'variables';
+  /** Success status when it is not 200. */
+  status?: number;
+}
+
+export interface EndpointRoute extends RouteBase {
+  kind: 'endpoint';
+  endpoint: Endpoint;
+}
+
+export type Route = RestRoute | EndpointRoute;
+
+const rest = (method: Method, path: string, access: Access, document: string, options: Pick<RestRoute, 'body' | 'status'> = {}): RestRoute =>
+  ({ kind: 'rest', method, path, access, document, ...options });
+const endpoint = (method: Method | 'ANY', path: string, access: Access, name: Endpoint): EndpointRoute =>
+  ({ kind: 'endpoint', method, path, access, endpoint: name });
+
+/** Fragments the REST documents share; their field order is the original server's. */
+export const FRAGMENTS = `
+fragment DataSourceFull on DataSource {
+  id uid orgId name type typeLogoUrl access url password user database basicAuth basicAuthUser
+  basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly
+}
+fragment DataSourceListItem on DataSource {
+  id uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly
+}
+fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
+`;
+
+const dsRead = orgRole('Viewer', 'datasources:read');
+const dsWrite = orgRole('Admin', 'datasources:write');
+const dsDelete = orgRole('Admin', 'datasources:delete');
+const saRead = orgRole('Admin', 'serviceaccounts:read');
+const saWrite = orgRole('Admin', 'serviceaccounts:write');
+
+export const ROUTES: readonly Route[] = [
+  // The server itself: health for load balancers, metrics for Prometheus, this API's description
+  endpoint('GET', '/api/health', anonymous, 'health'),
+  endpoint('HEAD', '/api/health', anonymous, 'health'),
+  endpoint('GET', '/metrics', anonymous, 'metrics'),
+  endpoint('GET', '/api/openapi.json', anonymous, 'openapi'),
+  endpoint('ANY', '/graphql', perField, 'graphql'),
+
+  // Data sources (spec 4.2, plus the uid forms of the original server). Create and update answers
+  // are Go maps in the original, so their keys are sorted.
+  rest('GET', '/api/datasources', dsRead, `query ListDataSources { dataSources { ...DataSourceListItem } }`),
+  rest('POST', '/api/datasources', orgRole('Admin', 'datasources:create'), `mutation AddDataSource($input: CreateDataSourceInput!) {
+    createDataSource(input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
+  rest('GET', '/api/datasources/:id', dsRead, `query GetDataSourceById($id: Int!) { dataSource(id: $id) { ...DataSourceFull } }`),
+  rest('PUT', '/api/datasources/:id', dsWrite, `mutation UpdateDataSourceById($id: Int!, $input: UpdateDataSourceInput!) {
+    updateDataSource(id: $id, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
+  rest('DELETE', '/api/datasources/:id', dsDelete, `mutation DeleteDataSourceById($id: Int!) { deleteDataSource(id: $id) { message } }`),
+  rest('GET', '/api/datasources/uid/:uid', dsRead, `query GetDataSourceByUid($uid: String!) { dataSourceByUid(uid: $uid) { ...DataSourceFull } }`),
+  rest('PUT', '/api/datasources/uid/:uid', dsWrite, `mutation UpdateDataSourceByUid($uid: String!, $input: UpdateDataSourceInput!) {
+    updateDataSourceByUid(uid: $uid, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
+  rest('DELETE', '/api/datasources/uid/:uid', dsDelete, `mutation DeleteDataSourceByUid($uid: String!) { deleteDataSourceByUid(uid: $uid) { id message } }`),
+  rest('GET', '/api/datasources/name/:name', dsRead, `query GetDataSourceByName($name: String!) { dataSourceByName(name: $name) { ...DataSourceFull } }`),
+  rest('DELETE', '/api/datasources/name/:name', dsDelete, `mutation DeleteDataSourceByName($name: String!) { deleteDataSourceByName(name: $name) { id message } }`),
+  rest('GET', '/api/datasources/id/:name', orgRole('Viewer', 'datasources:id:read'), `query GetDataSourceIdByName($name: String!) { dataSourceIdByName(name: $name) { id } }`),
+  // The data source proxy: any method, the rest of the path and the query go to the data source.
+  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+
+  // Server administration (spec 4.1): Basic authentication of a server admin only
+  rest('GET', '/api/admin/settings', serverAdmin, `query AdminGetSettings { adminSettings }`),
+  rest('GET', '/api/admin/stats', serverAdmin, `query AdminGetStats {
+    adminStats {
+      user_count: userCount org_count: orgCount dashboard_count: dashboardCount db_snapshot_count: dbSnapshotCount
+      db_tag_count: dbTagCount data_source_count: dataSourceCount playlist_count: playlistCount
+      starred_db_count: starredDbCount service_admin_count: serviceAdminCount
+    } }`),
+  rest('POST', '/api/admin/users', serverAdmin, `mutation AdminCreateUser($input: AdminCreateUserInput!) {
+    adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
+  rest('PUT', '/api/admin/users/:id/password', serverAdmin, `mutation AdminUpdateUserPassword($id: Int!, $password: String!) {
+    adminUpdateUserPassword(id: $id, password: $password) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/admin/users/:id/permissions', serverAdmin, `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
+    adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/admin/users/:id', serverAdmin, `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/pause-all-alerts', serverAdmin, `mutation PauseAllAlerts($paused: Boolean) {
+    pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
+
+  // Legacy API keys
+  rest('GET', '/api/auth/keys', orgRole('Admin', 'apikeys:read'), `query ListApiKeys { apiKeys { id name role expiration } }`),
+  rest('POST', '/api/auth/keys', orgRole('Admin', 'apikeys:create'), `mutation CreateApiKey($input: CreateApiKeyInput!) {
+    createApiKey(input: $input) { id name key } }`, { body: 'input' }),
+  rest('DELETE', '/api/auth/keys/:id', orgRole('Admin', 'apikeys:delete'), `mutation DeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`),
+
+  // Service accounts and their tokens
+  rest('POST', '/api/serviceaccounts', orgRole('Admin', 'serviceaccounts:create'), `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {
+    createServiceAccount(input: $input) { ...ServiceAccountFields } }`, { body: 'input', status: 201 }),
+  rest('GET', '/api/serviceaccounts/search', saRead, `query SearchServiceAccounts {
+    serviceAccountSearch { totalCount serviceAccounts { ...ServiceAccountFields } page perPage } }`),
+  rest('GET', '/api/serviceaccounts/:id', saRead, `query GetServiceAccount($id: Int!) { serviceAccount(id: $id) { ...ServiceAccountFields } }`),
+  rest('DELETE', '/api/serviceaccounts/:id', orgRole('Admin', 'serviceaccounts:delete'), `mutation DeleteServiceAccount($id: Int!) {
+    deleteServiceAccount(id: $id) { message } }`),
+  rest('GET', '/api/serviceaccounts/:serviceAccountId/tokens', saRead, `query ListServiceAccountTokens($serviceAccountId: Int!) {
+    serviceAccountTokens(serviceAccountId: $serviceAccountId) { id name expiration isRevoked lastUsedAt } }`),
+  rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', saWrite, `mutation CreateServiceAccountToken($serviceAccountId: Int!, $input: CreateServiceAccountTokenInput!) {
+    createServiceAccountToken(serviceAccountId: $serviceAccountId, input: $input) { id name key } }`, { body: 'input' }),
+  rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', saWrite, `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {
+    deleteServiceAccountToken(serviceAccountId: $serviceAccountId, tokenId: $tokenId) { message } }`),
+
+  // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
+  endpoint('ANY', '/api/*', signedIn, 'not-found'),
+];

@@ -1,0 +1,105 @@
+import { validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
+import type { Principal } from '../auth/principal.ts';
+import type { ProxyTarget } from './target.ts';
+
+/**
+ * Never forwarded: the caller's credentials, the client's view of the request, our own user
+ * header, and hop-by-hop headers (node frames the upstream request itself; `expect` was already
+ * answered by our server).
+ */
+export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
+  'authorization', 'proxy-authorization', 'x-ds-authorization', 'cookie',
+  'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'origin', 'referer', 'x-grafana-user',
+  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+]);
+
+/** Hop-by-hop response headers, and the data source's cookies (they would land on our origin). */
+export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+
+export interface UpstreamHeaderOptions {
+  userAgent: string;
+  loginCookie: string;
+  sendUserHeader: boolean;
+  /** The caller's address, appended to `X-Forwarded-For`. */
+  ip: string;
+  /** The body has no declared length and must stay chunked. */
+  chunked: boolean;
+}
+
+/**
+ * The headers the upstream gets: the caller's, minus everything stripped, plus ours. Built as a
+ * new object rather than by deleting from the parsed one (which would slow every later access).
+ */
+export function upstreamHeaders(incoming: IncomingHttpHeaders, target: ProxyTarget, principal: Principal, options: UpstreamHeaderOptions): IncomingHttpHeaders {
+  // Headers the client listed in Connection are hop-by-hop too.
+  const connection = single(incoming.connection);
+  const listed = connection ? new Set(connection.split(',').map((name) => name.trim().toLowerCase())) : null;
+  const headers: IncomingHttpHeaders = {};
+  for (const name in incoming) {
+    if (STRIPPED_REQUEST_HEADERS.has(name) || listed?.has(name)) continue;
+    headers[name] = incoming[name];
+  }
+
+  const cookies = target.keepCookies.size > 0 ? keptCookies(incoming.cookie, target.keepCookies, options.loginCookie) : '';
+  if (cookies) headers.cookie = cookies;
+  const forwardedFor = single(incoming['x-forwarded-for']);
+  headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${options.ip}` : options.ip;
+  const dsAuthorization = single(incoming['x-ds-authorization']);
+  if (dsAuthorization) headers.authorization = dsAuthorization;
+  headers.host = target.upstream!.host;
+  headers['user-agent'] = options.userAgent;
+  if (options.sendUserHeader && principal.userId !== null && principal.login) headers['x-grafana-user'] = principal.login;
+  // A body of unknown length must stay chunked upstream: node would send GET, DELETE or OPTIONS
+  // bodies unframed otherwise.
+  if (options.chunked) headers['transfer-encoding'] = 'chunked';
+  // The data source's own credentials and custom headers win over anything the caller sent.
+  for (const [name, value] of target.headers) headers[name] = value;
+  return headers;
+}
+
+/** The cookies named in `keepCookies`, never the login cookie, sorted by name as the original does. */
+export function keptCookies(header: string | undefined, keep: ReadonlySet<string>, loginCookie: string): string {
+  if (!header) return '';
+  const kept: Array<[string, string]> = [];
+  for (const part of header.split(';')) {
+    const pair = part.trim();
+    const eq = pair.indexOf('=');
+    const name = eq < 0 ? pair : pair.slice(0, eq);
+    if (name && name !== loginCookie && keep.has(name)) kept.push([name, pair]);
+  }
+  return kept
+    .sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))
+    .map(([, pair]) => pair)
+    .join('; ');
+}
+
+/** The headers the client gets: the upstream's, minus what it may not set on our origin, sandboxed. */
+export function responseHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
+  const headers: Record<string, string | string[]> = {};
+  for (const name in upstream) {
+    const value = upstream[name];
+    if (value === undefined || STRIPPED_RESPONSE_HEADERS.has(name)) continue;
+    headers[name] = value;
+  }
+  headers['content-security-policy'] = 'sandbox';
+  return headers;
+}
+
+/**
+ * `[dataproxy] user_agent`, or `dashgate/<version>` when it is empty, as the original sends its
+ * own `Grafana/<version>` then; null for a configured value that is no valid header value.
+ */
+export function userAgentFor(configured: string, version: string): { userAgent: string; invalid: boolean } {
+  const fallback = `dashgate/${version}`;
+  if (!configured) return { userAgent: fallback, invalid: false };
+  try {
+    validateHeaderValue('user-agent', configured);
+    return { userAgent: configured, invalid: false };
+  } catch {
+    return { userAgent: fallback, invalid: true };
+  }
+}
+
+export function single(value: string | string[] | undefined): string | undefined {
+  return Array.isArray(value) ? value[0] : value;
+}
