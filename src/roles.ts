@@ -12,7 +12,3 @@ const RANK: Record<OrgRoleOrNone, number> = { None: 0, Viewer: 1, Editor: 2, Adm
 export function roleAtLeast(have: OrgRoleOrNone, need: OrgRole): boolean {
   return RANK[have] >= RANK[need];
 }
-
-export function isOrgRole(value: unknown): value is OrgRole {
-  return typeof value === 'string' && (ORG_ROLES as readonly string[]).includes(value);
-}

@@ -1,4 +1,4 @@
-import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import type { OrgRoleOrNone } from '../roles.ts';
 
 /** Who is calling, resolved once per request by the authenticator. */
 export interface Principal {
@@ -11,8 +11,4 @@ export interface Principal {
   /** The server-admin permission; only users authenticated by password can carry it. */
   isServerAdmin: boolean;
   method: 'basic' | 'token';
-}
-
-export function hasOrgRole(principal: Principal, role: OrgRole): boolean {
-  return roleAtLeast(principal.orgRole, role);
 }

@@ -1,5 +1,6 @@
 import { accessSync, constants, readFileSync } from 'node:fs';
 import { parseArgs } from 'node:util';
+import { splitConfigArgument } from '../config/argv.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Database } from '../db/orm.ts';
 import { ORG_ROLES } from '../roles.ts';
@@ -83,25 +84,20 @@ interface Invocation {
 
 /** `--config <file>` / `--config=<file>` may appear anywhere; everything else is the command line. */
 function splitGlobalOptions(argv: readonly string[]): Invocation {
-  let configFile: string | null = null;
-  const rest: string[] = [];
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i]!;
-    const match = /^--?config(?:=(.*))?$/.exec(arg);
-    if (!match) {
-      rest.push(arg);
-      continue;
-    }
-    const value = match[1] ?? argv[++i];
-    if (!value) throw new UsageError(`${arg} needs a file name`, HELP.top);
-    try {
-      accessSync(value, constants.R_OK);
-    } catch {
-      throw new UsageError(`cannot read config file ${value}`, HELP.top);
-    }
-    configFile = value;
+  let split: Invocation;
+  try {
+    split = splitConfigArgument(argv);
+  } catch (error) {
+    throw new UsageError((error as Error).message, HELP.top);
   }
-  return { configFile, rest };
+  if (split.configFile !== null) {
+    try {
+      accessSync(split.configFile, constants.R_OK);
+    } catch {
+      throw new UsageError(`cannot read config file ${split.configFile}`, HELP.top);
+    }
+  }
+  return split;
 }
 
 function parse<T extends Record<string, { type: 'string' | 'boolean'; short?: string }>>(args: string[], options: T, help: string) {

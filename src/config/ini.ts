@@ -12,6 +12,9 @@ export const DEFAULT_SECTION = 'DEFAULT';
 /** Sections and keys in first-seen order (Maps keep insertion order; a repeated key keeps its place). */
 export type IniSections = Map<string, Map<string, string>>;
 
+/** The effective settings as sections of key/value pairs, in file order (DEFAULT first). */
+export type RawSettings = ReadonlyArray<readonly [section: string, entries: ReadonlyArray<readonly [key: string, value: string]>]>;
+
 const SECTION_LINE = /^\[([^\]]*)\]$/;
 
 export function parseIni(text: string, fileName: string): IniSections {

@@ -1,5 +1,5 @@
 import { envKey } from './env-key.ts';
-import type { Settings } from './settings.ts';
+import type { RawSettings } from './ini.ts';
 
 /**
  * The settings document of GET /api/admin/settings, redacted the way current Grafana does it
@@ -32,7 +32,7 @@ export function redactedValue(gfKey: string, value: string): string {
 }
 
 /** Every section of the effective ini (DEFAULT included, file order) with every value redacted. */
-export function settingsBag(settings: Pick<Settings, 'raw'>): Record<string, Record<string, string>> {
+export function settingsBag(settings: { raw: RawSettings }): Record<string, Record<string, string>> {
   return Object.fromEntries(settings.raw.map(([section, entries]) => [
     section,
     Object.fromEntries(entries.map(([key, value]) => [key, redactedValue(envKey(section, key), value)])),

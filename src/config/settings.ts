@@ -1,8 +1,9 @@
 import { readFileSync } from 'node:fs';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { splitConfigArgument } from './argv.ts';
 import { envKey } from './env-key.ts';
-import { DEFAULT_SECTION, parseIni, type IniSections } from './ini.ts';
+import { DEFAULT_SECTION, parseIni, type IniSections, type RawSettings } from './ini.ts';
 import { redactedValue } from './redact.ts';
 import { ORG_ROLES, type OrgRole } from '../roles.ts';
 
@@ -29,7 +30,6 @@ export interface LoadSettingsOptions {
   overrides?: Readonly<Record<string, Readonly<Record<string, string>>>>;
 }
 
-export type RawSettings = ReadonlyArray<readonly [section: string, entries: ReadonlyArray<readonly [key: string, value: string]>]>;
 
 export type DatabaseType = 'embedded' | 'postgres';
 export type SslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
@@ -138,7 +138,7 @@ export function loadSettings(options: LoadSettingsOptions = {}): Settings {
   const defaults = readIni(DEFAULTS_FILE);
   const ini = copyIni(defaults);
 
-  const configArg = configFileArgument(options.argv ?? process.argv.slice(2));
+  const configArg = splitConfigArgument(options.argv ?? process.argv.slice(2)).configFile;
   const configFile = configArg === null ? null : resolve(cwd, configArg);
   if (configFile !== null) {
     // As in Grafana, an empty value in the custom file means "keep the default", not "blank it".
@@ -184,20 +184,6 @@ function setValue(ini: IniSections, section: string, key: string, value: string)
   let entries = ini.get(section);
   if (!entries) ini.set(section, (entries = new Map()));
   entries.set(key, value);
-}
-
-/** `--config FILE`, `--config=FILE` (or single-dash, as Go's flag package allows); the last one wins. */
-function configFileArgument(argv: readonly string[]): string | null {
-  let found: string | null = null;
-  for (let i = 0; i < argv.length; i++) {
-    const arg = argv[i];
-    const match = /^--?config(?:=(.*))?$/.exec(arg);
-    if (!match) continue;
-    const value = match[1] ?? argv[++i];
-    if (!value) throw new Error(`${arg} needs a file name`);
-    found = value;
-  }
-  return found;
 }
 
 const REFERENCE = /\$__(\w+)\{([^}]*)\}/g;

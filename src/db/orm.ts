@@ -115,8 +115,3 @@ export function resolveEntityManager(source: LazyEntityManager): EntityManager {
   return typeof source === 'function' ? source() : source;
 }
 
-/** Forks on first use, then hands back the same fork. */
-export function lazyFork(orm: MikroORM): () => EntityManager {
-  let em: EntityManager | undefined;
-  return () => (em ??= orm.em.fork());
-}

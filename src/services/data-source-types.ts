@@ -1,3 +1,6 @@
+/** The characters a data source uid may use (the original's `util.IsValidShortUID`). */
+export const UID_PATTERN = /^[a-zA-Z0-9\-_]*$/;
+
 /** Display names and logos of the built-in data source kinds, for `typeName` / `typeLogoUrl`. */
 const KNOWN: Record<string, { name: string; logo: string }> = {
   graphite: { name: 'Graphite', logo: 'graphite/img/graphite_logo.png' },

@@ -4,6 +4,7 @@ import { DataSource } from '../db/entities/index.ts';
 import { SecretBox } from './crypto.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { UID_PATTERN } from './data-source-types.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
 
@@ -34,7 +35,6 @@ export type DataSourceRef = { id: number } | { uid: string } | { name: string };
 const MAX_NAME = 190;
 const MAX_URL = 255;
 const MAX_UID = 40;
-const UID_PATTERN = /^[a-zA-Z0-9\-_]*$/;
 /** The original server's list cap (`[datasources] datasource_limit`). */
 const LIST_LIMIT = 5000;
 /** Namespace of the per-org transaction lock that serialises writes touching `isDefault`. */

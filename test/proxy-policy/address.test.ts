@@ -6,7 +6,6 @@ import {
   classifyAddress,
   InvalidHostError,
   isEgressAllowed,
-  literalHostAllowed,
   parseHost,
   parseHostLiteral,
 } from '../../src/proxy/policy/address.ts';
@@ -274,7 +273,7 @@ describe('checkLiteralHost (hosts that never reach lookup)', () => {
   ];
   it.each(denied)('denies %j under denyPrivate', (host) => {
     expect(checkLiteralHost(host, DENY).allowed).toBe(false);
-    expect(literalHostAllowed(host, DENY)).toBe(false);
+    expect(checkLiteralHost(host, DENY).allowed).toBe(false);
   });
 
   const allowed: Array<[string, 'ip' | 'name']> = [

@@ -332,11 +332,6 @@ export function checkLiteralHost(hostname: string, policy: EgressPolicy): Litera
   return { allowed: !(policy.denyPrivate && local), kind: 'name', name: parsed.name, addressClass: local ? 'loopback' : null };
 }
 
-/** Boolean form of `checkLiteralHost`. */
-export function literalHostAllowed(hostname: string, policy: EgressPolicy): boolean {
-  return checkLiteralHost(hostname, policy).allowed;
-}
-
 // ---------------------------------------------------------------------------------------------
 // Guarded DNS lookup
 

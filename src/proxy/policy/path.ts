@@ -1,5 +1,6 @@
 /** Where a proxied call goes inside its data source, and whether it stays inside it. */
 import { MESSAGES } from '../../errors/messages.ts';
+import { UID_PATTERN } from '../../services/data-source-types.ts';
 
 export type ProxyRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
@@ -20,7 +21,6 @@ export interface ProxyPathError {
 }
 
 const ROUTE = /^\/api\/datasources\/proxy\/(?:uid\/([^/]+)|([^/]+))(?:\/(.*))?$/s;
-const UID_PATTERN = /^[a-zA-Z0-9\-_]*$/;
 const INT64_MAX = 2n ** 63n - 1n;
 /** data_source.id is a Postgres integer: a larger id cannot exist, and asking would be a 500. */
 const STORED_ID_MAX = 2 ** 31 - 1;
@@ -151,9 +151,4 @@ export function safeProxyPath(proxyPath: string): string | null {
     if (next === null) return null;
     layer = next;
   }
-}
-
-/** Boolean form of `safeProxyPath`. */
-export function isPathSafe(proxyPath: string): boolean {
-  return safeProxyPath(proxyPath) !== null;
 }
