@@ -12,7 +12,6 @@ import { restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
 import { preloadBody, readJsonBody } from './body.ts';
 import type { Health } from './health.ts';
-import { openApiJson } from './openapi.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
 import { FRAGMENTS, ROUTES, type Endpoint, type RestRoute, type Route } from './routes.ts';
@@ -62,9 +61,10 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       res.writeHead(200, { 'content-type': handlers.metrics.contentType });
       res.end(text);
     },
-    // The REST contract is public, like the routes' shapes it describes.
+    // The REST contract is public, like the routes' shapes it describes. Its builder is loaded
+    // when first asked for, as few requests ever need it.
     async openapi(_ctx, _req, res) {
-      const document = openApiJson();
+      const document = (await import('./openapi.ts')).openApiJson();
       res.writeHead(200, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(document) });
       res.end(document);
     },
