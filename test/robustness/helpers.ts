@@ -114,3 +114,55 @@ export function parseJson(body: Buffer): unknown {
     return undefined;
   }
 }
+
+export interface WireResponse {
+  status: number;
+  /** Header names lower-cased; a repeated header keeps its last value. */
+  headers: Record<string, string>;
+  body: string;
+}
+
+/**
+ * Splits everything a server sent on one connection into its responses, framed by content-length
+ * or chunked encoding (`headRequests[i]` true: the i-th answer has no body); whatever does not
+ * form a whole response is returned as `rest`.
+ */
+export function splitResponses(wire: string, headRequests: readonly boolean[] = []): { responses: WireResponse[]; rest: string } {
+  const responses: WireResponse[] = [];
+  let at = 0;
+  while (at < wire.length) {
+    const headEnd = wire.indexOf('\r\n\r\n', at);
+    if (headEnd < 0) break;
+    const [statusLine, ...lines] = wire.slice(at, headEnd).split('\r\n');
+    const status = /^HTTP\/1\.1 (\d{3}) /.exec(statusLine!);
+    if (!status) break;
+    const headers: Record<string, string> = {};
+    for (const line of lines) {
+      const colon = line.indexOf(':');
+      headers[line.slice(0, colon).trim().toLowerCase()] = line.slice(colon + 1).trim();
+    }
+    let next = headEnd + 4;
+    let body = '';
+    if (headRequests[responses.length]) {
+      // No body, whatever the headers announce.
+    } else if (headers['transfer-encoding'] === 'chunked') {
+      for (;;) {
+        const sizeEnd = wire.indexOf('\r\n', next);
+        if (sizeEnd < 0) return { responses, rest: wire.slice(at) };
+        const size = Number.parseInt(wire.slice(next, sizeEnd), 16);
+        next = sizeEnd + 2 + size + 2;
+        if (next > wire.length) return { responses, rest: wire.slice(at) };
+        if (size === 0) break;
+        body += wire.slice(sizeEnd + 2, sizeEnd + 2 + size);
+      }
+    } else {
+      const length = Number(headers['content-length'] ?? 0);
+      if (next + length > wire.length) break;
+      body = wire.slice(next, next + length);
+      next += length;
+    }
+    responses.push({ status: Number(status[1]), headers, body });
+    at = next;
+  }
+  return { responses, rest: wire.slice(at) };
+}
