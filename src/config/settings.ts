@@ -115,6 +115,8 @@ export interface Settings {
     /** 0 means no limit. */
     readonly maxConnsPerHost: number;
     readonly idleConnTimeoutSeconds: number;
+    /** This deployment's name in the Via header of proxied requests; a request already carrying it is a loop. */
+    readonly viaPseudonym: string;
   };
   readonly log: { readonly mode: readonly LogMode[]; readonly level: LogLevel };
   readonly alerting: { readonly enabled: boolean };
@@ -232,6 +234,8 @@ function interpolate(ini: IniSections): void {
 type Typed = Omit<Settings, 'raw' | 'configFile'>;
 
 const LOG_MODES: readonly LogMode[] = ['console', 'file', 'syslog'];
+/** RFC 9110 `token`: header names, and pseudonyms in Via. */
+const HTTP_TOKEN = /^[!#$%&'*+\-.^_`|~0-9A-Za-z]+$/;
 
 /**
  * Typed view of the effective ini. A blank number, boolean or choice falls back to its value in
@@ -294,6 +298,9 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
   if (!logModes.every((mode) => (LOG_MODES as readonly string[]).includes(mode))) throw invalid('log', 'mode', `some of ${LOG_MODES.join(', ')}`);
 
   const authProxyEnabled = bool('auth.proxy', 'enabled');
+
+  const viaPseudonym = required('dataproxy', 'via_pseudonym');
+  if (!HTTP_TOKEN.test(viaPseudonym)) throw invalid('dataproxy', 'via_pseudonym', "a token (letters, digits and !#$%&'*+-.^_`|~)");
 
   return {
     appMode: oneOf(DEFAULT_SECTION, 'app_mode', ['production', 'development'] as const),
@@ -359,6 +366,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxIdleConnections: int('dataproxy', 'max_idle_connections', 0),
       maxConnsPerHost: int('dataproxy', 'max_conns_per_host', 0),
       idleConnTimeoutSeconds: int('dataproxy', 'idle_conn_timeout_seconds', 0),
+      viaPseudonym,
     },
     log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },
     alerting: { enabled: bool('alerting', 'enabled') },

@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'LOOP_DETECTED'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -24,6 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
+  LOOP_DETECTED: 508,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };

@@ -95,5 +95,7 @@ export const MESSAGES = {
     promPut: 'non allow-listed PUTs not allowed on proxied Prometheus datasource',
     promPost: 'non allow-listed POSTs not allowed on proxied Prometheus datasource',
     routeDenied: 'plugin proxy route access denied',
+    /** Ours: the request already carries this deployment's Via entry. */
+    loopDetected: 'data source proxy loop detected',
   },
 } as const;

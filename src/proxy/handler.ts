@@ -13,6 +13,7 @@ import { extractProxyPath, joinUpstreamPath, safeProxyPath, type ProxyRef } from
 import { checkProxyRequest } from './policy/rules.ts';
 import { UpstreamStreamer } from './stream.ts';
 import type { ProxyTarget } from './target.ts';
+import { passedThrough, withVia } from './via.ts';
 
 /** Called once per call that went upstream, with the status the client got. */
 export type UpstreamObserver = (type: string, status: number, seconds: number) => void;
@@ -50,6 +51,8 @@ export class DataSourceProxy {
   }
 
   async handle(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
+    // A call this deployment already proxied (a data source leading back here) goes no further.
+    if (passedThrough(req.headers.via, this.#settings.dataproxy.viaPseudonym)) throw new DomainError('LOOP_DETECTED', MESSAGES.proxy.loopDetected);
     const principal = ctx.caller;
     const { ref, proxyPath, search } = this.#parsePath(req.url ?? '/');
     const target = await this.#resolveTarget(ctx, ref);
@@ -129,13 +132,15 @@ export class DataSourceProxy {
   /** Step 4: what the upstream is told. */
   #upstreamHeaders(req: IncomingMessage, target: ProxyTarget, principal: Principal, chunked: boolean) {
     const dataproxy = this.#settings.dataproxy;
-    return upstreamHeaders(req.headers, target, principal, {
+    const headers = upstreamHeaders(req.headers, target, principal, {
       userAgent: this.#userAgent,
       loginCookie: this.#settings.auth.loginCookieName,
       sendUserHeader: dataproxy.sendUserHeader,
       ip: req.socket.remoteAddress ?? '',
       chunked,
     });
+    headers.via = withVia(headers.via, req.httpVersion, dataproxy.viaPseudonym);
+    return headers;
   }
 
   close(): void {
