@@ -61,6 +61,8 @@ export interface Settings {
     readonly certFile: string;
     readonly certKey: string;
     readonly requestBodyLimitBytes: number;
+    /** Largest request head accepted: the target plus every header name and value, in bytes. */
+    readonly maxHeaderBytes: number;
     readonly readHeaderTimeoutSeconds: number;
     readonly shutdownTimeoutSeconds: number;
   };
@@ -316,6 +318,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       certFile: text('server', 'cert_file'),
       certKey: text('server', 'cert_key'),
       requestBodyLimitBytes: int('server', 'request_body_limit_bytes', 1),
+      maxHeaderBytes: int('server', 'max_header_bytes', 1),
       readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
       shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
     },

@@ -10,7 +10,11 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
   const headersTimeoutMs = settings.server.readHeaderTimeoutSeconds * 1000;
   const clientErrors = createClientErrorHandling();
   // node:http enforces headersTimeout only when it sweeps its connections (every 30 s by default).
-  const server = createServer({ connectionsCheckingInterval: Math.max(250, Math.min(30_000, headersTimeoutMs / 4)) }, (req, res) => {
+  const server = createServer({
+    connectionsCheckingInterval: Math.max(250, Math.min(30_000, headersTimeoutMs / 4)),
+    // node refuses a head whose counted bytes reach its limit; the setting is the largest accepted.
+    maxHeaderSize: settings.server.maxHeaderBytes + 1,
+  }, (req, res) => {
     clientErrors.track(req, res);
     handle(req, res);
   });

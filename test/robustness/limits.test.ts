@@ -102,6 +102,37 @@ describe('[server] read_header_timeout_seconds', () => {
 });
 
 /**
+ * A GET of /api/health whose head counts exactly `size` bytes as `[server] max_header_bytes` does:
+ * the target plus every header name and value; a cookie makes up the difference.
+ */
+function headOfSize(size: number): string {
+  const fixed = ['/api/health', 'Host', 'x', 'Connection', 'close', 'Cookie'].join('').length;
+  const cookie = `big=${'c'.repeat(size - fixed - 'big='.length)}`;
+  return `GET /api/health HTTP/1.1\r\nHost: x\r\nConnection: close\r\nCookie: ${cookie}\r\n\r\n`;
+}
+
+describe('[server] max_header_bytes', () => {
+  it('accepts a head of exactly the default 64 kB, and refuses one byte more with 431 JSON', async () => {
+    expect(server.settings.server.maxHeaderBytes).toBe(65536);
+    expect(await rawExchange(server.url, headOfSize(65536))).toMatch(/^HTTP\/1\.1 200 /);
+    const over = await rawExchange(server.url, headOfSize(65537));
+    expect(over).toMatch(/^HTTP\/1\.1 431 Request Header Fields Too Large\r\n/);
+    expect(over).toContain('content-type: application/json');
+    expect(over.endsWith('{"message":"request header fields too large"}')).toBe(true);
+  });
+
+  it('takes a configured limit, on both sides of it', async () => {
+    const small = await startTestServer({ env: { GF_SERVER_MAX_HEADER_BYTES: '2048' } });
+    try {
+      expect(await rawExchange(small.url, headOfSize(2048))).toMatch(/^HTTP\/1\.1 200 /);
+      expect(await rawExchange(small.url, headOfSize(2049))).toMatch(/^HTTP\/1\.1 431 /);
+    } finally {
+      await small.close();
+    }
+  });
+});
+
+/**
  * Sends a request's head announcing a chunked body, waits for its whole answer, then sends a
  * malformed chunk; resolves with every byte received once the server hangs up.
  */
@@ -149,7 +180,7 @@ describe('requests node:http refuses before any handler', () => {
   });
 
   it('answers with JSON and the right status, and without a body to HEAD', async () => {
-    const huge = await rawExchange(server.url, `GET /api/datasources HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(20_000)}\r\nConnection: close\r\n\r\n`);
+    const huge = await rawExchange(server.url, `GET /api/datasources HTTP/1.1\r\nHost: x\r\nX-Big: ${'b'.repeat(70_000)}\r\nConnection: close\r\n\r\n`);
     expect(huge).toMatch(/^HTTP\/1\.1 431 /);
     expect(huge.endsWith('{"message":"request header fields too large"}')).toBe(true);
 
