@@ -11,6 +11,7 @@ const CANARIES = {
   envSmtpPassword: 'CANARY-ENV-SMTP-PASSWORD-5d10',
   envRabbitPassword: 'CANARY-ENV-RABBIT-PW-22be',
   envReferenced: 'CANARY-ENV-REFERENCED-ADMIN-PW-0a0a',
+  envBraced: 'CANARY-ENV-BRACED-GOOGLE-SECRET-4c4c',
   overrideOauthSecret: 'CANARY-OVERRIDE-OAUTH-SECRET-c4d4',
   overrideProviderConfig: 'CANARY-OVERRIDE-PROVIDER-CONFIG-8e8e',
   overrideApiUrlPassword: 'CANARY-OVERRIDE-URL-PW-3b3b',
@@ -28,6 +29,11 @@ beforeAll(async () => {
       GF_EVENT_PUBLISHER_RABBITMQ_URL: `amqp://publisher:${CANARIES.envRabbitPassword}@mq.example:5672/vhost`,
       // Read through a $__env{} reference in an override, as a file-based config would.
       DASHGATE_TEST_ADMIN_PW: CANARIES.envReferenced,
+      // `${VAR}` as the original expands it: in defaults.ini (instance_name), in GF_ variables, in overrides.
+      HOSTNAME: 'dashgate-node-7',
+      DASHGATE_TEST_TENANT: 'acme',
+      GF_ANALYTICS_GOOGLE_ANALYTICS_UA_ID: 'UA-${DASHGATE_TEST_TENANT}-$__env{DASHGATE_TEST_TENANT}${DASHGATE_TEST_UNSET}',
+      DASHGATE_TEST_GOOGLE_SECRET: CANARIES.envBraced,
     },
     overrides: {
       security: { admin_password: '$__env{DASHGATE_TEST_ADMIN_PW}' },
@@ -37,6 +43,7 @@ beforeAll(async () => {
         api_url: `https://oauth-user:${CANARIES.overrideApiUrlPassword}@idp.example/userinfo`,
       },
       'auth.custom_idp': { client_id: 'custom-id', client_secret: CANARIES.overrideCustomSecret },
+      'auth.google': { client_secret: '${DASHGATE_TEST_GOOGLE_SECRET}' },
       session: { provider: 'postgres', provider_config: `user=sessions password=${CANARIES.overrideProviderConfig} host=db` },
       smtp: { user: '' },
     },
@@ -67,6 +74,8 @@ describe('GET /api/admin/settings', () => {
       for (const [key, value] of Object.entries(entries)) expect({ section, key, type: typeof value }).toEqual({ section, key, type: 'string' });
     }
     expect(bag.DEFAULT!.app_mode).toBe('production');
+    expect(bag.DEFAULT!.instance_name).toBe('dashgate-node-7');
+    expect(bag.analytics!.google_analytics_ua_id).toBe('UA-acme-acme');
     expect(bag.users).toMatchObject({ auto_assign_org: 'true', auto_assign_org_role: 'Viewer' });
     expect(bag.security!.brute_force_login_protection_max_attempts).toBe('5');
   });

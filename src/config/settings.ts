@@ -1,4 +1,5 @@
 import { readFileSync } from 'node:fs';
+import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { splitConfigArgument } from './argv.ts';
@@ -12,7 +13,7 @@ export { envKey };
 /**
  * The one place that reads configuration (and `process.env`). Layers, lowest first, as Grafana
  * loads them: conf/defaults.ini < `--config` file < GF_<SECTION>_<KEY> env < `overrides`, then
- * `$__env{}` / `$__file{}` expansion and `%(key)s` interpolation. The result is frozen.
+ * `${VAR}` / `$__env{}` / `$__file{}` expansion and `%(key)s` interpolation. The result is frozen.
  */
 
 export const DEFAULTS_FILE = fileURLToPath(new URL('../../conf/defaults.ini', import.meta.url));
@@ -20,7 +21,7 @@ export const DEFAULTS_FILE = fileURLToPath(new URL('../../conf/defaults.ini', im
 export interface LoadSettingsOptions {
   /** Command-line arguments scanned for `--config FILE` / `--config=FILE`; defaults to `process.argv.slice(2)`. */
   argv?: readonly string[];
-  /** Source of GF_* overrides and `$__env{}`; defaults to `process.env`. */
+  /** Source of GF_* overrides, `${VAR}` and `$__env{}`; defaults to `process.env`. */
   env?: Readonly<Record<string, string | undefined>>;
   /** Base of the `--config` and `$__file{}` paths; defaults to `process.cwd()`. */
   cwd?: string;
@@ -190,23 +191,35 @@ function setValue(ini: IniSections, section: string, key: string, value: string)
   entries.set(key, value);
 }
 
-const REFERENCE = /\$__(\w+)\{([^}]*)\}/g;
+/**
+ * The original's one reference pattern: `${VAR}` and `$__env{VAR}` (a variable), `$__file{path}`,
+ * any other `$__name{...}`. The braces hold at least one character; `$$`, a plain `$VAR` and `${}`
+ * mean nothing and stay as written.
+ */
+const REFERENCE = /\$(|__\w+)\{([^}]+)\}/g;
 
-/** Replaces `$__env{VAR}` and `$__file{path}`; anything else of that form is refused rather than used verbatim. */
+/**
+ * Expands references in every value, variables first and then files, as the original does (so a
+ * variable's value may itself be a `$__file{}` reference, but is not searched for variables again).
+ * An unset variable is empty, except HOSTNAME, which falls back to the machine's host name. Other
+ * `$__name{}` kinds are refused rather than used verbatim.
+ */
 function expandReferences(ini: IniSections, env: Readonly<Record<string, string | undefined>>, cwd: string): void {
+  const variable = (name: string): string => env[name] || (name === 'HOSTNAME' ? hostname() : '');
   for (const [section, entries] of ini) {
     for (const [key, value] of entries) {
-      if (!value.includes('$__')) continue;
-      entries.set(key, value.replace(REFERENCE, (_whole, kind: string, argument: string) => {
-        if (kind === 'env') return env[argument] ?? '';
-        if (kind === 'file') {
+      if (!value.includes('{')) continue;
+      const withVariables = value.replace(REFERENCE, (whole, kind: string, argument: string) => (kind === '' || kind === '__env' ? variable(argument) : whole));
+      entries.set(key, withVariables.replace(REFERENCE, (whole, kind: string, argument: string) => {
+        if (kind === '' || kind === '__env') return whole; // text a variable's value brought in
+        if (kind === '__file') {
           try {
             return readFileSync(resolve(cwd, argument), 'utf8').trim();
           } catch (error) {
             throw new Error(`[${section}] ${key}: cannot read $__file{${argument}}: ${(error as Error).message}`);
           }
         }
-        throw new Error(`[${section}] ${key}: unsupported reference $__${kind}{...} (only $__env and $__file)`);
+        throw new Error(`[${section}] ${key}: unsupported reference $${kind}{...} (only \${VAR}, $__env and $__file)`);
       }));
     }
   }

@@ -1,5 +1,5 @@
 import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
-import { tmpdir } from 'node:os';
+import { hostname, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { envKey, loadSettings, type LoadSettingsOptions, type Settings } from '../../src/config/settings.ts';
 
@@ -211,8 +211,49 @@ describe('expansion', () => {
     expect(get(s, 'x', 'r')).toBe('%(r)s');
   });
 
-  it('leaves ${HOSTNAME} in DEFAULT instance_name as written (as Grafana shows it)', () => {
-    expect(get(load({ env: { HOSTNAME: 'h' } }), 'DEFAULT', 'instance_name')).toBe('${HOSTNAME}');
+  it('expands ${VAR} like $__env{VAR}, in the ini files and in GF_ variables; an unset variable is empty', () => {
+    const file = writeConfig('braces.ini', [
+      '[server]',
+      'domain = ${DG_HOST}.$__env{DG_ZONE}',
+      '[database]',
+      'name = db_${DG_UNSET}$__env{DG_UNSET}x',
+      '[paths]',
+      'logs = ${DG_LOGS}',
+    ].join('\n'));
+    const s = load({
+      argv: ['--config', file],
+      env: {
+        DG_HOST: 'dash', DG_ZONE: 'example.com', DG_LOGS: '/var/log/dg', DG_USER: 'svc', DG_PORT: '7000',
+        GF_DATABASE_USER: '${DG_USER}-$__env{DG_USER}', GF_SERVER_HTTP_PORT: '${DG_PORT}', GF_DATABASE_PASSWORD: 'p${DG_UNSET}w',
+      },
+    });
+    expect(s.server.domain).toBe('dash.example.com');
+    expect(s.server.rootUrl).toBe('http://dash.example.com:7000/');
+    expect(s.server.httpPort).toBe(7000);
+    expect(s.database).toMatchObject({ name: 'db_x', user: 'svc-svc', password: 'pw' });
+    expect(s.paths.logs).toBe('/var/log/dg');
+    expect(get(s, 'database', 'user')).toBe('svc-svc');
+  });
+
+  it('treats $$, a plain $VAR and empty braces as text, as the original does', () => {
+    const value = (text: string, env: Record<string, string> = { V: 'v' }) => get(load({ env, overrides: { x: { k: text } } }), 'x', 'k');
+    expect(value('a$${V}b')).toBe('a$vb');
+    expect(value('$$')).toBe('$$');
+    expect(value('$V and $__env')).toBe('$V and $__env');
+    expect(value('${} $__env{} ${V')).toBe('${} $__env{} ${V');
+    expect(value('${V}${V}$__env{V}')).toBe('vvv');
+    // A variable's value is not searched for variables again...
+    expect(value('${A}', { A: '${B}', B: 'b' })).toBe('${B}');
+    // ...but names a file it holds, as files are expanded after every variable.
+    writeConfig('via-variable.txt', 'from-file\n');
+    expect(value('${A}', { A: '$__file{via-variable.txt}' })).toBe('from-file');
+  });
+
+  it('expands ${HOSTNAME} in DEFAULT instance_name, falling back to the host name when the variable is unset', () => {
+    expect(get(load({ env: { HOSTNAME: 'node-7' } }), 'DEFAULT', 'instance_name')).toBe('node-7');
+    expect(get(load({ env: {} }), 'DEFAULT', 'instance_name')).toBe(hostname());
+    expect(get(load({ env: { HOSTNAME: '' } }), 'DEFAULT', 'instance_name')).toBe(hostname());
+    expect(get(load({ env: { GF_DEFAULT_INSTANCE_NAME: '${POD}.${NAMESPACE}', POD: 'dg-0', NAMESPACE: 'mon' } }), 'DEFAULT', 'instance_name')).toBe('dg-0.mon');
   });
 });
 
