@@ -13,6 +13,7 @@ export type ErrorCode =
   | 'CONFLICT'
   | 'PRECONDITION_FAILED'
   | 'PAYLOAD_TOO_LARGE'
+  | 'TOO_MANY_REQUESTS'
   | 'UNAVAILABLE'
   | 'INTERNAL';
 
@@ -24,6 +25,7 @@ export const STATUS: Record<ErrorCode, number> = {
   CONFLICT: 409,
   PRECONDITION_FAILED: 412,
   PAYLOAD_TOO_LARGE: 413,
+  TOO_MANY_REQUESTS: 429,
   UNAVAILABLE: 503,
   INTERNAL: 500,
 };
