@@ -337,7 +337,10 @@ export class LiveChanges {
     }
     state.running = true;
     state.again = false;
-    void this.#runRecheck().finally(() => {
+    // Started on the next tick, so a stream registering now is among those it reads.
+    void Promise.resolve().then(() => this.#runRecheck()).catch((error: unknown) => {
+      this.#log.error({ err: error }, 'rechecking the credentials of open subscriptions failed');
+    }).finally(() => {
       state.running = false;
       if (state.again) this.#scheduleRecheck();
     });
