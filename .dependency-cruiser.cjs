@@ -6,7 +6,7 @@ const LAYERS = [
   ['errors', 'roles.ts', 'version.ts', 'config', 'logging'],
   ['db'],
   ['auth'],
-  ['services'],
+  ['services', 'live'],
   ['context.ts'],
   ['graphql'],
   ['rest', 'proxy', 'provisioning', 'metrics', 'bootstrap.ts'],

@@ -8,6 +8,9 @@ import { DataSourceProxy } from './proxy/handler.ts';
 import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
+import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
+import { getSchema } from './graphql/schema/index.ts';
+import { LiveChanges } from './live/hub.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
@@ -18,6 +21,8 @@ import { createServices, type Services } from './services/index.ts';
 export interface App {
   services: Services;
   server: Server;
+  /** Open subscription streams. */
+  live: LiveChanges;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -33,11 +38,17 @@ export interface AppOptions {
 export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection }, log: Logger, options: AppOptions = {}): App {
   const changes = new ChangeListener(db.connection, log);
   const services = createServices(settings, db.orm, changes, options);
+  const live = (services.live = new LiveChanges(db.orm, services.dataSources, changes, log, {
+    maxStreams: settings.graphql.maxSubscriptions,
+    maxStreamsPerPrincipal: settings.graphql.maxSubscriptionsPerPrincipal,
+    queueSize: settings.graphql.subscriptionQueueSize,
+  }));
+  const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
   const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
     (type, status, seconds) => metrics.recordProxy(type, status, seconds), { resolve: options.proxyResolver });
   const server = createHttpServer(settings, createFrontDoor(services, {
-    graphql: createGraphQLHandler(settings, log),
+    graphql: createGraphQLHandler(settings, log, { trustedDocuments }),
     proxy,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
@@ -47,6 +58,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   return {
     services,
     server,
+    live,
     async listen(port, host) {
       await changes.start();
       return new Promise((resolve, reject) => {
@@ -58,10 +70,13 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       });
     },
     async close() {
-      await new Promise<void>((resolve) => {
-        server.close(() => resolve());
-        server.closeIdleConnections();
-      });
+      const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+      // Subscriptions never finish by themselves: each ends now with a final event, and the
+      // connection it leaves idle is closed as soon as it is.
+      live.close();
+      const sweep = setInterval(() => server.closeIdleConnections(), 50);
+      server.closeIdleConnections();
+      await closed.finally(() => clearInterval(sweep));
       proxy.close();
       await changes.close();
     },

@@ -1,31 +1,15 @@
-import { execFile } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { chromium, type Browser, type Page } from 'playwright-core';
+import type { Browser, Page } from 'playwright-core';
+import { launchChromium } from './support/chromium.ts';
 import { ADMIN, call, startTestServer, type TestServer } from './support/server.ts';
-
-const run = promisify(execFile);
-const CHROMIUM = '/usr/bin/chromium';
-
-/** Debian's Chromium, installed once per machine (no browser downloads of Playwright's own). */
-async function ensureChromium(): Promise<void> {
-  if (existsSync(CHROMIUM)) return;
-  const env = { ...process.env, DEBIAN_FRONTEND: 'noninteractive' };
-  await run('apt-get', ['update', '-qq'], { env, timeout: 300_000, maxBuffer: 64 << 20 });
-  await run('apt-get', ['install', '-y', '-qq', 'chromium'], { env, timeout: 600_000, maxBuffer: 64 << 20 });
-}
 
 let server: TestServer;
 let browser: Browser;
 
 beforeAll(async () => {
-  const [started] = await Promise.all([startTestServer(), ensureChromium()]);
+  const [started, launched] = await Promise.all([startTestServer(), launchChromium()]);
   server = started;
-  browser = await chromium.launch({
-    executablePath: CHROMIUM,
-    args: ['--headless', '--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking', '--disable-component-update', '--disable-sync'],
-  });
+  browser = launched;
 }, 900_000);
 
 afterAll(async () => {

@@ -6,6 +6,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, describe, expect, it } from '@jest/globals';
 import { ADMIN } from './support/server.ts';
+import { DATA_SOURCE_CHANGED, subscribe } from './support/sse.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -62,7 +63,7 @@ function isAlive(pid: number): boolean {
 }
 
 describe('graceful shutdown on SIGTERM', () => {
-  it('refuses new connections, drains in-flight requests (proxied and database-bound), cuts the rest at the timeout, stops PostgreSQL and exits 0', async () => {
+  it('refuses new connections, ends subscriptions with a final event, drains in-flight requests (proxied and database-bound), cuts the rest at the timeout, stops PostgreSQL and exits 0', async () => {
     // The upstream answers /slow when released and never answers /hang.
     let releaseSlow: () => void = () => {};
     const slowReleased = new Promise<void>((resolve) => (releaseSlow = resolve));
@@ -118,11 +119,19 @@ describe('graceful shutdown on SIGTERM', () => {
     });
     upload.write(body.slice(0, 10));
     await until(() => upstream!.requests.length === 2, 'both proxied calls to reach the upstream');
+    // A subscription never finishes by itself: shutdown ends it with a final event, well within the timeout.
+    const subscription = await subscribe({ url: base }, DATA_SOURCE_CHANGED);
+    expect(subscription.status).toBe(200);
 
     const signalledAt = Date.now();
     server.kill('SIGTERM');
     await until(() => output.includes('shutting down'), 'the shutdown to begin');
     expect(await refused(port)).toBe(true);
+    const last = await subscription.waitFor((event) => event.data?.errors !== undefined, 3000);
+    expect(last.data.errors[0]).toMatchObject({ message: 'Server shutting down; subscribe again', extensions: { code: 'UNAVAILABLE' } });
+    await subscription.ended;
+    expect(subscription.events.at(-1)!.event).toBe('complete');
+    expect(Date.now() - signalledAt).toBeLessThan(3000);
 
     upload.end(body.slice(10));
     const added = await uploaded;

@@ -14,6 +14,9 @@ const config: CodegenConfig = {
       presetConfig: {
         // Plain strings instead of parsed ASTs: no graphql runtime in the browser bundle.
         fragmentMasking: false,
+        // Writes src/gql/persisted-documents.json, the manifest a server with [graphql]
+        // trusted_documents loads, and gives each document its hash (`__meta__.hash`).
+        persistedDocuments: { hashAlgorithm: 'sha256' },
       },
       config: {
         documentMode: 'string',

@@ -203,6 +203,7 @@ export class Authenticator {
         orgRole: key.role,
         isServerAdmin: false,
         method: 'token',
+        keyId: key.id,
       },
       login: null,
       expiresAt: key.expires ? new Date(key.expires).getTime() : null,

@@ -11,4 +11,6 @@ export interface Principal {
   /** The server-admin permission; only users authenticated by password can carry it. */
   isServerAdmin: boolean;
   method: 'basic' | 'token';
+  /** The token authenticated with, so long-lived requests can check it again. */
+  keyId?: number;
 }

@@ -35,6 +35,7 @@ export interface LoadSettingsOptions {
 export type DatabaseType = 'embedded' | 'postgres';
 export type SslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
 export type LogMode = 'console' | 'file' | 'syslog';
+export type TrustedDocumentsMode = 'off' | 'allow' | 'only';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'critical';
 
 export interface Settings {
@@ -131,6 +132,12 @@ export interface Settings {
     readonly maxCost: number;
     readonly maskErrors: boolean;
     readonly csrfPrevention: boolean;
+    readonly maxSubscriptions: number;
+    readonly maxSubscriptionsPerPrincipal: number;
+    readonly subscriptionQueueSize: number;
+    readonly trustedDocuments: TrustedDocumentsMode;
+    /** Absolute folder of the trusted-document manifests. */
+    readonly trustedDocumentsPath: string;
   };
   readonly metrics: { readonly enabled: boolean };
 }
@@ -394,6 +401,11 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxCost: int('graphql', 'max_cost', 1),
       maskErrors: bool('graphql', 'mask_errors'),
       csrfPrevention: bool('graphql', 'csrf_prevention'),
+      maxSubscriptions: int('graphql', 'max_subscriptions', 0),
+      maxSubscriptionsPerPrincipal: int('graphql', 'max_subscriptions_per_principal', 0),
+      subscriptionQueueSize: int('graphql', 'subscription_queue_size', 1),
+      trustedDocuments: oneOf('graphql', 'trusted_documents', ['off', 'allow', 'only'] as const),
+      trustedDocumentsPath: resolve(homePath, required('graphql', 'trusted_documents_path')),
     },
     metrics: { enabled: bool('metrics', 'enabled') },
   };

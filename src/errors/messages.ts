@@ -98,4 +98,23 @@ export const MESSAGES = {
     /** Ours: the request already carries this deployment's Via entry. */
     loopDetected: 'data source proxy loop detected',
   },
+  /** Ours: GraphQL subscriptions have no original. UNAVAILABLE ones mean "subscribe again and reload". */
+  live: {
+    notServed: 'Subscriptions are not served here',
+    notListening: 'Subscriptions are unavailable while this server cannot follow changes; try again shortly',
+    feedLost: 'Change feed interrupted; subscribe again and reload',
+    shuttingDown: 'Server shutting down; subscribe again',
+    readFailed: 'Could not read a change; subscribe again and reload',
+    clientGone: 'Client went away',
+    overflow: (size: number) => `Subscriber too slow: more than ${size} changes waiting; subscribe again and reload`,
+    tooMany: (limit: number) => `Too many open subscriptions on this server (limit ${limit})`,
+    tooManyForPrincipal: (limit: number) => `Too many open subscriptions for these credentials (limit ${limit})`,
+  },
+  /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */
+  trustedDocuments: {
+    notFound: 'PersistedQueryNotFound',
+    notInList: 'PersistedQueryNotInList',
+    idRequired: 'PersistedQueryIdRequired',
+    noQuery: 'Must provide query string.',
+  },
 } as const;

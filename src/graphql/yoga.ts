@@ -9,13 +9,20 @@ import { maskError } from './errors.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
+import { trustedDocumentsPlugins, type TrustedDocuments } from './trusted-documents.ts';
 
 /** Serves one `/graphql` request whose context the front door built. */
 export type GraphQLHandler = (ctx: RequestContext, req: IncomingMessage, res: ServerResponse) => Promise<void>;
 
-/** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST. */
-export function createGraphQLHandler(settings: Settings, log: Logger): GraphQLHandler {
+export interface GraphQLHandlerOptions {
+  /** The manifests `[graphql] trusted_documents` works from. */
+  trustedDocuments?: TrustedDocuments;
+}
+
+/** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST, subscriptions over Server-Sent Events. */
+export function createGraphQLHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler {
   const config = settings.graphql;
+  const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
   const yoga = createYoga<RequestContext>({
     schema: getSchema(),
     graphqlEndpoint: '/graphql',
@@ -38,7 +45,9 @@ export function createGraphQLHandler(settings: Settings, log: Logger): GraphQLHa
     // yoga's own limit would only stream it through a second, costlier check.
     maxRequestBodySize: false,
     logging: false,
-    plugins: [...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log))],
+    // The persisted-documents convention sends a trusted document's hash as `documentId`.
+    extraParamNames: trusted.length > 0 ? ['documentId'] : [],
+    plugins: [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log))],
     maskedErrors: {
       // With mask_errors off (development), unexpected errors keep their own message.
       maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),

@@ -101,7 +101,7 @@ export class DataSourceService {
         if (await tx.count(DataSource, { orgId, name })) throw conflict(MESSAGES.dataSource.nameTaken);
         // The org's first data source becomes its default.
         const isDefault = Boolean(input.isDefault) || (await tx.count(DataSource, { orgId })) === 0;
-        if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true }, { isDefault: false });
+        if (isDefault) await demoteDefault(tx, orgId, null);
         const row = tx.create(DataSource, {
           orgId,
           uid,
@@ -121,7 +121,7 @@ export class DataSourceService {
           readOnly: false,
         });
         await tx.flush();
-        await notifyChanged(tx, orgId, row.id);
+        await notifyChanged(tx, orgId, row.id, 'created');
         return row;
       });
     } catch (error) {
@@ -158,7 +158,7 @@ export class DataSourceService {
           throw conflict(`Failed to update datasource: ${MESSAGES.dataSource.nameTaken}`);
         }
         const isDefault = Boolean(input.isDefault);
-        if (isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, id: { $ne: row.id } }, { isDefault: false });
+        if (isDefault) await demoteDefault(tx, orgId, row.id);
         tx.assign(row, {
           name,
           type,
@@ -176,7 +176,7 @@ export class DataSourceService {
           version: requestVersion + 1,
         });
         await tx.flush();
-        await notifyChanged(tx, orgId, row.id);
+        await notifyChanged(tx, orgId, row.id, 'updated');
         return row;
       });
     } catch (error) {
@@ -193,7 +193,7 @@ export class DataSourceService {
       const deleted = await tx.nativeDelete(DataSource, { id: row.id });
       // A concurrent delete that won the race leaves nothing for this one.
       if (deleted === 0) throw notFound(MESSAGES.dataSource.notFound);
-      await notifyChanged(tx, orgId, row.id);
+      await notifyChanged(tx, orgId, row.id, 'deleted');
       return row.id;
     });
   }
@@ -239,12 +239,12 @@ export class DataSourceService {
           }
           if (requestVersion !== 0 && row.version > requestVersion) return 'outdated';
         }
-        if (fields.isDefault) await tx.nativeUpdate(DataSource, { orgId, isDefault: true, ...(row ? { id: { $ne: row.id } } : {}) }, { isDefault: false });
+        if (fields.isDefault) await demoteDefault(tx, orgId, row?.id ?? null);
         const written = row
           ? tx.assign(row, { ...fields, jsonData, uid: uid ?? row.uid, secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input), version: requestVersion + 1 })
           : tx.create(DataSource, { orgId, name, ...fields, jsonData, uid: uid ?? generateUid(), secureJsonData: this.#mergeSecrets({}, input), version: 1 });
         await tx.flush();
-        await notifyChanged(tx, orgId, written.id);
+        await notifyChanged(tx, orgId, written.id, row ? 'updated' : 'created');
         return row ? 'updated' : 'created';
       });
     } catch (error) {
@@ -257,7 +257,7 @@ export class DataSourceService {
     return em.transactional(async (tx) => {
       const row = await tx.findOne(DataSource, { orgId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row || (await tx.nativeDelete(DataSource, { id: row.id })) === 0) return false;
-      await notifyChanged(tx, orgId, row.id);
+      await notifyChanged(tx, orgId, row.id, 'deleted');
       return true;
     });
   }
@@ -366,9 +366,19 @@ async function lockOrgDefaults(em: EntityManager, orgId: number): Promise<void> 
   await em.execute('select pg_advisory_xact_lock(?, ?)', [DEFAULT_LOCK_NAMESPACE, orgId]);
 }
 
-async function notifyChanged(em: EntityManager, orgId: number, id: number): Promise<void> {
+/** `<orgId>:<id>:<operation>`: caches read the first two parts, subscriptions the operation too. */
+async function notifyChanged(em: EntityManager, orgId: number, id: number, operation: 'created' | 'updated' | 'deleted'): Promise<void> {
   // Delivered on commit only, so listeners never see a change that was rolled back.
-  await em.execute('select pg_notify(?, ?)', [CHANGE_CHANNEL, `${orgId}:${id}`]);
+  await em.execute('select pg_notify(?, ?)', [CHANGE_CHANNEL, `${orgId}:${id}:${operation}`]);
+}
+
+/** Clears the org's default (but `keep`), announcing the data source that lost it. */
+async function demoteDefault(em: EntityManager, orgId: number, keep: number | null): Promise<void> {
+  const demoted = await em.execute<Array<{ id: number }>>(
+    'update data_source set is_default = false where org_id = ? and is_default and id <> ? returning id',
+    [orgId, keep ?? 0],
+  );
+  for (const { id } of demoted) await notifyChanged(em, orgId, id, 'updated');
 }
 
 function mapUniqueViolation(error: unknown, nameMessage: string): unknown {

@@ -4,6 +4,7 @@ import { Authenticator } from '../auth/authenticator.ts';
 import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from './crypto.ts';
 import { DataSourceService } from './data-sources.ts';
+import type { LiveChanges } from '../live/hub.ts';
 
 /** Everything request handlers need, built once per process. Services take `em` per call. */
 export interface Services {
@@ -14,6 +15,8 @@ export interface Services {
   secrets: SecretBox;
   authenticator: Authenticator;
   dataSources: DataSourceService;
+  /** GraphQL subscription streams fed by `changes`; set by the app that serves them. */
+  live?: LiveChanges;
 }
 
 export function createServices(settings: Settings, orm: MikroORM, changes: ChangeListener, options: { cacheCredentials?: boolean } = {}): Services {

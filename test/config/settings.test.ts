@@ -61,7 +61,11 @@ describe('loadSettings defaults', () => {
     });
     expect(s.log).toEqual({ mode: ['console'], level: 'info' });
     expect(s.alerting.enabled).toBe(true);
-    expect(s.graphql).toEqual({ introspection: true, graphiql: true, maxDepth: 12, maxAliases: 30, maxCost: 5000, maskErrors: true, csrfPrevention: true });
+    expect(s.graphql).toEqual({
+      introspection: true, graphiql: true, maxDepth: 12, maxAliases: 30, maxCost: 5000, maskErrors: true, csrfPrevention: true,
+      maxSubscriptions: 5000, maxSubscriptionsPerPrincipal: 50, subscriptionQueueSize: 1000,
+      trustedDocuments: 'off', trustedDocumentsPath: join(dir, 'trusted-documents'),
+    });
     expect(s.metrics.enabled).toBe(true);
   });
 

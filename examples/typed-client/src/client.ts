@@ -15,10 +15,15 @@ export class GraphQLRequestError extends Error {
 }
 
 export interface ClientOptions {
-  /** The server's base URL, e.g. `http://localhost:3000`. */
+  /** The server's base URL, e.g. `http://localhost:3000`; for a page served beside the server, `location.origin`. */
   url: string;
   /** A full Authorization header value: `Bearer <service account token>` or `Basic <base64>`. */
   authorization: string;
+  /**
+   * Send each document's hash instead of its text (`documentId`), for servers that run only
+   * trusted documents (`[graphql] trusted_documents`, fed with src/gql/persisted-documents.json).
+   */
+  persisted?: boolean;
 }
 
 /** Variables are required exactly when the operation declares some. */
@@ -37,12 +42,80 @@ export function createClient(options: ClientOptions): Client {
         accept: 'application/graphql-response+json, application/json',
         authorization: options.authorization,
       },
-      body: JSON.stringify({ query: document.toString(), variables }),
+      body: requestBody(options, document, variables),
     });
     const body = (await response.json()) as { data?: unknown; errors?: GraphQLRequestError['errors'] };
     if (!response.ok || body.errors?.length || body.data == null) throw new GraphQLRequestError(response.status, body.errors ?? []);
     return body.data as never;
   };
+}
+
+function requestBody(options: ClientOptions, document: { __meta__?: Record<string, unknown> }, variables: unknown): string {
+  const hash = (document.__meta__ as { hash?: string } | undefined)?.hash;
+  if (options.persisted && hash) return JSON.stringify({ documentId: hash, variables });
+  return JSON.stringify({ query: document.toString(), variables });
+}
+
+export interface SubscriptionHandlers<R> {
+  /** The server accepted the subscription: changes from now on will arrive. */
+  open?(): void;
+  next(data: R): void;
+  /** The stream could not open, or ended with an error (then it is over). */
+  error?(error: GraphQLRequestError): void;
+  /** The server ended the stream without an error. */
+  complete?(): void;
+}
+
+/**
+ * Runs a subscription over Server-Sent Events (the graphql-sse protocol's distinct connections
+ * mode: one POST per subscription, `event: next` per result, `event: complete` at the end), typed
+ * by its document like any other call. Returns the function that stops it.
+ */
+export function subscribe<R, V>(options: ClientOptions, document: TypedDocumentString<R, V>, variables: V, handlers: SubscriptionHandlers<R>): () => void {
+  const abort = new AbortController();
+  const run = async () => {
+    const response = await fetch(new URL('/graphql', options.url), {
+      method: 'POST',
+      headers: { 'content-type': 'application/json', accept: 'text/event-stream', authorization: options.authorization },
+      body: requestBody(options, document, variables),
+      signal: abort.signal,
+    });
+    if (!response.ok || !response.body || !response.headers.get('content-type')?.startsWith('text/event-stream')) {
+      const body = (await response.json().catch(() => ({}))) as { errors?: GraphQLRequestError['errors'] };
+      throw new GraphQLRequestError(response.status, body.errors ?? []);
+    }
+    handlers.open?.();
+    const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return handlers.complete?.();
+      buffer += value;
+      let end: number;
+      while ((end = buffer.indexOf('\n\n')) >= 0) {
+        const message = buffer.slice(0, end);
+        buffer = buffer.slice(end + 2);
+        const event = /^event: ?(.*)$/m.exec(message)?.[1];
+        const data = message.split('\n').filter((line) => line.startsWith('data:')).map((line) => line.slice(5).trimStart()).join('\n');
+        if (event === 'complete') {
+          abort.abort();
+          return handlers.complete?.();
+        }
+        if (event !== 'next' || !data) continue; // `:` lines are keep-alive comments
+        const result = JSON.parse(data) as { data?: R | null; errors?: GraphQLRequestError['errors'] };
+        if (result.errors?.length || result.data == null) {
+          abort.abort();
+          return handlers.error?.(new GraphQLRequestError(response.status, result.errors ?? []));
+        }
+        handlers.next(result.data);
+      }
+    }
+  };
+  run().catch((error: unknown) => {
+    if (abort.signal.aborted) return;
+    handlers.error?.(error instanceof GraphQLRequestError ? error : new GraphQLRequestError(0, [{ message: String(error) }]));
+  });
+  return () => abort.abort();
 }
 
 export const DataSourcesQuery = graphql(`

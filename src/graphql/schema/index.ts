@@ -9,6 +9,7 @@ import './admin.ts';
 import './user.ts';
 import './alert.ts';
 import './service-account.ts';
+import './live.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -17,10 +17,18 @@ import * as types from './graphql.ts';
 type Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": typeof types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": typeof types.CreateDataSourceDocument,
+    "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": typeof types.DataSourceListDocument,
+    "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": typeof types.UpdateDataSourceDocument,
+    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
+    "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": typeof types.AlertsPausedDocument,
 };
 const documents: Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": types.CreateDataSourceDocument,
+    "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": types.DataSourceListDocument,
+    "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": types.UpdateDataSourceDocument,
+    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
+    "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": types.AlertsPausedDocument,
 };
 
 /**
@@ -31,6 +39,22 @@ export function graphql(source: "\n  query DataSources {\n    dataSources { id u
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n"): typeof import('./graphql.ts').CreateDataSourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n"): typeof import('./graphql.ts').DataSourceListDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n"): typeof import('./graphql.ts').UpdateDataSourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n"): typeof import('./graphql.ts').DataSourceChangedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n"): typeof import('./graphql.ts').AlertsPausedDocument;
 
 
 export function graphql(source: string) {

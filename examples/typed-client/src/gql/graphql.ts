@@ -29,6 +29,40 @@ export type CreateDataSourceInput = {
   withCredentials?: boolean | null | undefined;
 };
 
+/** What happened to a data source. */
+export type DataSourceChangeKind =
+  /** It was added. */
+  | 'CREATED'
+  /** It was removed; `dataSource` is null. */
+  | 'DELETED'
+  /** Its fields changed, through any API, provisioning or SQL. */
+  | 'UPDATED';
+
+/** The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared; an empty `url`, `basicAuthUser` or `uid` keeps the stored value. */
+export type UpdateDataSourceInput = {
+  access: string;
+  basicAuth?: boolean | null | undefined;
+  /** @deprecated Use `secureJsonData.basicAuthPassword`. */
+  basicAuthPassword?: string | null | undefined;
+  basicAuthUser?: string | null | undefined;
+  database?: string | null | undefined;
+  isDefault?: boolean | null | undefined;
+  jsonData?: Record<string, unknown> | null | undefined;
+  name: string;
+  /** @deprecated Use `secureJsonData.password`. */
+  password?: string | null | undefined;
+  /** Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept. */
+  secureJsonData?: Record<string, unknown> | null | undefined;
+  type: string;
+  uid?: string | null | undefined;
+  /** Address of the store; `http://` is assumed when no scheme is given. */
+  url?: string | null | undefined;
+  user?: string | null | undefined;
+  /** The version read; a stale one is refused. 0 or absent skips the check. */
+  version?: number | null | undefined;
+  withCredentials?: boolean | null | undefined;
+};
+
 export type DataSourcesQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -40,6 +74,29 @@ export type CreateDataSourceMutationVariables = Exact<{
 
 
 export type CreateDataSourceMutation = { createDataSource: { id: number, message: string, datasource: { uid: string, name: string, type: string, url: string } } };
+
+export type DataSourceListQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DataSourceListQuery = { dataSources: Array<{ id: number, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> };
+
+export type UpdateDataSourceMutationVariables = Exact<{
+  uid: string;
+  input: UpdateDataSourceInput;
+}>;
+
+
+export type UpdateDataSourceMutation = { updateDataSourceByUid: { message: string, datasource: { id: number, uid: string, name: string, url: string, version: number } } };
+
+export type DataSourceChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type DataSourceChangedSubscription = { dataSourceChanged: { kind: DataSourceChangeKind, id: number, dataSource: { id: number, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean } | null } };
+
+export type AlertsPausedSubscriptionVariables = Exact<{ [key: string]: never; }>;
+
+
+export type AlertsPausedSubscription = { alertsPausedChanged: { paused: boolean } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -72,7 +129,7 @@ export const DataSourcesDocument = new TypedDocumentString(`
     jsonData
   }
 }
-    `) as unknown as TypedDocumentString<DataSourcesQuery, DataSourcesQueryVariables>;
+    `, {"hash":"sha256:3ac09236491a4f2c4367d99fcd1903900ed81852a3cfa98c0cd246755f649b2e"}) as unknown as TypedDocumentString<DataSourcesQuery, DataSourcesQueryVariables>;
 export const CreateDataSourceDocument = new TypedDocumentString(`
     mutation CreateDataSource($input: CreateDataSourceInput!) {
   createDataSource(input: $input) {
@@ -86,4 +143,71 @@ export const CreateDataSourceDocument = new TypedDocumentString(`
     }
   }
 }
-    `) as unknown as TypedDocumentString<CreateDataSourceMutation, CreateDataSourceMutationVariables>;
+    `, {"hash":"sha256:f60d0c3741ac453891cc77434cf1953599db6e9d9268fa5111918f5b000d5285"}) as unknown as TypedDocumentString<CreateDataSourceMutation, CreateDataSourceMutationVariables>;
+export const DataSourceListDocument = new TypedDocumentString(`
+    query DataSourceList {
+  dataSources {
+    id
+    uid
+    name
+    type
+    access
+    url
+    isDefault
+    version
+    basicAuth
+    basicAuthUser
+    withCredentials
+    user
+    database
+    jsonData
+    readOnly
+  }
+}
+    `, {"hash":"sha256:c2a201479b4349f9127d38739d7e0b7744cc9c453d122b50033776f378008899"}) as unknown as TypedDocumentString<DataSourceListQuery, DataSourceListQueryVariables>;
+export const UpdateDataSourceDocument = new TypedDocumentString(`
+    mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {
+  updateDataSourceByUid(uid: $uid, input: $input) {
+    message
+    datasource {
+      id
+      uid
+      name
+      url
+      version
+    }
+  }
+}
+    `, {"hash":"sha256:7446490022aa5862db0f711fecaa2830768fd90e11fe1d0069790508957004c6"}) as unknown as TypedDocumentString<UpdateDataSourceMutation, UpdateDataSourceMutationVariables>;
+export const DataSourceChangedDocument = new TypedDocumentString(`
+    subscription DataSourceChanged {
+  dataSourceChanged {
+    kind
+    id
+    dataSource {
+      id
+      uid
+      name
+      type
+      access
+      url
+      isDefault
+      version
+      basicAuth
+      basicAuthUser
+      withCredentials
+      user
+      database
+      jsonData
+      readOnly
+    }
+  }
+}
+    `, {"hash":"sha256:211b61235b7260499f4c84d665559abc9ca1433976d6ebb029b49b3f6f08392b"}) as unknown as TypedDocumentString<DataSourceChangedSubscription, DataSourceChangedSubscriptionVariables>;
+export const AlertsPausedDocument = new TypedDocumentString(`
+    subscription AlertsPaused {
+  alertsPausedChanged {
+    paused
+  }
+}
+    `, {"hash":"sha256:73b2a76020da209c9221198a97b620789da78cc0242332020d3df89096fa6aa0"}) as unknown as TypedDocumentString<AlertsPausedSubscription, AlertsPausedSubscriptionVariables>;

@@ -1,0 +1,89 @@
+import { authorize, orgRole, type Access } from '../../auth/access.ts';
+import type { Principal } from '../../auth/principal.ts';
+import type { RequestContext } from '../../context.ts';
+import { DomainError } from '../../errors/domain.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import type { DataSourceEvent, AlertsPausedEvent, StreamRequest } from '../../live/hub.ts';
+import { StreamEnd } from '../../live/stream.ts';
+import { builder } from '../builder.ts';
+import { DataSourceType } from './data-source.ts';
+
+builder.subscriptionType({
+  description: 'Changes as they happen, over Server-Sent Events: POST (or GET) /graphql with `Accept: text/event-stream` (the graphql-sse protocol, distinct connections mode). '
+    + 'A stream ends with an error event when the caller loses access (`UNAUTHENTICATED`, `FORBIDDEN`) or must subscribe again and reload (`UNAVAILABLE`: shutdown, a lost change feed, a reader too slow).',
+});
+
+const DataSourceChangeKind = builder.enumType('DataSourceChangeKind', {
+  description: 'What happened to a data source.',
+  values: {
+    CREATED: { description: 'It was added.' },
+    UPDATED: { description: 'Its fields changed, through any API, provisioning or SQL.' },
+    DELETED: { description: 'It was removed; `dataSource` is null.' },
+  } as const,
+});
+
+const DataSourceChangedEvent = builder.objectRef<DataSourceEvent>('DataSourceChangedEvent').implement({
+  description: 'One change of a data source of the caller\'s org. Several changes of one data source that the client has not read yet arrive as one, carrying the latest state.',
+  fields: (t) => ({
+    kind: t.field({ type: DataSourceChangeKind, resolve: (e) => e.kind }),
+    id: t.exposeInt('id', { description: 'The data source changed.' }),
+    uid: t.exposeString('uid', { nullable: true, description: 'Its uid; null only for a deletion of a data source this server never saw.' }),
+    name: t.exposeString('name', { nullable: true, description: 'Its name (before deletion, for a deletion); null as `uid` is.' }),
+    dataSource: t.field({ type: DataSourceType, nullable: true, description: 'The data source as stored after the change, as queries show it (secrets never); null when deleted.', resolve: (e) => e.dataSource }),
+  }),
+});
+
+const AlertsPausedChangedEvent = builder.objectRef<AlertsPausedEvent>('AlertsPausedChangedEvent').implement({
+  description: 'The state of the server-wide alert pause switch.',
+  fields: (t) => ({
+    paused: t.exposeBoolean('paused', { description: 'Whether every alert is paused.' }),
+  }),
+});
+
+/**
+ * What a stream needs to open: its caller, the field's declared rule as a check streams repeat
+ * whenever rights may have changed (the field's wrapper checked it once already), and the signal
+ * yoga aborts when the client goes away (yoga puts the Fetch request on the context).
+ */
+function streamRequest(ctx: RequestContext, access: Access): StreamRequest {
+  return {
+    principal: ctx.caller,
+    authorize: (principal: Principal) => {
+      const denied = authorize(principal, access);
+      if (denied) throw denied;
+    },
+    signal: (ctx as { request?: Request }).request?.signal,
+  };
+}
+
+function live(ctx: RequestContext) {
+  if (!ctx.services.live) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
+  return ctx.services.live;
+}
+
+/** A stream's last item carries why it ended: raised here, it becomes the final error event. */
+function unlessEnded<E>(event: E | StreamEnd): E {
+  if (event instanceof StreamEnd) throw event.error;
+  return event;
+}
+
+/** As the queries reading the same things. */
+const readDataSources = orgRole('Viewer', 'datasources:read');
+const readAlerts = orgRole('Viewer', 'alert.rules:read');
+
+builder.subscriptionFields((t) => ({
+  dataSourceChanged: t.field({
+    type: DataSourceChangedEvent,
+    description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Viewers and up.',
+    extensions: { access: readDataSources },
+    subscribe: (_root, _args, ctx) => live(ctx).openDataSources(streamRequest(ctx, readDataSources)),
+    resolve: (event: DataSourceEvent | StreamEnd) => unlessEnded(event),
+  }),
+  alertsPausedChanged: t.field({
+    type: AlertsPausedChangedEvent,
+    description: 'The alert pause switch: its state first, then each time it flips, whoever flips it. Viewers and up.',
+    extensions: { access: readAlerts },
+    subscribe: (_root, _args, ctx) => live(ctx).openAlertsPaused(streamRequest(ctx, readAlerts)),
+    resolve: (event: AlertsPausedEvent | StreamEnd) => unlessEnded(event),
+  }),
+}));
