@@ -5,14 +5,14 @@ import type { RequestContext } from '../context.ts';
 import { DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import { VERSION } from '../version.ts';
 import { TargetSecretsError, type ProxyTargetCache } from './cache.ts';
-import { upstreamHeaders, userAgentFor } from './headers.ts';
-import { checkLiteralHost, hostWhitelisted, type LookupFunction } from './policy/address.ts';
+import { upstreamHeaders } from './headers.ts';
+import type { LookupFunction } from './policy/address.ts';
 import { extractProxyPath, joinUpstreamPath, safeProxyPath, type ProxyRef } from './policy/path.ts';
 import { checkProxyRequest } from './policy/rules.ts';
 import { UpstreamStreamer } from './stream.ts';
 import type { ProxyTarget } from './target.ts';
+import { createUpstreamConnections, type UpstreamConnections } from './upstream.ts';
 import { passedThrough, withVia } from './via.ts';
 
 /** Called once per call that went upstream, with the status the client got. */
@@ -21,6 +21,8 @@ export type UpstreamObserver = (type: string, status: number, seconds: number) =
 export interface ProxyOptions {
   /** The resolver behind the guarded lookup (tests stand in a fake DNS); `dns.lookup` by default. */
   resolve?: LookupFunction;
+  /** Outbound connections shared with other callers (the health checks); made here when absent. */
+  connections?: UpstreamConnections;
 }
 
 /**
@@ -35,7 +37,7 @@ export class DataSourceProxy {
   readonly #log: Logger;
   readonly #onUpstream: UpstreamObserver;
   readonly #settings: Settings;
-  readonly #userAgent: string;
+  readonly #connections: UpstreamConnections;
   /** Whitelist and literal-address verdicts, which depend only on a target's version and the settings. */
   readonly #verdicts = new WeakMap<ProxyTarget, string | null>();
 
@@ -44,10 +46,8 @@ export class DataSourceProxy {
     this.#cache = cache;
     this.#log = log;
     this.#onUpstream = onUpstream;
-    this.#streamer = new UpstreamStreamer(settings, log, options.resolve);
-    const { userAgent, invalid } = userAgentFor(settings.dataproxy.userAgent, VERSION);
-    if (invalid) log.warn({ component: 'dataproxy' }, '[dataproxy] user_agent is not a valid header value; using the default');
-    this.#userAgent = userAgent;
+    this.#connections = options.connections ?? createUpstreamConnections(settings, log, options.resolve);
+    this.#streamer = new UpstreamStreamer(settings, log, this.#connections);
   }
 
   async handle(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -116,11 +116,7 @@ export class DataSourceProxy {
   #checkPolicy(target: ProxyTarget, method: string, proxyPath: string, principal: Principal): void {
     let verdict = this.#verdicts.get(target);
     if (verdict === undefined) {
-      const upstream = target.upstream!;
-      const policy = { denyPrivate: this.#settings.security.dataSourceProxyDenyPrivate };
-      verdict = !hostWhitelisted(upstream.host, this.#settings.security.dataSourceProxyWhitelist, upstream.protocol)
-        ? MESSAGES.proxy.whitelist
-        : checkLiteralHost(upstream.hostname, policy).allowed ? null : MESSAGES.proxy.addressDenied;
+      verdict = this.#connections.verdict(target.upstream!);
       this.#verdicts.set(target, verdict);
     }
     if (verdict === MESSAGES.proxy.whitelist) throw forbidden(verdict);
@@ -133,7 +129,7 @@ export class DataSourceProxy {
   #upstreamHeaders(req: IncomingMessage, target: ProxyTarget, principal: Principal, chunked: boolean) {
     const dataproxy = this.#settings.dataproxy;
     const headers = upstreamHeaders(req.headers, target, principal, {
-      userAgent: this.#userAgent,
+      userAgent: this.#connections.userAgent,
       loginCookie: this.#settings.auth.loginCookieName,
       sendUserHeader: dataproxy.sendUserHeader,
       ip: req.socket.remoteAddress ?? '',

@@ -1,12 +1,11 @@
-import { Agent, type ClientRequest, type IncomingMessage, type ServerResponse } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
+import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { createProxyServer } from 'http-proxy-3';
 import type { Settings } from '../config/settings.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import { createGuardedLookup, type EgressPolicy, type LookupFunction } from './policy/address.ts';
 import { responseHeaders } from './headers.ts';
 import type { UpstreamBase } from './target.ts';
+import type { UpstreamConnections } from './upstream.ts';
 
 /**
  * Paths and query strings in which `new URL()` changes nothing: no character it percent-encodes
@@ -32,37 +31,22 @@ export interface UpstreamCall {
 export type StreamOutcome = { status: number };
 
 /**
- * Streams calls both ways through http-proxy-3 over keep-alive agents whose connections check
- * every address they use against the egress policy, with the original server's timeouts, its
- * answer to an upstream 401, and the response size cap.
+ * Streams calls both ways through http-proxy-3 over the shared keep-alive agents (whose connections
+ * check every address they use against the egress policy), with the original server's timeouts,
+ * its answer to an upstream 401, and the response size cap.
  */
 export class UpstreamStreamer {
   readonly #proxy = createProxyServer({});
-  readonly #httpAgent: Agent;
-  readonly #httpsAgent: HttpsAgent;
+  readonly #connections: UpstreamConnections;
   readonly #dialTimeoutMs: number;
   readonly #responseLimit: number;
   readonly #log: Logger;
   /** One listener per event for all calls, dispatched by incoming request. */
   readonly #calls = new WeakMap<IncomingMessage, { onRequest(proxyReq: ClientRequest): void; onResponse(proxyRes: IncomingMessage): void }>();
 
-  constructor(settings: Settings, log: Logger, resolve?: LookupFunction) {
+  constructor(settings: Settings, log: Logger, connections: UpstreamConnections) {
     const dataproxy = settings.dataproxy;
-    const policy: EgressPolicy = { denyPrivate: settings.security.dataSourceProxyDenyPrivate };
-    const agentOptions = {
-      keepAlive: true,
-      keepAliveMsecs: dataproxy.keepAliveSeconds * 1000,
-      // 0 means unlimited, as in the original.
-      maxSockets: dataproxy.maxConnsPerHost > 0 ? dataproxy.maxConnsPerHost : Infinity,
-      maxFreeSockets: dataproxy.maxIdleConnections > 0 ? dataproxy.maxIdleConnections : 256,
-      // Applies to idle pooled sockets only: node's agent destroys a free socket on timeout.
-      timeout: dataproxy.idleConnTimeoutSeconds * 1000,
-      scheduling: 'lifo' as const,
-      // Every address a connection is about to use is checked here, DNS answer by DNS answer.
-      lookup: createGuardedLookup(policy, resolve) as never,
-    };
-    this.#httpAgent = new Agent(agentOptions);
-    this.#httpsAgent = new HttpsAgent(agentOptions);
+    this.#connections = connections;
     this.#dialTimeoutMs = dataproxy.dialTimeoutSeconds * 1000;
     this.#responseLimit = dataproxy.responseLimit;
     this.#log = log;
@@ -197,7 +181,7 @@ export class UpstreamStreamer {
           changeOrigin: false,
           selfHandleResponse: true,
           connectTimeout: this.#dialTimeoutMs,
-          agent: upstream.protocol === 'https:' ? this.#httpsAgent : this.#httpAgent,
+          agent: this.#connections.agentFor(upstream),
         },
         onError,
       );
@@ -211,8 +195,7 @@ export class UpstreamStreamer {
   }
 
   close(): void {
-    this.#httpAgent.destroy();
-    this.#httpsAgent.destroy();
+    this.#connections.destroy();
     this.#proxy.removeAllListeners();
   }
 }
