@@ -70,6 +70,8 @@ export const MESSAGES = {
     notFound: 'Failed to retrieve service account',
     tokenNameTaken: 'service account token with given name already exists in the organization',
     tokenDeleteFailed: 'Failed to delete service account token',
+    roleTooHigh: "Cannot assign a role higher than user's role",
+    updated: 'Service account updated',
   },
   alert: {
     legacyDisabled: 'legacy alerting is disabled, so this call has no effect.',

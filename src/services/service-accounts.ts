@@ -2,9 +2,10 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { ApiKey, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
 import { newServiceAccountToken } from '../auth/tokens.ts';
 import { MAX_TOKEN_NAME_LENGTH, parseRole, secondsToLive } from './api-keys.ts';
-import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
+import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
+import { roleAtLeast } from '../roles.ts';
+import { assertStorableText, MAX_LOGIN_LENGTH, MAX_NAME_LENGTH } from './users.ts';
 
 export interface ServiceAccount {
   id: number;
@@ -19,11 +20,52 @@ export interface ServiceAccount {
 export interface ServiceAccountToken {
   id: number;
   name: string;
-  expiration: Date | null;
-  isRevoked: boolean;
+  created: Date;
   lastUsedAt: Date | null;
+  expiration: Date | null;
+  /** Seconds left when the token expires within the next 7 days, else 0 (as the original reports it). */
+  secondsUntilExpiration: number;
+  hasExpired: boolean;
+  isRevoked: boolean;
 }
 
+/** The account as an update answers it: the original's profile DTO. */
+export interface ServiceAccountProfile extends ServiceAccount {
+  createdAt: Date;
+  updatedAt: Date;
+}
+
+/** One page of a search, and how many accounts matched in all. */
+export interface ServiceAccountPage {
+  totalCount: number;
+  serviceAccounts: ServiceAccount[];
+  page: number;
+  perPage: number;
+}
+
+export interface ServiceAccountSearch {
+  /** Matched case-insensitively anywhere in the name, login or e-mail; '' matches all. */
+  query?: string | null;
+  /** 1-based; below 1 means 1. */
+  page?: number | null;
+  /** At most this many per page; 0 or less means the original's default of 1000. */
+  perPage?: number | null;
+  /** Only disabled accounts. */
+  disabled?: boolean | null;
+  /** Only accounts with at least one expired token. */
+  expiredTokens?: boolean | null;
+}
+
+export interface ServiceAccountUpdate {
+  name?: string | null;
+  role?: string | null;
+  isDisabled?: boolean | null;
+}
+
+export const DEFAULT_SEARCH_PAGE_SIZE = 1000;
+
+/** Tokens expiring within this window report the seconds they have left. */
+const SEVEN_DAYS_SECONDS = 7 * 24 * 3600;
 
 /** The account's login: `sa-<orgId>-<name>`, lower-cased, each space a dash, as the original server makes it. */
 export function serviceAccountLogin(orgId: number, name: string): string {
@@ -79,10 +121,85 @@ export function listServiceAccounts(em: EntityManager, orgId: number): Promise<S
   return findServiceAccounts(em, orgId, null);
 }
 
+/**
+ * The search endpoint's page, in one statement: the total counts every match, the page holds at
+ * most `perPage` of them ordered by e-mail then login (as the original sorts), and a page past
+ * the end is empty with the total still right.
+ */
+export async function searchServiceAccounts(em: EntityManager, orgId: number, search: ServiceAccountSearch = {}): Promise<ServiceAccountPage> {
+  const perPage = search.perPage && search.perPage > 0 ? search.perPage : DEFAULT_SEARCH_PAGE_SIZE;
+  const page = search.page && search.page > 1 ? search.page : 1;
+  const query = search.query ?? '';
+  assertStorableText(query, 'query', MAX_NAME_LENGTH);
+  const pattern = `%${query.replace(/[\\%_]/g, '\\$&')}%`;
+  const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
+    `with matched as (
+       select u.id, u.name, u.login, u.email, u.is_disabled, ou.role
+         from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
+        where u.is_service_account
+          and (? = '' or u.email ilike ? or u.name ilike ? or u.login ilike ?)
+          and (not ? or u.is_disabled)
+          and (not ? or exists (select 1 from api_key k where k.service_account_id = u.id and k.expires < now()))
+     )
+     select t.total, p.id, p.name, p.login, p.is_disabled, p.role,
+            (select count(*) from api_key k where k.service_account_id = p.id) as tokens
+       from (select count(*) as total from matched) t
+       left join lateral (
+         select * from matched order by email, login, id limit ? offset (cast(? as bigint) - 1) * ?
+       ) p on true
+      order by p.email, p.login, p.id`,
+    [orgId, query, pattern, pattern, pattern, Boolean(search.disabled), Boolean(search.expiredTokens), perPage, page, perPage],
+  );
+  const serviceAccounts = rows
+    .filter((r) => r.id !== null)
+    .map((r) => ({ id: r.id!, name: r.name, login: r.login, orgId, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
+  return { totalCount: Number(rows[0]?.total ?? 0), serviceAccounts, page, perPage };
+}
+
 export async function getServiceAccount(em: EntityManager, orgId: number, id: number): Promise<ServiceAccount> {
   const [account] = await findServiceAccounts(em, orgId, id);
   if (!account) throw notFound(MESSAGES.serviceAccount.notFound);
   return account;
+}
+
+/**
+ * PATCH semantics: only the fields given change (the login stays what it was created as). A role
+ * above the caller's own is refused, as the original does. Disabling takes effect on every
+ * instance from the next request: the write notifies their credential caches.
+ */
+export async function updateServiceAccount(
+  em: EntityManager,
+  orgId: number,
+  id: number,
+  input: ServiceAccountUpdate,
+  callerRole: OrgRole | 'None',
+): Promise<ServiceAccountProfile> {
+  const role = input.role === undefined || input.role === null ? null : parseRole(input.role);
+  if (role !== null && !roleAtLeast(callerRole, role)) throw forbidden(MESSAGES.serviceAccount.roleTooHigh);
+  let name: string | null = null;
+  if (input.name !== undefined && input.name !== null) {
+    name = input.name.trim();
+    if (!name) throw badRequest(MESSAGES.serviceAccount.badRequest);
+    assertStorableText(name, 'name', MAX_NAME_LENGTH);
+  }
+  return em.transactional(async (tx) => {
+    const [account] = await findServiceAccounts(tx, orgId, id);
+    if (!account) throw notFound(MESSAGES.serviceAccount.notFound);
+    if (role !== null) await tx.nativeUpdate(OrgUser, { orgId, userId: id }, { role });
+    const changes: { name?: string; isDisabled?: boolean; updated?: Date } = {};
+    if (name !== null) changes.name = name;
+    if (input.isDisabled !== undefined && input.isDisabled !== null) changes.isDisabled = input.isDisabled;
+    if (role !== null || Object.keys(changes).length > 0) await tx.nativeUpdate(User, { id }, { ...changes, updated: new Date() });
+    const [row] = await tx.execute<Array<{ created: Date; updated: Date }>>('select created, updated from "user" where id = ?', [id]);
+    return {
+      ...account,
+      name: changes.name ?? account.name,
+      isDisabled: changes.isDisabled ?? account.isDisabled,
+      role: role ?? account.role,
+      createdAt: new Date(row!.created),
+      updatedAt: new Date(row!.updated),
+    };
+  });
 }
 
 export async function setServiceAccountDisabled(em: EntityManager, orgId: number, id: number, isDisabled: boolean): Promise<ServiceAccount> {
@@ -129,7 +246,22 @@ export async function createServiceAccountToken(
 export async function listServiceAccountTokens(em: EntityManager, orgId: number, accountId: number): Promise<ServiceAccountToken[]> {
   await getServiceAccount(em, orgId, accountId);
   const rows = await em.find(ApiKey, { orgId, serviceAccountId: accountId }, { orderBy: { name: 'asc' } });
-  return rows.map((r) => ({ id: r.id, name: r.name, expiration: r.expires ?? null, isRevoked: r.isRevoked, lastUsedAt: r.lastUsedAt ?? null }));
+  const now = Date.now();
+  return rows.map((r) => {
+    const expiration = r.expires ?? null;
+    const hasExpired = expiration !== null && expiration.getTime() < now;
+    const left = expiration === null ? 0 : (expiration.getTime() - now) / 1000;
+    return {
+      id: r.id,
+      name: r.name,
+      created: r.created,
+      lastUsedAt: r.lastUsedAt ?? null,
+      expiration,
+      secondsUntilExpiration: !hasExpired && left < SEVEN_DAYS_SECONDS ? Math.max(0, left) : 0,
+      hasExpired,
+      isRevoked: r.isRevoked,
+    };
+  });
 }
 
 export async function deleteServiceAccountToken(em: EntityManager, orgId: number, accountId: number, tokenId: number): Promise<void> {

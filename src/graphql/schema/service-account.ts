@@ -1,9 +1,11 @@
 import { builder } from '../builder.ts';
 import { MessageType } from './message.ts';
 import { orgRole } from '../../auth/access.ts';
+import { MESSAGES } from '../../errors/messages.ts';
 import {
   createServiceAccount, createServiceAccountToken, deleteServiceAccount, deleteServiceAccountToken, getServiceAccount,
-  listServiceAccounts, listServiceAccountTokens, setServiceAccountDisabled, type ServiceAccount, type ServiceAccountToken,
+  listServiceAccounts, listServiceAccountTokens, searchServiceAccounts, setServiceAccountDisabled, updateServiceAccount,
+  DEFAULT_SEARCH_PAGE_SIZE, type ServiceAccount, type ServiceAccountPage, type ServiceAccountProfile, type ServiceAccountToken,
 } from '../../services/service-accounts.ts';
 import { NewApiKeyType } from './api-key.ts';
 
@@ -25,17 +27,54 @@ const ServiceAccountTokenType = builder.objectRef<ServiceAccountToken>('ServiceA
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The token\'s id.' }),
     name: t.exposeString('name', { description: 'Unique in the org.' }),
-    expiration: t.string({
-      nullable: true,
-      description: 'When the token stops working (ISO 8601); null when it never expires.',
-      resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
-    }),
-    isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked tokens are refused but still listed.' }),
+    created: t.string({ description: 'When the token was created (ISO 8601).', resolve: (k) => new Date(k.created).toISOString() }),
     lastUsedAt: t.string({
       nullable: true,
       description: 'When the token was last used (ISO 8601, refreshed at most every 5 minutes); null if never.',
       resolve: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null),
     }),
+    expiration: t.string({
+      nullable: true,
+      description: 'When the token stops working (ISO 8601); null when it never expires.',
+      resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
+    }),
+    secondsUntilExpiration: t.float({ description: 'Seconds left when the token expires within the next 7 days; 0 otherwise (and once expired).', resolve: (k) => k.secondsUntilExpiration }),
+    hasExpired: t.exposeBoolean('hasExpired', { description: 'Its expiration has passed: it is refused.' }),
+    isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked tokens are refused but still listed.' }),
+  }),
+});
+
+const ServiceAccountProfileType = builder.objectRef<ServiceAccountProfile>('ServiceAccountProfile').implement({
+  description: 'A service account as an update answers it.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The account\'s id (a user id).' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    login: t.exposeString('login', { description: 'Set at creation; a rename keeps it.' }),
+    orgId: t.exposeInt('orgId', { description: 'The one org the account belongs to.' }),
+    isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled accounts\' tokens are refused.' }),
+    createdAt: t.string({ description: 'ISO 8601.', resolve: (a) => a.createdAt.toISOString() }),
+    updatedAt: t.string({ description: 'ISO 8601.', resolve: (a) => a.updatedAt.toISOString() }),
+    role: t.exposeString('role', { description: 'The account\'s org role.' }),
+    teams: t.stringList({ description: 'Always empty: there are no teams here.', resolve: () => [] }),
+  }),
+});
+
+const ServiceAccountUpdate = builder.objectRef<{ account: ServiceAccountProfile }>('ServiceAccountUpdate').implement({
+  description: 'Result of updating a service account.',
+  fields: (t) => ({
+    id: t.int({ resolve: (r) => r.account.id }),
+    message: t.string({ resolve: () => MESSAGES.serviceAccount.updated }),
+    name: t.string({ resolve: (r) => r.account.name }),
+    serviceaccount: t.field({ type: ServiceAccountProfileType, resolve: (r) => r.account }),
+  }),
+});
+
+const UpdateServiceAccountInput = builder.inputType('UpdateServiceAccountInput', {
+  description: 'The fields to change; those left out keep their value.',
+  fields: (t) => ({
+    name: t.string({ required: false, description: 'New display name (the login stays).' }),
+    role: t.string({ required: false, description: '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role.' }),
+    isDisabled: t.boolean({ required: false, description: 'true refuses its tokens on every instance from the next request on.' }),
   }),
 });
 
@@ -58,13 +97,13 @@ const CreateTokenInput = builder.inputType('CreateServiceAccountTokenInput', {
 
 const ADMIN_ACTION = 'serviceaccounts:write';
 
-const ServiceAccountSearch = builder.objectRef<{ serviceAccounts: ServiceAccount[] }>('ServiceAccountSearch').implement({
-  description: 'One page holding every service account of the org.',
+const ServiceAccountSearch = builder.objectRef<ServiceAccountPage>('ServiceAccountSearch').implement({
+  description: 'One page of the org\'s service accounts that match a search.',
   fields: (t) => ({
-    totalCount: t.int({ description: 'Number of accounts.', resolve: (r) => r.serviceAccounts.length }),
-    serviceAccounts: t.field({ type: [ServiceAccountType], description: 'The accounts, by name.', resolve: (r) => r.serviceAccounts }),
-    page: t.int({ description: 'Always 1.', resolve: () => 1 }),
-    perPage: t.int({ description: 'The size of the one page.', resolve: (r) => r.serviceAccounts.length }),
+    totalCount: t.exposeInt('totalCount', { description: 'Accounts matching, on every page.' }),
+    serviceAccounts: t.field({ type: [ServiceAccountType], description: 'This page\'s accounts, by e-mail then login; empty past the last page.', resolve: (r) => r.serviceAccounts }),
+    page: t.exposeInt('page', { description: 'The page, from 1.' }),
+    perPage: t.exposeInt('perPage', { description: 'The page size.' }),
   }),
 });
 
@@ -72,8 +111,15 @@ builder.queryFields((t) => ({
   serviceAccountSearch: t.field({
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountSearch,
-    description: 'The search form of the list, as the REST search endpoint answers it.',
-    resolve: async (_root, _args, ctx) => ({ serviceAccounts: await listServiceAccounts(ctx.em, ctx.orgId) }),
+    description: 'A page of the org\'s service accounts, as the REST search endpoint answers it. Org Admins only.',
+    args: {
+      query: t.arg.string({ required: false, description: 'Matched case-insensitively anywhere in the name, login or e-mail.' }),
+      page: t.arg.int({ required: false, description: 'From 1 (the default; below 1 means 1).' }),
+      perPage: t.arg.int({ required: false, description: `Page size; absent or 0 or less means ${DEFAULT_SEARCH_PAGE_SIZE}.` }),
+      disabled: t.arg.boolean({ required: false, description: 'Only disabled accounts.' }),
+      expiredTokens: t.arg.boolean({ required: false, description: 'Only accounts with an expired token.' }),
+    },
+    resolve: (_root, args, ctx) => searchServiceAccounts(ctx.em, ctx.orgId, args),
   }),
   serviceAccounts: t.field({
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
@@ -105,6 +151,16 @@ builder.mutationFields((t) => ({
     description: 'Creates a service account in the caller\'s org. Org Admins only.',
     args: { input: t.arg({ type: CreateServiceAccountInput, required: true, description: 'The account.' }) },
     resolve: (_root, { input }, ctx) => createServiceAccount(ctx.em, ctx.orgId, input),
+  }),
+  updateServiceAccount: t.field({
+    extensions: { access: orgRole('Admin', ADMIN_ACTION) },
+    type: ServiceAccountUpdate,
+    args: {
+      id: t.arg.int({ required: true, description: 'The account\'s id.' }),
+      input: t.arg({ type: UpdateServiceAccountInput, required: true, description: 'What to change.' }),
+    },
+    description: 'Renames, re-roles, disables or enables a service account (not to a role above the caller\'s own). Org Admins only.',
+    resolve: async (_root, { id, input }, ctx) => ({ account: await updateServiceAccount(ctx.em, ctx.orgId, id, input, ctx.caller.orgRole) }),
   }),
   setServiceAccountDisabled: t.field({
     extensions: { access: orgRole('Admin', ADMIN_ACTION) },
