@@ -5,6 +5,10 @@ import { ChangeListener } from './db/change-listener.ts';
 import type { PgConnection } from './db/embedded.ts';
 import { ProxyTargetCache } from './proxy/cache.ts';
 import { DataSourceProxy } from './proxy/handler.ts';
+import { createHealthChecker } from './proxy/health.ts';
+import { createUpstreamConnections } from './proxy/upstream.ts';
+import { createProvisioningReloader } from './provisioning/reload.ts';
+import { environmentSnapshot, type Environment } from './config/env.ts';
 import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
@@ -32,6 +36,8 @@ export interface AppOptions {
   cacheCredentials?: boolean;
   /** The DNS resolver behind the proxy's guarded lookup (tests stand in a fake one). */
   proxyResolver?: LookupFunction;
+  /** What `$VAR` in provisioning files expands to on reload; the process environment by default. */
+  environment?: Environment;
 }
 
 /** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
@@ -45,8 +51,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   }));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
+  // One set of outbound connections (and egress policy) for the proxy and the health checks.
+  const connections = createUpstreamConnections(settings, log, options.proxyResolver);
+  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, connections, log);
+  services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
   const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
-    (type, status, seconds) => metrics.recordProxy(type, status, seconds), { resolve: options.proxyResolver });
+    (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
   const server = createHttpServer(settings, createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments }),
     proxy,

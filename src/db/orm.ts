@@ -88,6 +88,15 @@ export async function migrate(orm: MikroORM, connection: PgConnection, afterMigr
   }
 }
 
+/**
+ * Takes the migration lock for the rest of `em`'s current transaction: waits for any instance that
+ * is migrating (and provisioning) at start-up, and keeps them waiting until this transaction ends.
+ * Session and transaction advisory locks on one key exclude each other.
+ */
+export async function lockAgainstMigrations(em: EntityManager): Promise<void> {
+  await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
+}
+
 export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<Database> {
   const { connection, embedded } = await resolveConnection(settings, log);
   let orm: MikroORM;

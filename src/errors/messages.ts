@@ -119,4 +119,35 @@ export const MESSAGES = {
     idRequired: 'PersistedQueryIdRequired',
     noQuery: 'Must provide query string.',
   },
+  /** Data source health checks: each kind's wording is its plugin's in the original. */
+  health: {
+    /** The original's answer for a plugin without a check. */
+    notImplemented: 'Health check not implemented',
+    /** The original's request validator (whitelist), before the plugin runs. */
+    accessDenied: 'Access denied',
+    /** Ours: the original answers 500 "Unable to get plugin context". */
+    secretsUnreadable: 'Unable to load datasource meta data: its secrets cannot be decrypted (was [security] secret_key changed?)',
+    /** Ours: an unforeseen failure inside a check, answered as a failed check rather than a 500. */
+    unexpected: (cause: string) => `Health check failed: ${cause}`,
+    working: 'Data source is working',
+    prometheusOk: 'Successfully queried the Prometheus API.',
+    prometheusFailed: (cause: string) => `${cause} - There was an error returned querying the Prometheus API.`,
+    lokiOk: 'Successfully queried the Loki API.',
+    lokiFailed: (cause: string) => `There was an error returned querying the Loki API.: ${cause}`,
+    graphiteOk: 'Successfully connected to Graphite',
+    graphiteFailed: 'Graphite health check failed. See details below',
+    influxWorking: (found: string) => `datasource is working. ${found}`,
+    influxFailed: (cause: string, what: string) => `${cause} ${what}`,
+    elasticsearchOk: 'Elasticsearch data source is healthy.',
+    /** The original says only that it could not connect; ours adds the cause. */
+    elasticsearchUnreachable: (cause: string) => `Health check failed: Failed to connect to Elasticsearch: ${cause}`,
+    elasticsearchTimedOut: 'Health check failed: Elasticsearch data source is not healthy. Request timed out',
+    elasticsearchStatus: (status: string) => `Health check failed: Elasticsearch data source is not healthy. Status: ${status}`,
+    elasticsearchUnparsable: (shown: string) => `Health check failed: Failed to parse response from Elasticsearch. Response received: ${shown}`,
+    elasticsearchRed: 'Health check failed: Elasticsearch data source is not healthy',
+    zipkinStatus: (status: number) => `invalid response from zipkin with status code ${status}`,
+  },
+  provisioning: {
+    reloaded: 'Datasources config reloaded',
+  },
 } as const;

@@ -11,7 +11,8 @@ import { expandEnv } from './expand.ts';
 /**
  * Data source provisioning in the original server's format (`apiVersion: 1`): every
  * `<[paths] provisioning>/datasources/*.yaml|yml` lists `datasources` to create or update (by org
- * and name) and `deleteDatasources` to remove. Files are read and checked completely before the
+ * and name) and `deleteDatasources` to remove; with `prune: true`, its data sources are deleted
+ * once no file declares them any more. Files are read and checked completely before the
  * database is touched, and every problem names its file and line.
  */
 
@@ -44,6 +45,8 @@ export interface ProvisionedDataSource {
   /** Legacy top-level secrets, stored like `secureJsonData` entries of the same name. */
   password: string;
   basicAuthPassword: string;
+  /** Declared in a file with `prune: true`. */
+  prunable: boolean;
 }
 
 export interface ProvisionedDeletion {
@@ -70,6 +73,14 @@ export class ProvisioningError extends Error {
   }
 }
 
+/** The provisioning folder or one of its files could not be read at all. */
+export class ProvisioningFolderError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = 'ProvisioningFolderError';
+  }
+}
+
 function where(origin: Origin): string {
   return `${origin.file}:${origin.line}:${origin.col}`;
 }
@@ -79,7 +90,7 @@ const DATA_SOURCE_KEYS = new Set([
   'user', 'database', 'basicAuth', 'basicAuthUser', 'withCredentials', 'version', 'password', 'basicAuthPassword',
 ]);
 const DELETION_KEYS = new Set(['orgId', 'name']);
-const TOP_LEVEL_KEYS = new Set(['apiVersion', 'datasources', 'deleteDatasources']);
+const TOP_LEVEL_KEYS = new Set(['apiVersion', 'datasources', 'deleteDatasources', 'prune']);
 /** Go's strconv.ParseBool, which the original applies to the (interpolated) text of a boolean. */
 const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 const FALSE = new Set(['0', 'f', 'F', 'FALSE', 'false', 'False']);
@@ -94,13 +105,18 @@ export async function readDataSourceProvisioning(provisioningDir: string, env: E
     names = entries.filter((e) => e.isFile() && /\.ya?ml$/.test(e.name)).map((e) => e.name).sort();
   } catch (error) {
     if ((error as NodeJS.ErrnoException).code === 'ENOENT') return { files: [], deletions: [], dataSources: [], warnings: [] };
-    throw new Error(`cannot read provisioning folder ${dir}: ${(error as Error).message}`);
+    throw new ProvisioningFolderError(`cannot read provisioning folder ${dir}: ${(error as Error).message}`);
   }
 
   const plan: DataSourcePlan = { files: [], deletions: [], dataSources: [], warnings: [] };
   for (const name of names) {
     const file = join(dir, name);
-    const text = await readFile(file, 'utf8');
+    let text: string;
+    try {
+      text = await readFile(file, 'utf8');
+    } catch (error) {
+      throw new ProvisioningFolderError(`cannot read provisioning file ${file}: ${(error as Error).message}`);
+    }
     if (text.length > MAX_FILE_BYTES) throw new ProvisioningError({ file, line: 1, col: 1 }, `file larger than ${MAX_FILE_BYTES} bytes`);
     parseFile(file, text, env, plan);
     plan.files.push(file);
@@ -129,6 +145,9 @@ export function parseFile(file: string, text: string, env: Environment, plan: Da
   else if (integer(apiVersion, env, nodeAt(apiVersion, top), 'apiVersion') !== 1) {
     throw new ProvisioningError(nodeAt(apiVersion, top), 'unsupported apiVersion (only 1 is supported)');
   }
+
+  const pruneNode = root.get('prune', true) as Node | null | undefined;
+  const prunable = optionalBoolean(pruneNode, env, nodeAt(pruneNode, top), 'prune') ?? false;
 
   for (const [index, item] of sequence(root, 'datasources', at, top)) {
     const origin = nodeAt(item, top);
@@ -167,6 +186,7 @@ export function parseFile(file: string, text: string, env: Environment, plan: Da
       version: int('version', 0),
       password: str('password'),
       basicAuthPassword: str('basicAuthPassword'),
+      prunable,
     });
   }
 
@@ -209,18 +229,25 @@ export interface ProvisioningSummary {
   updated: number;
   unchanged: number;
   deleted: number;
+  /** Provisioned with `prune: true` and declared in no file any more. */
+  pruned: number;
   /** Declared with a version older than the stored one, so left as they are. */
   outdated: string[];
 }
 
 /**
- * Applies a plan in one transaction (all or nothing): deletions first, then creates and updates.
- * Declared without `editable: true`, a data source is read-only through the API.
+ * Applies a plan in one transaction (all or nothing), in the original's order: prunable data
+ * sources no file mentions any more are deleted, then each `deleteDatasources` entry, then the
+ * creates and updates. Declared without `editable: true`, a data source is read-only through the API.
  */
 export async function applyDataSourceProvisioning(em: EntityManager, dataSources: DataSourceService, plan: DataSourcePlan): Promise<ProvisioningSummary> {
-  const summary: ProvisioningSummary = { created: 0, updated: 0, unchanged: 0, deleted: 0, outdated: [] };
-  if (plan.deletions.length === 0 && plan.dataSources.length === 0) return summary;
+  const summary: ProvisioningSummary = { created: 0, updated: 0, unchanged: 0, deleted: 0, pruned: 0, outdated: [] };
   await em.transactional(async (tx) => {
+    const mentioned = new Set([...plan.deletions, ...plan.dataSources].map((d) => `${d.orgId}\u0000${d.name}`));
+    for (const stale of await dataSources.listPrunable(tx)) {
+      if (!mentioned.has(`${stale.orgId}\u0000${stale.name}`) && (await dataSources.deleteProvisioned(tx, stale.orgId, stale.name))) summary.pruned++;
+    }
+    if (plan.deletions.length === 0 && plan.dataSources.length === 0) return;
     const orgs = new Set((await tx.find(Org, { id: { $in: [...new Set([...plan.deletions, ...plan.dataSources].map((d) => d.orgId))] } })).map((o) => o.id));
     for (const item of [...plan.deletions, ...plan.dataSources]) {
       if (!orgs.has(item.orgId)) throw new ProvisioningError(item.origin, `data source "${item.name}": organization ${item.orgId} does not exist`);
@@ -249,6 +276,7 @@ export async function applyDataSourceProvisioning(em: EntityManager, dataSources
           password: ds.password,
           basicAuthPassword: ds.basicAuthPassword,
           readOnly: !ds.editable,
+          isPrunable: ds.prunable,
         });
       } catch (error) {
         if (error instanceof DomainError) throw new ProvisioningError(ds.origin, `data source "${ds.name}": ${error.message}`);

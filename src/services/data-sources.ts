@@ -174,6 +174,8 @@ export class DataSourceService {
           secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input),
           uid: newUid ?? row.uid,
           version: requestVersion + 1,
+          // As in the original, an API update takes a data source out of provisioning's pruning.
+          isPrunable: false,
         });
         await tx.flush();
         await notifyChanged(tx, orgId, row.id, 'updated');
@@ -206,7 +208,7 @@ export class DataSourceService {
    * which lets API edits of editable provisioned data sources survive restarts until the file's
    * version is raised to the stored one.
    */
-  async provision(em: EntityManager, orgId: number, input: DataSourceInput & { name: string; readOnly: boolean }): Promise<'created' | 'updated' | 'unchanged' | 'outdated'> {
+  async provision(em: EntityManager, orgId: number, input: DataSourceInput & { name: string; readOnly: boolean; isPrunable?: boolean }): Promise<'created' | 'updated' | 'unchanged' | 'outdated'> {
     const name = input.name;
     if (name.trim() === '' || name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);
     const url = input.url ?? '';
@@ -224,6 +226,7 @@ export class DataSourceService {
       withCredentials: Boolean(input.withCredentials),
       isDefault: Boolean(input.isDefault),
       readOnly: input.readOnly,
+      isPrunable: Boolean(input.isPrunable),
     };
     const uid = input.uid ? validUid(input.uid) : null;
     const requestVersion = input.version ?? 0;
@@ -250,6 +253,11 @@ export class DataSourceService {
     } catch (error) {
       throw mapUniqueViolation(error, MESSAGES.dataSource.nameTaken);
     }
+  }
+
+  /** Data sources provisioned from a file with `prune: true`, for provisioning to delete those no file declares any more. */
+  async listPrunable(em: EntityManager): Promise<Array<{ orgId: number; name: string }>> {
+    return em.find(DataSource, { isPrunable: true }, { fields: ['orgId', 'name'], orderBy: { id: 'asc' } });
   }
 
   /** Provisioning's `deleteDatasources`: removes the org's data source `name`, read-only or not; false when there was none. */

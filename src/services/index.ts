@@ -5,6 +5,7 @@ import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from './crypto.ts';
 import { DataSourceService } from './data-sources.ts';
 import type { LiveChanges } from '../live/hub.ts';
+import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';
 
 /** Everything request handlers need, built once per process. Services take `em` per call. */
 export interface Services {
@@ -17,6 +18,10 @@ export interface Services {
   dataSources: DataSourceService;
   /** GraphQL subscription streams fed by `changes`; set by the app that serves them. */
   live?: LiveChanges;
+  /** Data source health checks through the proxy's connections; the app wires the real one. */
+  dataSourceHealth: DataSourceHealthChecker;
+  /** `POST /api/admin/provisioning/datasources/reload`; the app wires the real one. */
+  provisioning: ProvisioningReloader;
 }
 
 export function createServices(settings: Settings, orm: MikroORM, changes: ChangeListener, options: { cacheCredentials?: boolean } = {}): Services {
@@ -35,6 +40,8 @@ export function createServices(settings: Settings, orm: MikroORM, changes: Chang
     secrets,
     authenticator,
     dataSources: createDataSourceService(settings, secrets),
+    dataSourceHealth: UNAVAILABLE_HEALTH,
+    provisioning: UNAVAILABLE_PROVISIONING,
   };
 }
 

@@ -24,6 +24,8 @@ export const DataSource = defineEntity({
     secureJsonData: p.json<EncryptedSecrets>(),
     version: p.integer().default(1),
     readOnly: p.boolean().default(false),
+    // Provisioned from a file with `prune: true`: deleted once no file declares it.
+    isPrunable: p.boolean().default(false),
     created: p.datetime().onCreate(() => new Date()),
     updated: p.datetime().onCreate(() => new Date()).onUpdate(() => new Date()),
   },

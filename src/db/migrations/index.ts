@@ -1,10 +1,12 @@
 import { Migration20261122000000_initial } from './Migration20261122000000_initial.ts';
 import { Migration20261123000000_auth_change_notify } from './Migration20261123000000_auth_change_notify.ts';
 import { Migration20261124100000_alerts_paused_notify } from './Migration20261124100000_alerts_paused_notify.ts';
+import { Migration20261124120000_data_source_prunable } from './Migration20261124120000_data_source_prunable.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261123000000_auth_change_notify', class: Migration20261123000000_auth_change_notify },
   { name: 'Migration20261124100000_alerts_paused_notify', class: Migration20261124100000_alerts_paused_notify },
+  { name: 'Migration20261124120000_data_source_prunable', class: Migration20261124120000_data_source_prunable },
 ];

@@ -1,5 +1,7 @@
 import { builder } from '../builder.ts';
 import { serverAdmin } from '../../auth/access.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import { MessageType } from './message.ts';
 import { adminSettings } from '../../services/settings.ts';
 import { adminStats, type AdminStats } from '../../services/stats.ts';
 
@@ -34,6 +36,18 @@ const AdminStatsType = builder.objectRef<AdminStats>('AdminStats').implement({
     activeDevices: t.exposeInt('activeDevices', { description: 'Always 0: this server has no anonymous access.' }),
   }),
 });
+
+builder.mutationFields((t) => ({
+  reloadDataSourceProvisioning: t.field({
+    extensions: { access: serverAdmin },
+    type: MessageType,
+    description: 'Re-reads `<[paths] provisioning>/datasources` and applies it in one transaction; a bad file changes nothing and is reported with its file:line:column. Server admins only (Basic auth).',
+    resolve: async (_root, _args, ctx) => {
+      await ctx.services.provisioning.reloadDataSources();
+      return { message: MESSAGES.provisioning.reloaded };
+    },
+  }),
+}));
 
 builder.queryFields((t) => ({
   adminSettings: t.field({

@@ -10,6 +10,7 @@ import './user.ts';
 import './alert.ts';
 import './service-account.ts';
 import './live.ts';
+import './data-source-health.ts';
 
 let schema: GraphQLSchema | null = null;
 
