@@ -67,6 +67,8 @@ export interface Settings {
     readonly maxHeaderBytes: number;
     readonly readHeaderTimeoutSeconds: number;
     readonly shutdownTimeoutSeconds: number;
+    /** The original server's API version clients are told (`buildInfo.version`). */
+    readonly compatibleVersion: string;
   };
   readonly database: {
     readonly type: DatabaseType;
@@ -105,6 +107,8 @@ export interface Settings {
   readonly auth: { readonly loginCookieName: string };
   readonly authBasic: { readonly enabled: boolean };
   readonly authProxy: { readonly enabled: boolean; readonly headerName: string };
+  readonly authAnonymous: { readonly enabled: boolean };
+  readonly authLdap: { readonly enabled: boolean };
   readonly dataproxy: {
     readonly logging: boolean;
     readonly timeoutSeconds: number;
@@ -341,6 +345,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxHeaderBytes: int('server', 'max_header_bytes', 1),
       readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
       shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
+      compatibleVersion: required('server', 'compatible_version'),
     },
     database: {
       type: databaseType,
@@ -374,6 +379,8 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     },
     auth: { loginCookieName: required('auth', 'login_cookie_name') },
     authBasic: { enabled: bool('auth.basic', 'enabled') },
+    authAnonymous: { enabled: bool('auth.anonymous', 'enabled') },
+    authLdap: { enabled: bool('auth.ldap', 'enabled') },
     authProxy: {
       enabled: authProxyEnabled,
       headerName: authProxyEnabled ? required('auth.proxy', 'header_name') : text('auth.proxy', 'header_name'),

@@ -11,6 +11,7 @@ import './alert.ts';
 import './service-account.ts';
 import './live.ts';
 import './data-source-health.ts';
+import './frontend-settings.ts';
 
 let schema: GraphQLSchema | null = null;
 
