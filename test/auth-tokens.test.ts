@@ -131,7 +131,10 @@ describe('service account tokens', () => {
 
   it('lists tokens without their secrets, with when they were last used', async () => {
     const res = await call(first, 'GET', `/api/serviceaccounts/${accountId}/tokens`);
-    expect(res.body).toEqual([{ id: token.id, name: 'deploy', expiration: null, isRevoked: false, lastUsedAt: expect.any(String) }]);
+    expect(res.body).toEqual([{
+      id: token.id, name: 'deploy', created: expect.any(String), lastUsedAt: expect.any(String), expiration: null,
+      secondsUntilExpiration: 0, hasExpired: false, isRevoked: false,
+    }]);
     expect(Date.now() - Date.parse(res.body[0].lastUsedAt)).toBeLessThan(60_000);
     expect(res.text).not.toContain(token.key.split('_')[1]);
   });

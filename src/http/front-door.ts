@@ -8,7 +8,7 @@ import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
 import { compileRestOperation, runRestOperation, type RestOperation } from '../rest/executor.ts';
-import { restVariables } from '../rest/variables.ts';
+import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
 import { preloadBody, readJsonBody } from './body.ts';
 import type { Health } from './health.ts';
@@ -85,7 +85,13 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     if (route.kind === 'endpoint') return endpoints[route.endpoint](ctx, req, res);
     const op = operations.get(route)!;
     const body = route.body ? await readJsonBody(req, bodyLimit) : undefined;
-    const data = await runRestOperation(op, ctx, restVariables(op, params, route.body, body));
+    const variables = restVariables(op, params, route.body, body);
+    if (route.query) Object.assign(variables, queryVariables(op, req.url ?? '', route.query));
+    const data = await runRestOperation(op, ctx, variables);
+    if (route.answer) {
+      const { status, body: answer } = route.answer.shape(data);
+      return sendJson(res, status, answer);
+    }
     sendJson(res, route.status ?? 200, data);
   }
 

@@ -103,6 +103,7 @@ export function buildOpenApiDocument(schema: GraphQLSchema, routes: readonly Rou
       { name: 'admin', description: 'Server administration: Basic authentication of a server admin only.' },
       { name: 'auth', description: 'Legacy API keys.' },
       { name: 'serviceaccounts', description: 'Service accounts and their tokens.' },
+      { name: 'frontend', description: 'What front ends and client libraries start from.' },
       { name: 'meta', description: 'About the API itself.' },
     ].filter((tag) => Object.values(paths).some((methods) => Object.values(methods).some((op) => (op as { tags: string[] }).tags.includes(tag.name)))),
     paths,
@@ -175,6 +176,13 @@ class DocumentBuilder {
       const description = argumentFor(rootField, rootNode, name)?.description ?? undefined;
       return { name, in: 'path', required: true, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) };
     });
+    for (const [param, variableName] of Object.entries(route.query ?? {})) {
+      const variable = variables.get(variableName);
+      if (!variable) throw new Error(`REST operation ${name} has no variable $${variableName} for the query parameter ${param}`);
+      const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
+      const description = argumentFor(rootField, rootNode, variableName)?.description ?? undefined;
+      parameters.push({ name: param, in: 'query', required: false, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) });
+    }
     if (route.access.kind !== 'server-admin') parameters.push({ $ref: '#/components/parameters/OrgId' });
 
     const operation: Record<string, unknown> = {
@@ -200,6 +208,12 @@ class DocumentBuilder {
         ...(pathParams.length ? [404] : []),
       ]),
     };
+    if (route.answer) {
+      // A route whose status follows its result answers the same shape with the other status too.
+      (operation.responses as Record<string, unknown>)[route.answer.otherStatus] = {
+        description: 'The same body, for a result that is not a success', content: { 'application/json': { schema: selected } },
+      };
+    }
     operation['x-graphql-operation'] = name;
     return operation;
   }

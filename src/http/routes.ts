@@ -32,6 +32,19 @@ export interface RestRoute extends RouteBase {
   body?: 'input' | 'variables';
   /** Success status when it is not 200. */
   status?: number;
+  /**
+   * Query-string parameters read into variables (parameter -> variable), leniently as the
+   * original's `c.QueryInt` / `c.QueryBool` read them: a value that does not parse is left out.
+   */
+  query?: Readonly<Record<string, string>>;
+  /** For a route whose status depends on its result: the REST answer made of the operation's value. */
+  answer?: ResultAnswer;
+}
+
+export interface ResultAnswer {
+  /** The status answered for a result that is not a success (documented in OpenAPI). */
+  otherStatus: number;
+  shape(value: unknown): { status: number; body: unknown };
 }
 
 export interface EndpointRoute extends RouteBase {
@@ -41,7 +54,7 @@ export interface EndpointRoute extends RouteBase {
 
 export type Route = RestRoute | EndpointRoute;
 
-const rest = (method: Method, path: string, access: Access, document: string, options: Pick<RestRoute, 'body' | 'status'> = {}): RestRoute =>
+const rest = (method: Method, path: string, access: Access, document: string, options: Pick<RestRoute, 'body' | 'status' | 'query' | 'answer'> = {}): RestRoute =>
   ({ kind: 'rest', method, path, access, document, ...options });
 const endpoint = (method: Method | 'ANY', path: string, access: Access, name: Endpoint): EndpointRoute =>
   ({ kind: 'endpoint', method, path, access, endpoint: name });
@@ -58,7 +71,20 @@ fragment DataSourceListItem on DataSource {
 fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
 `;
 
+/**
+ * A health check answers 200 when its status is OK and 400 otherwise, with the same body; a Go map
+ * in the original, so its keys are sorted, and `details` appears only when the check reports some.
+ */
+const healthAnswer: ResultAnswer = {
+  otherStatus: 400,
+  shape(value) {
+    const { details, message, status } = value as { details: unknown; message: string; status: string };
+    return { status: status === 'OK' ? 200 : 400, body: details === null || details === undefined ? { message, status } : { details, message, status } };
+  },
+};
+
 const dsRead = orgRole('Viewer', 'datasources:read');
+const dsQuery = orgRole('Viewer', 'datasources:query');
 const dsWrite = orgRole('Admin', 'datasources:write');
 const dsDelete = orgRole('Admin', 'datasources:delete');
 const saRead = orgRole('Admin', 'serviceaccounts:read');
@@ -88,9 +114,24 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/datasources/name/:name', dsRead, `query GetDataSourceByName($name: String!) { dataSourceByName(name: $name) { ...DataSourceFull } }`),
   rest('DELETE', '/api/datasources/name/:name', dsDelete, `mutation DeleteDataSourceByName($name: String!) { deleteDataSourceByName(name: $name) { id message } }`),
   rest('GET', '/api/datasources/id/:name', orgRole('Viewer', 'datasources:id:read'), `query GetDataSourceIdByName($name: String!) { dataSourceIdByName(name: $name) { id } }`),
+  // Each kind's own check, sent through the proxy's connections (the original registers ANY).
+  rest('GET', '/api/datasources/uid/:uid/health', dsQuery, `query CheckDataSourceHealthByUid($uid: String!) {
+    dataSourceHealthByUid(uid: $uid) { details message status } }`, { answer: healthAnswer }),
+  rest('GET', '/api/datasources/:id/health', dsQuery, `query CheckDataSourceHealthById($id: Int!) {
+    dataSourceHealth(id: $id) { details message status } }`, { answer: healthAnswer }),
   // The data source proxy: any method, the rest of the path and the query go to the data source.
   endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
   endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+
+  // What front ends and client libraries start from (grafana-client reads buildInfo.version)
+  rest('GET', '/api/frontend/settings', signedIn, `query GetFrontendSettings {
+    frontendSettings {
+      defaultDatasource datasources minRefreshInterval appUrl appSubUrl allowOrgCreate authProxyEnabled ldapEnabled
+      autoAssignOrg verifyEmailEnabled rbacEnabled disableLoginForm disableUserSignUp
+      buildInfo { hideVersion version versionString commit commitShort buildstamp edition latestVersion hasUpdate env }
+      licenseInfo { expiry stateInfo licenseUrl edition enabledFeatures }
+      featureToggles anonymousEnabled
+    } }`),
 
   // Server administration (spec 4.1): Basic authentication of a server admin only
   rest('GET', '/api/admin/settings', serverAdmin, `query AdminGetSettings { adminSettings }`),
@@ -99,6 +140,10 @@ export const ROUTES: readonly Route[] = [
       user_count: userCount org_count: orgCount dashboard_count: dashboardCount db_snapshot_count: dbSnapshotCount
       db_tag_count: dbTagCount data_source_count: dataSourceCount playlist_count: playlistCount
       starred_db_count: starredDbCount service_admin_count: serviceAdminCount
+      orgs: orgCount dashboards: dashboardCount snapshots: dbSnapshotCount tags: dbTagCount datasources: dataSourceCount
+      playlists: playlistCount stars: starCount alerts: alertCount users: userCount admins: adminCount editors: editorCount
+      viewers: viewerCount activeUsers activeAdmins activeEditors activeViewers activeSessions dailyActiveUsers
+      dailyActiveAdmins dailyActiveEditors dailyActiveViewers dailyActiveSessions monthlyActiveUsers activeDevices
     } }`),
   rest('POST', '/api/admin/users', serverAdmin, `mutation AdminCreateUser($input: AdminCreateUserInput!) {
     adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
@@ -109,6 +154,8 @@ export const ROUTES: readonly Route[] = [
   rest('DELETE', '/api/admin/users/:id', serverAdmin, `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
   rest('POST', '/api/admin/pause-all-alerts', serverAdmin, `mutation PauseAllAlerts($paused: Boolean) {
     pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
+  rest('POST', '/api/admin/provisioning/datasources/reload', serverAdmin, `mutation ReloadDataSourceProvisioning {
+    reloadDataSourceProvisioning { message } }`),
 
   // Legacy API keys
   rest('GET', '/api/auth/keys', orgRole('Admin', 'apikeys:read'), `query ListApiKeys { apiKeys { id name role expiration } }`),
@@ -119,13 +166,20 @@ export const ROUTES: readonly Route[] = [
   // Service accounts and their tokens
   rest('POST', '/api/serviceaccounts', orgRole('Admin', 'serviceaccounts:create'), `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {
     createServiceAccount(input: $input) { ...ServiceAccountFields } }`, { body: 'input', status: 201 }),
-  rest('GET', '/api/serviceaccounts/search', saRead, `query SearchServiceAccounts {
-    serviceAccountSearch { totalCount serviceAccounts { ...ServiceAccountFields } page perPage } }`),
+  rest('GET', '/api/serviceaccounts/search', saRead, `query SearchServiceAccounts($query: String, $page: Int, $perPage: Int, $disabled: Boolean, $expiredTokens: Boolean) {
+    serviceAccountSearch(query: $query, page: $page, perPage: $perPage, disabled: $disabled, expiredTokens: $expiredTokens) {
+      totalCount serviceAccounts { ...ServiceAccountFields } page perPage } }`,
+  { query: { query: 'query', page: 'page', perpage: 'perPage', disabled: 'disabled', expiredTokens: 'expiredTokens' } }),
   rest('GET', '/api/serviceaccounts/:id', saRead, `query GetServiceAccount($id: Int!) { serviceAccount(id: $id) { ...ServiceAccountFields } }`),
+  // A Go map in the original: keys sorted.
+  rest('PATCH', '/api/serviceaccounts/:id', saWrite, `mutation UpdateServiceAccount($id: Int!, $input: UpdateServiceAccountInput!) {
+    updateServiceAccount(id: $id, input: $input) {
+      id message name serviceaccount { id name login orgId isDisabled createdAt updatedAt role teams } } }`, { body: 'input' }),
   rest('DELETE', '/api/serviceaccounts/:id', orgRole('Admin', 'serviceaccounts:delete'), `mutation DeleteServiceAccount($id: Int!) {
     deleteServiceAccount(id: $id) { message } }`),
   rest('GET', '/api/serviceaccounts/:serviceAccountId/tokens', saRead, `query ListServiceAccountTokens($serviceAccountId: Int!) {
-    serviceAccountTokens(serviceAccountId: $serviceAccountId) { id name expiration isRevoked lastUsedAt } }`),
+    serviceAccountTokens(serviceAccountId: $serviceAccountId) {
+      id name created lastUsedAt expiration secondsUntilExpiration hasExpired isRevoked } }`),
   rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', saWrite, `mutation CreateServiceAccountToken($serviceAccountId: Int!, $input: CreateServiceAccountTokenInput!) {
     createServiceAccountToken(serviceAccountId: $serviceAccountId, input: $input) { id name key } }`, { body: 'input' }),
   rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', saWrite, `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {

@@ -1,4 +1,4 @@
-import { GraphQLInt, getNullableType } from 'graphql';
+import { GraphQLBoolean, GraphQLInt, getNullableType } from 'graphql';
 import { DomainError, badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { inputFromBody, type RestOperation } from './executor.ts';
@@ -33,6 +33,32 @@ export function restVariables(
   } else {
     const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
     Object.assign(values, inputFromBody(declared, body));
+  }
+  return values;
+}
+
+/** Go's `strconv.ParseBool` true values, which the original's `c.QueryBool` accepts. */
+const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
+
+/**
+ * Query-string values for a route's declared parameters, read as the original reads them: an
+ * integer that does not parse (or does not fit) is left out, so the default applies; a boolean is
+ * true only for Go's true spellings; strings as given. The last value wins when one is repeated.
+ */
+export function queryVariables(op: RestOperation, url: string, names: Readonly<Record<string, string>>): Record<string, unknown> {
+  const q = url.indexOf('?');
+  const params = new URLSearchParams(q < 0 ? '' : url.slice(q + 1));
+  const values: Record<string, unknown> = {};
+  for (const [param, name] of Object.entries(names)) {
+    const variable = op.variables.get(name);
+    const given = params.getAll(param);
+    if (!variable || given.length === 0) continue;
+    const raw = given[given.length - 1]!;
+    const type = getNullableType(variable.type);
+    if (type === GraphQLInt) {
+      if (/^[+-]?\d{1,10}$/.test(raw) && Math.abs(Number(raw)) <= 2 ** 31 - 1) values[name] = Number(raw);
+    } else if (type === GraphQLBoolean) values[name] = TRUE.has(raw);
+    else if (!raw.includes('\0')) values[name] = raw;
   }
   return values;
 }
