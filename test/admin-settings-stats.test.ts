@@ -135,17 +135,23 @@ describe('GET /api/admin/stats', () => {
     return res;
   };
 
-  it('answers exactly the spec\'s integer counters in snake_case', async () => {
+  it('answers the spec\'s integer counters in snake_case, then the current original server\'s in camelCase', async () => {
     const res = await stats();
     expect(Object.keys(res.body)).toEqual([
       'user_count', 'org_count', 'dashboard_count', 'db_snapshot_count', 'db_tag_count', 'data_source_count', 'playlist_count',
       'starred_db_count', 'service_admin_count',
+      'orgs', 'dashboards', 'snapshots', 'tags', 'datasources', 'playlists', 'stars', 'alerts', 'users', 'admins', 'editors',
+      'viewers', 'activeUsers', 'activeAdmins', 'activeEditors', 'activeViewers', 'activeSessions', 'dailyActiveUsers',
+      'dailyActiveAdmins', 'dailyActiveEditors', 'dailyActiveViewers', 'dailyActiveSessions', 'monthlyActiveUsers', 'activeDevices',
     ]);
     for (const value of Object.values(res.body)) expect(Number.isInteger(value)).toBe(true);
-    // A fresh server: the bootstrap admin in the main org.
+    // A fresh server: the bootstrap admin (Admin of the main org, never seen yet).
     expect(res.body).toEqual({
       user_count: 1, org_count: 1, dashboard_count: 0, db_snapshot_count: 0, db_tag_count: 0, data_source_count: 0,
       playlist_count: 0, starred_db_count: 0, service_admin_count: 1,
+      orgs: 1, dashboards: 0, snapshots: 0, tags: 0, datasources: 0, playlists: 0, stars: 0, alerts: 0, users: 1, admins: 1, editors: 0,
+      viewers: 0, activeUsers: 0, activeAdmins: 0, activeEditors: 0, activeViewers: 0, activeSessions: 0, dailyActiveUsers: 0,
+      dailyActiveAdmins: 0, dailyActiveEditors: 0, dailyActiveViewers: 0, dailyActiveSessions: 0, monthlyActiveUsers: 0, activeDevices: 0,
     });
   });
 
@@ -200,7 +206,12 @@ describe('GET /api/admin/stats', () => {
     );
 
     const after = (await stats()).body;
-    expect(after).toEqual({
+    // The camelCase names count the same rows as their snake_case twins; stars count every star.
+    expect([after.orgs, after.dashboards, after.snapshots, after.tags, after.datasources, after.playlists, after.users]).toEqual([
+      after.org_count, after.dashboard_count, after.db_snapshot_count, after.db_tag_count, after.data_source_count, after.playlist_count, after.user_count,
+    ]);
+    expect(after.stars).toBe(before.stars + 3);
+    expect(after).toMatchObject({
       user_count: before.user_count + 2,
       org_count: before.org_count + 1,
       dashboard_count: before.dashboard_count + 3,
@@ -225,6 +236,48 @@ describe('GET /api/admin/stats', () => {
     });
 
     const graphql = await gql(server, '{ adminStats { userCount orgCount dashboardCount dbSnapshotCount dbTagCount dataSourceCount playlistCount starredDbCount serviceAdminCount } }', {}, admin);
-    expect(Object.values(graphql.body.data!.adminStats)).toEqual(Object.values(down));
+    expect(Object.values(graphql.body.data!.adminStats)).toEqual(Object.values(down).slice(0, 9));
+  });
+
+  it('counts each user once under their highest role in any org, and who was seen when', async () => {
+    const before = (await stats()).body;
+    const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('Roles Org') returning id`);
+    const user = async (login: string, seen: string | null, roles: Array<[number, string]>, serviceAccount = false) => {
+      const [row] = await server.sql<{ id: number }>(
+        `insert into "user" (login, email, org_id, is_service_account, last_seen_at) values ($1, $1, 1, $2, now() - cast($3 as interval)) returning id`,
+        [login, serviceAccount, seen],
+      );
+      for (const [orgId, role] of roles) await server.sql(`insert into org_user (org_id, user_id, role) values ($1, $2, $3)`, [orgId, row!.id, role]);
+    };
+    await user('r-admin', '1 hour', [[1, 'Admin'], [org!.id, 'Viewer']]);
+    await user('r-editor', '10 days', [[1, 'Editor']]);
+    await user('r-viewer', '40 days', [[1, 'Viewer']]);
+    await user('r-both', null, [[1, 'Viewer'], [org!.id, 'Editor']]);
+    await user('r-none', '2 hours', []);
+    await user('sa-1-r-bot', '1 minute', [[1, 'Admin']], true);
+    await server.sql(`insert into alert (org_id, name) values (1, 'a1'), ($1, 'a2')`, [org!.id]);
+    // Whether "1 hour" and "2 hours" ago fall in this month, as the database reckons months.
+    const [month] = await server.sql<{ n: number }>(
+      `select (case when now() - interval '1 hour' > date_trunc('month', now()) then 1 else 0 end
+             + case when now() - interval '2 hours' > date_trunc('month', now()) then 1 else 0 end
+             + case when now() - interval '10 days' > date_trunc('month', now()) then 1 else 0 end)::int as n`,
+    );
+
+    const after = (await stats()).body;
+    const delta = (key: string) => after[key] - before[key];
+    expect(Object.fromEntries(['users', 'admins', 'editors', 'viewers', 'activeUsers', 'activeAdmins', 'activeEditors', 'activeViewers',
+      'dailyActiveUsers', 'dailyActiveAdmins', 'dailyActiveEditors', 'dailyActiveViewers', 'monthlyActiveUsers', 'alerts', 'activeSessions',
+      'dailyActiveSessions', 'activeDevices'].map((key) => [key, delta(key)]))).toEqual({
+      users: 5, admins: 1, editors: 2, viewers: 1,
+      activeUsers: 3, activeAdmins: 1, activeEditors: 1, activeViewers: 0,
+      dailyActiveUsers: 2, dailyActiveAdmins: 1, dailyActiveEditors: 0, dailyActiveViewers: 0,
+      monthlyActiveUsers: month!.n, alerts: 2, activeSessions: 0, dailyActiveSessions: 0, activeDevices: 0,
+    });
+
+    const graphql = await gql(server, '{ adminStats { adminCount editorCount viewerCount activeUsers dailyActiveUsers alertCount } }', {}, admin);
+    expect(graphql.body.data!.adminStats).toEqual({
+      adminCount: after.admins, editorCount: after.editors, viewerCount: after.viewers, activeUsers: after.activeUsers,
+      dailyActiveUsers: after.dailyActiveUsers, alertCount: after.alerts,
+    });
   });
 });

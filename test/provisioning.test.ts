@@ -186,7 +186,7 @@ ${extra}`;
 
   it('creates read-only data sources with encrypted secrets, and a second run changes nothing', async () => {
     const p = await plan({ 'a.yaml': dsFile() });
-    expect(await apply(p)).toEqual({ created: 1, updated: 0, unchanged: 0, deleted: 0, outdated: [] });
+    expect(await apply(p)).toEqual({ created: 1, updated: 0, unchanged: 0, deleted: 0, pruned: 0, outdated: [] });
 
     const [row] = await server.sql<{ id: number; version: number; read_only: boolean; updated: Date; secure_json_data: unknown }>(
       "select id, version, read_only, updated, secure_json_data from data_source where name = 'prov-loki'");
@@ -198,7 +198,7 @@ ${extra}`;
     const stored = await server.app.services.dataSources.get(server.orm.em.fork(), 1, { id: row!.id });
     expect(server.app.services.dataSources.decryptSecrets(stored)).toEqual({ httpHeaderValue1: 'PROV-SECRET-VALUE' });
 
-    expect(await apply(await plan({ 'a.yaml': dsFile() }))).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0, outdated: [] });
+    expect(await apply(await plan({ 'a.yaml': dsFile() }))).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0, pruned: 0, outdated: [] });
     const [again] = await server.sql<{ version: number; updated: Date; secure_json_data: unknown }>("select version, updated, secure_json_data from data_source where name = 'prov-loki'");
     expect(again!.version).toBe(1);
     expect(again!.updated).toEqual(row!.updated);
@@ -239,7 +239,7 @@ ${extra}`;
     expect(await apply(await plan({ 'a.yaml': file(2, 'http://tempo-b') }))).toMatchObject({ updated: 1 });
     expect((await call(server, 'GET', `/api/datasources/${row!.id}`)).body).toMatchObject({ url: 'http://tempo-b', version: 3 });
     // The same file again: the stored version is now above the declared one, but nothing differs, so no warning.
-    expect(await apply(await plan({ 'a.yaml': file(2, 'http://tempo-b') }))).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0, outdated: [] });
+    expect(await apply(await plan({ 'a.yaml': file(2, 'http://tempo-b') }))).toEqual({ created: 0, updated: 0, unchanged: 1, deleted: 0, pruned: 0, outdated: [] });
   });
 
   it('makes a declared default the only default of its org', async () => {
