@@ -28,6 +28,9 @@ const EXPECTED: Record<string, readonly number[]> = {
   'GET /api/datasources/name/:name':                         [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
   'DELETE /api/datasources/name/:name':                      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'GET /api/datasources/id/:name':                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'GET /api/datasources/uid/:uid/health':                    [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'GET /api/datasources/:id/health':                         [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'GET /api/frontend/settings':                              [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   'GET /api/admin/settings':                                 [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
   'GET /api/admin/stats':                                    [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
   'POST /api/admin/users':                                   [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
@@ -35,12 +38,14 @@ const EXPECTED: Record<string, readonly number[]> = {
   'PUT /api/admin/users/:id/permissions':                    [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
   'DELETE /api/admin/users/:id':                             [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
   'POST /api/admin/pause-all-alerts':                        [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'POST /api/admin/provisioning/datasources/reload':         [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
   'GET /api/auth/keys':                                      [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
   'POST /api/auth/keys':                                     [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
   'DELETE /api/auth/keys/:id':                               [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'POST /api/serviceaccounts':                               [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
   'GET /api/serviceaccounts/search':                         [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
   'GET /api/serviceaccounts/:id':                            [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'PATCH /api/serviceaccounts/:id':                          [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'DELETE /api/serviceaccounts/:id':                         [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'GET /api/serviceaccounts/:serviceAccountId/tokens':       [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
   'POST /api/serviceaccounts/:serviceAccountId/tokens':      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
@@ -100,12 +105,15 @@ beforeAll(async () => {
   // Org 1's readable things, and org 2's things to delete.
   const ds = await createDataSource(server, ADMIN, { name: 'matrix-ds', url: upstreamUrl });
   const sa = await serviceAccount(ADMIN, 'matrix-sa');
+  // A kind whose check calls nothing, so every caller allowed to check gets OK.
+  const checked = await createDataSource(server, ADMIN, { name: 'matrix-health', type: 'testdata' });
   const victims = {
     byId: await createDataSource(server, other, { name: 'victim-by-id' }),
     byUid: await createDataSource(server, other, { name: 'victim-by-uid' }),
     byName: await createDataSource(server, other, { name: 'victim-by-name' }),
     key: await key(other, { name: 'victim-key', role: 'Viewer' }),
     account: await serviceAccount(other, 'victim-account'),
+    patched: await serviceAccount(other, 'victim-patched'),
     tokenOwner: await serviceAccount(other, 'victim-token-owner'),
   };
   const victimToken = await call(server, 'POST', `/api/serviceaccounts/${victims.tokenOwner}/tokens`, { auth: other, body: { name: 'victim-token' } });
@@ -126,6 +134,9 @@ beforeAll(async () => {
     'GET /api/datasources/name/:name': { params: { name: 'matrix-ds' } },
     'DELETE /api/datasources/name/:name': { params: { name: 'victim-by-name' } },
     'GET /api/datasources/id/:name': { params: { name: 'matrix-ds' } },
+    'GET /api/datasources/uid/:uid/health': { params: { uid: checked.uid } },
+    'GET /api/datasources/:id/health': { params: { id: checked.id } },
+    'GET /api/frontend/settings': {},
     'GET /api/admin/settings': {},
     'GET /api/admin/stats': {},
     'POST /api/admin/users': { body: { login: 'm-created', password: 'created-pw' } },
@@ -133,12 +144,14 @@ beforeAll(async () => {
     'PUT /api/admin/users/:id/permissions': { params: { id: throwaway }, body: { isServiceAdmin: false } },
     'DELETE /api/admin/users/:id': { params: { id: doomed } },
     'POST /api/admin/pause-all-alerts': { body: { paused: false } },
+    'POST /api/admin/provisioning/datasources/reload': {},
     'GET /api/auth/keys': {},
     'POST /api/auth/keys': { body: { name: 'm-new-key', role: 'NotARole' } },
     'DELETE /api/auth/keys/:id': { params: { id: victims.key.id } },
     'POST /api/serviceaccounts': { body: { name: '   ' } },
     'GET /api/serviceaccounts/search': {},
     'GET /api/serviceaccounts/:id': { params: { id: sa } },
+    'PATCH /api/serviceaccounts/:id': { params: { id: victims.patched }, body: { name: 'patched by its org' } },
     'DELETE /api/serviceaccounts/:id': { params: { id: victims.account } },
     'GET /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: sa } },
     'POST /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: victims.tokenOwner }, body: { name: 'm-new-token' } },
