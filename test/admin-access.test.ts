@@ -50,6 +50,7 @@ describe('REST admin routes', () => {
       'GET /api/admin/settings',
       'GET /api/admin/stats',
       'POST /api/admin/pause-all-alerts',
+      'POST /api/admin/provisioning/datasources/reload',
       'POST /api/admin/users',
       'PUT /api/admin/users/:id/password',
       'PUT /api/admin/users/:id/permissions',
