@@ -39,6 +39,7 @@ const HEALTHY: Script = {
   '/api/echo': text(200, 'echo'),
   '/api/services': json(200, { data: ['frontend'], total: 1, limit: 0, offset: 0, errors: null }),
   '/api/v2/services': json(200, ['frontend']),
+  '/api/v2/query': text(200, '#datatype,string,long,string\n,result,table,name\n,_result,0,telegraf\n,_result,0,_monitoring\n'),
 };
 
 let server: TestServer;
@@ -158,6 +159,14 @@ describe('a healthy data source of each kind', () => {
     before = store.requests.length;
     await health(server, elastic.uid);
     expect(store.requests[before]!.url).toBe('/_cluster/health?wait_for_status=yellow');
+
+    // InfluxDB 2 (Flux): buckets() with the data source's token, as the original's Flux check.
+    const flux = await createDs({ type: 'influxdb', url: store.url, jsonData: { version: 'Flux', organization: 'acme' }, secureJsonData: { token: 'flux-token' } });
+    before = store.requests.length;
+    expect((await health(server, flux.uid)).body).toEqual({ message: 'datasource is working. 2 buckets found', status: 'OK' });
+    expect(store.requests[before]!).toMatchObject({ method: 'POST', url: '/api/v2/query?org=acme' });
+    expect(store.requests[before]!.headers.authorization).toBe('Token flux-token');
+    expect(JSON.parse(bodies.get(store.requests[before]!)!)).toMatchObject({ query: 'buckets()' });
   });
 
   it('answers over GraphQL with the same verdict', async () => {
@@ -283,9 +292,11 @@ describe('refusals', () => {
     expect((await health(server, open.uid)).status).toBe(200);
   });
 
-  it('a host off the whitelist: 403 "Access denied", as the original\'s request validator', async () => {
-    const ds = await createDs({ type: 'loki', url: store.url });
-    expect(await health(listed, ds.uid).then((r) => [r.status, r.body])).toEqual([403, { message: 'Access denied' }]);
+  it('a host off the whitelist: 403 "Access denied", as the original\'s request validator, whatever the kind', async () => {
+    for (const type of ['loki', 'postgres']) {
+      const ds = await createDs({ type, url: store.url });
+      expect(await health(listed, ds.uid).then((r) => [type, r.status, r.body])).toEqual([type, 403, { message: 'Access denied' }]);
+    }
   });
 
   it('unknown, invalid and foreign references; every org role may check, nobody unauthenticated', async () => {

@@ -121,6 +121,8 @@ export const MESSAGES = {
   },
   /** Data source health checks: each kind's wording is its plugin's in the original. */
   health: {
+    /** Ours: a process that serves no requests (the CLI) has no health checks or reload. */
+    notServedHere: 'Not available in this process',
     /** The original's answer for a plugin without a check. */
     notImplemented: 'Health check not implemented',
     /** The original's request validator (whitelist), before the plugin runs. */

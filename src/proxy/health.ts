@@ -44,12 +44,12 @@ export function createHealthChecker(settings: Settings, dataSources: DataSourceS
       }
       const target = prepareTarget(row, secrets);
       const check = checkFor(row.type);
-      if (!check) return { status: 'UNKNOWN', message: MESSAGES.health.notImplemented };
-      if (callsNothing(check)) return check({ jsonData: {}, database: '', secrets: {}, send: () => Promise.reject(new Error('no call')) });
-      if (!target.upstream) return { status: 'ERROR', message: MESSAGES.proxy.invalidUrl(target.rawUrl) };
-      const denied = connections.verdict(target.upstream);
-      // The original refuses a data source outside the whitelist before its plugin runs.
+      if (check && callsNothing(check)) return check({ jsonData: {}, database: '', secrets: {}, send: () => Promise.reject(new Error('no call')) });
+      const denied = target.upstream ? connections.verdict(target.upstream) : null;
+      // The original refuses a data source outside the whitelist before its plugin runs, whatever its kind.
       if (denied === MESSAGES.proxy.whitelist) throw forbidden(MESSAGES.health.accessDenied);
+      if (!check) return { status: 'UNKNOWN', message: MESSAGES.health.notImplemented };
+      if (!target.upstream) return { status: 'ERROR', message: MESSAGES.proxy.invalidUrl(target.rawUrl) };
       if (denied) throw forbidden(denied);
 
       const call: CallOptions = {

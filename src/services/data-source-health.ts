@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 
 /** The original's `backend.HealthStatus` names. */
 export type HealthStatus = 'OK' | 'ERROR' | 'UNKNOWN';
@@ -27,7 +28,7 @@ export interface ProvisioningReloader {
   reloadDataSources(): Promise<void>;
 }
 
-const unavailable = () => new DomainError('UNAVAILABLE', 'Not available in this process');
+const unavailable = () => new DomainError('UNAVAILABLE', MESSAGES.health.notServedHere);
 
 /** Stand-ins for processes that serve no requests (the CLI, start-up provisioning). */
 export const UNAVAILABLE_HEALTH: DataSourceHealthChecker = { check: () => Promise.reject(unavailable()) };
