@@ -154,6 +154,19 @@ describe('a disabled account\'s tokens', () => {
   });
 });
 
+describe('a re-roled account\'s tokens', () => {
+  it('act with the new role at once, on every instance', async () => {
+    const account = await call(first, 'POST', '/api/serviceaccounts', { body: { name: 'Promoted', role: 'Viewer' } });
+    const auth = `Bearer ${(await call(first, 'POST', `/api/serviceaccounts/${account.body.id}/tokens`, { body: { name: 'p' } })).body.key}`;
+    const create = (server: TestServer, name: string) => call(server, 'POST', '/api/datasources', { auth, body: { name, type: 'loki', access: 'proxy' } });
+    expect((await create(second, 'by-viewer')).status).toBe(403);
+    expect((await call(first, 'PATCH', `/api/serviceaccounts/${account.body.id}`, { body: { role: 'Admin' } })).status).toBe(200);
+    expect((await create(second, 'by-admin')).status).toBe(200);
+    expect((await call(second, 'PATCH', `/api/serviceaccounts/${account.body.id}`, { body: { role: 'Viewer' } })).status).toBe(200);
+    expect((await create(first, 'by-viewer-again')).status).toBe(403);
+  });
+});
+
 describe('GET /api/serviceaccounts/:id/tokens', () => {
   it('lists created, lastUsedAt, expiration, secondsUntilExpiration, hasExpired and isRevoked, in the original\'s order', async () => {
     const account = await call(first, 'POST', '/api/serviceaccounts', { body: { name: 'Token Lister' } });

@@ -185,7 +185,11 @@ export async function updateServiceAccount(
   return em.transactional(async (tx) => {
     const [account] = await findServiceAccounts(tx, orgId, id);
     if (!account) throw notFound(MESSAGES.serviceAccount.notFound);
-    if (role !== null) await tx.nativeUpdate(OrgUser, { orgId, userId: id }, { role });
+    if (role !== null) {
+      await tx.nativeUpdate(OrgUser, { orgId, userId: id }, { role });
+      // Its tokens act with the account's role (each carries a copy): they follow at once.
+      await tx.nativeUpdate(ApiKey, { orgId, serviceAccountId: id }, { role });
+    }
     const changes: { name?: string; isDisabled?: boolean; updated?: Date } = {};
     if (name !== null) changes.name = name;
     if (input.isDisabled !== undefined && input.isDisabled !== null) changes.isDisabled = input.isDisabled;
