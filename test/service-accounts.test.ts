@@ -61,6 +61,9 @@ describe('GET /api/serviceaccounts/search', () => {
       const res = await search(`${params}${params ? '&' : '?'}query=pager`);
       expect([params, res.status, res.body.page, res.body.perPage, res.body.totalCount]).toEqual([params, 200, 1, 1000, 4]);
     }
+    // A repeated parameter counts by its first value, as Go's Query().Get reads it.
+    expect((await search('?query=pager&perpage=2&perpage=1000')).body.perPage).toBe(2);
+    expect(await search('?query=pa%00ger').then((r) => [r.status, r.body])).toEqual([400, { message: 'bad request data' }]);
   });
 
   it('matches name, login or e-mail case-insensitively, wildcards taken literally', async () => {

@@ -43,7 +43,8 @@ const TRUE = new Set(['1', 't', 'T', 'TRUE', 'true', 'True']);
 /**
  * Query-string values for a route's declared parameters, read as the original reads them: an
  * integer that does not parse (or does not fit) is left out, so the default applies; a boolean is
- * true only for Go's true spellings; strings as given. The last value wins when one is repeated.
+ * true only for Go's true spellings; strings as given. A repeated parameter counts once, by its
+ * first value, as Go's `Query().Get` reads it.
  */
 export function queryVariables(op: RestOperation, url: string, names: Readonly<Record<string, string>>): Record<string, unknown> {
   const q = url.indexOf('?');
@@ -51,14 +52,15 @@ export function queryVariables(op: RestOperation, url: string, names: Readonly<R
   const values: Record<string, unknown> = {};
   for (const [param, name] of Object.entries(names)) {
     const variable = op.variables.get(name);
-    const given = params.getAll(param);
-    if (!variable || given.length === 0) continue;
-    const raw = given[given.length - 1]!;
+    const raw = params.get(param);
+    if (!variable || raw === null) continue;
     const type = getNullableType(variable.type);
     if (type === GraphQLInt) {
       if (/^[+-]?\d{1,10}$/.test(raw) && Math.abs(Number(raw)) <= 2 ** 31 - 1) values[name] = Number(raw);
     } else if (type === GraphQLBoolean) values[name] = TRUE.has(raw);
-    else if (!raw.includes('\0')) values[name] = raw;
+    // PostgreSQL can store no NUL character: refused, as in a path or a body.
+    else if (raw.includes('\0')) throw badRequest();
+    else values[name] = raw;
   }
   return values;
 }
