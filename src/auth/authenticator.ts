@@ -37,7 +37,7 @@ interface UserRow {
   password_hash: string | null;
   is_admin: boolean;
   is_disabled: boolean;
-  org_id: number;
+  org_id: number | null;
   role: OrgRole | null;
   attempts: string;
 }
@@ -167,7 +167,8 @@ export class Authenticator {
       kind: 'user',
       userId: user.id,
       login: user.login,
-      orgId: requestedOrg ?? user.org_id,
+      // A user that belongs to no org acts in none (0), with no role: only its own routes work.
+      orgId: requestedOrg ?? user.org_id ?? 0,
       orgRole: user.role ?? 'None',
       isServerAdmin: user.is_admin,
       method: 'basic',

@@ -2,6 +2,7 @@ import { Migration20261122000000_initial } from './Migration20261122000000_initi
 import { Migration20261123000000_auth_change_notify } from './Migration20261123000000_auth_change_notify.ts';
 import { Migration20261124100000_alerts_paused_notify } from './Migration20261124100000_alerts_paused_notify.ts';
 import { Migration20261124120000_data_source_prunable } from './Migration20261124120000_data_source_prunable.ts';
+import { Migration20261124200000_identity } from './Migration20261124200000_identity.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -9,4 +10,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261123000000_auth_change_notify', class: Migration20261123000000_auth_change_notify },
   { name: 'Migration20261124100000_alerts_paused_notify', class: Migration20261124100000_alerts_paused_notify },
   { name: 'Migration20261124120000_data_source_prunable', class: Migration20261124120000_data_source_prunable },
+  { name: 'Migration20261124200000_identity', class: Migration20261124200000_identity },
 ];
