@@ -4,6 +4,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { badRequest, conflict, notFound, preconditionFailed, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { ensureMainOrg, orgExists } from './orgs.ts';
+import { guardServerAdmins } from './server-admins.ts';
 
 export type UserRow = InstanceType<typeof User.class>;
 
@@ -155,22 +156,31 @@ export async function updatePassword(em: EntityManager, id: number, password: st
 }
 
 /**
- * Grants or revokes the server-admin permission. The current admins' rows are locked first, so
- * concurrent demotions run one after the other; the change is undone (400) when it would leave
- * no admin, so the last one can never be removed.
+ * Grants or revokes the server-admin permission; revoking the last enabled server admin's is
+ * undone (400), also when several demotions and deletions race (see guardServerAdmins).
  */
 export async function updatePermissions(em: EntityManager, id: number, isAdmin: boolean): Promise<void> {
-  await em.transactional(async (tx) => {
-    await tx.execute('select id from "user" where is_admin order by id for update');
+  await guardServerAdmins(em, async (tx) => {
     const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { isAdmin, updated: new Date() });
     if (!updated) throw notFound(MESSAGES.user.notFound);
-    const [{ admins }] = await tx.execute<{ admins: string }[]>('select count(*) as admins from "user" where is_admin');
-    if (Number(admins) === 0) throw badRequest(MESSAGES.user.lastAdmin);
   });
 }
 
-/** Deletes a user; memberships, stars and its tokens go with it (foreign keys cascade). */
+/**
+ * Deletes a user; memberships, stars and its tokens go with it (foreign keys cascade). The last
+ * enabled server admin cannot be deleted, by itself or by another admin, however the calls race.
+ */
 export async function deleteUser(em: EntityManager, id: number): Promise<void> {
-  const deleted = await em.nativeDelete(User, { id, isServiceAccount: false });
-  if (!deleted) throw notFound(MESSAGES.user.notFound);
+  await guardServerAdmins(em, async (tx) => {
+    const deleted = await tx.nativeDelete(User, { id, isServiceAccount: false });
+    if (!deleted) throw notFound(MESSAGES.user.notFound);
+  });
+}
+
+/** Disables (or enables) a user: a disabled user's credentials are refused (401) on every instance from the next request on. */
+export async function setUserDisabled(em: EntityManager, id: number, isDisabled: boolean): Promise<void> {
+  await guardServerAdmins(em, async (tx) => {
+    const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { isDisabled, updated: new Date() });
+    if (!updated) throw notFound(MESSAGES.user.notFound);
+  });
 }
