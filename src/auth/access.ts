@@ -1,4 +1,5 @@
-import { accessDenied, AUTH_ERRORS, permissionDenied, type DomainError } from '../errors/domain.ts';
+import { accessDenied, AUTH_ERRORS, forbidden, permissionDenied, type DomainError } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { roleAtLeast, type OrgRole } from '../roles.ts';
 import type { Principal } from './principal.ts';
 
@@ -14,19 +15,37 @@ export type Access =
   | { readonly kind: 'per-field' }
   /** Any valid credentials, whatever the role in the org. */
   | { readonly kind: 'signed-in' }
-  /** At least `role` in the org the request acts in; the 403 names `action` as the original's access control does. */
-  | { readonly kind: 'org-role'; readonly role: OrgRole; readonly action: string }
+  /** A person signed in with a password: tokens act for an org, not a user (403 "Endpoint only available for users"). */
+  | { readonly kind: 'user' }
+  /**
+   * At least `role` in the org the request acts in; the 403 names `action` as the original's access
+   * control does. With `serverAdmins`, a server admin passes in every org, as the original grants
+   * its Grafana Admin role the org and org-user permissions everywhere.
+   */
+  | { readonly kind: 'org-role'; readonly role: OrgRole; readonly action: string; readonly serverAdmins?: true }
   /**
    * The server-admin permission. Only users hold it and they authenticate with Basic credentials,
    * so tokens (org-scoped) are refused: the spec's "Basic authentication only" for administration.
+   * Without `action` the refusal is the legacy "Permission denied" (the /api/admin routes); with
+   * one it is the access-control 403 naming it (/api/users, /api/orgs).
    */
-  | { readonly kind: 'server-admin' };
+  | { readonly kind: 'server-admin'; readonly action?: string };
 
 export const anonymous: Access = { kind: 'anonymous' };
 export const signedIn: Access = { kind: 'signed-in' };
 export const perField: Access = { kind: 'per-field' };
 export const serverAdmin: Access = { kind: 'server-admin' };
+export const signedInUser: Access = { kind: 'user' };
 export const orgRole = (role: OrgRole, action: string): Access => ({ kind: 'org-role', role, action });
+/** `orgRole`, or a server admin in any org. */
+export const orgRoleOrServerAdmin = (role: OrgRole, action: string): Access => ({ kind: 'org-role', role, action, serverAdmins: true });
+/** `serverAdmin`, refused with the access-control 403 that names `action`. */
+export const serverAdminFor = (action: string): Access => ({ kind: 'server-admin', action });
+
+/** The server-admin permission, which only users authenticated with Basic credentials can hold. */
+export function isServerAdmin(principal: Principal): boolean {
+  return principal.isServerAdmin && principal.method === 'basic';
+}
 
 /** Null when `principal` may go ahead under `access`, else the error to answer. Pure. */
 export function authorize(principal: Principal | null, access: Access): DomainError | null {
@@ -35,17 +54,21 @@ export function authorize(principal: Principal | null, access: Access): DomainEr
   switch (access.kind) {
     case 'signed-in':
       return null;
+    case 'user':
+      return principal.kind === 'user' && principal.userId !== null ? null : forbidden(MESSAGES.user.onlyUsers);
     case 'org-role':
-      return roleAtLeast(principal.orgRole, access.role) ? null : accessDenied(access.action);
+      return roleAtLeast(principal.orgRole, access.role) || (access.serverAdmins && isServerAdmin(principal)) ? null : accessDenied(access.action);
     case 'server-admin':
-      return principal.isServerAdmin && principal.method === 'basic' ? null : permissionDenied();
+      if (isServerAdmin(principal)) return null;
+      return access.action ? accessDenied(access.action) : permissionDenied();
   }
 }
 
 /** Whether two rules are the same (a REST row and the root field it runs must agree). */
 export function sameAccess(a: Access, b: Access): boolean {
-  if (a.kind !== b.kind) return false;
-  return a.kind !== 'org-role' || (b.kind === 'org-role' && a.role === b.role && a.action === b.action);
+  if (a.kind === 'org-role' && b.kind === 'org-role') return a.role === b.role && a.action === b.action && a.serverAdmins === b.serverAdmins;
+  if (a.kind === 'server-admin' && b.kind === 'server-admin') return a.action === b.action;
+  return a.kind === b.kind;
 }
 
 /** How a rule reads in the route table, the OpenAPI document and error messages. */
@@ -57,9 +80,11 @@ export function describeAccess(access: Access): string {
       return 'per root field';
     case 'signed-in':
       return 'signed in';
+    case 'user':
+      return 'signed-in user (no token)';
     case 'org-role':
-      return `org ${access.role} (${access.action})`;
+      return `org ${access.role}${access.serverAdmins ? ' or server admin' : ''} (${access.action})`;
     case 'server-admin':
-      return 'server admin, Basic credentials';
+      return `server admin, Basic credentials${access.action ? ` (${access.action})` : ''}`;
   }
 }

@@ -96,6 +96,8 @@ export interface Settings {
     /** host[:port] entries; empty allows every target. */
     readonly dataSourceProxyWhitelist: readonly string[];
     readonly dataSourceProxyDenyPrivate: boolean;
+    /** Avatars are a generic image instead of Gravatar hashes of e-mails. */
+    readonly disableGravatar: boolean;
   };
   readonly users: {
     readonly allowSignUp: boolean;
@@ -369,6 +371,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       bruteForceLoginProtectionMaxAttempts: int('security', 'brute_force_login_protection_max_attempts', 1),
       dataSourceProxyWhitelist: text('security', 'data_source_proxy_whitelist').split(/[\s,]+/).filter(Boolean),
       dataSourceProxyDenyPrivate: bool('security', 'data_source_proxy_deny_private'),
+      disableGravatar: bool('security', 'disable_gravatar'),
     },
     users: {
       allowSignUp: bool('users', 'allow_sign_up'),

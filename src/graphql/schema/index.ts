@@ -7,6 +7,8 @@ import './data-source.ts';
 import './api-key.ts';
 import './admin.ts';
 import './user.ts';
+import './user-profile.ts';
+import './organization.ts';
 import './alert.ts';
 import './service-account.ts';
 import './live.ts';

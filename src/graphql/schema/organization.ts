@@ -1,0 +1,267 @@
+import { builder } from '../builder.ts';
+import { currentOrgActor, requireRoleInOrg } from '../identity-access.ts';
+import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
+import { accessDenied } from '../../errors/domain.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, type OrgMember } from '../../services/org-members.ts';
+import { createOrg, deleteOrg, getOrg, getOrgByName, searchOrgs, updateOrg, type OrgDetails } from '../../services/organizations.ts';
+import { ageOf } from '../../services/user-profiles.ts';
+import { MessageType } from './message.ts';
+import { avatarOf } from './user-profile.ts';
+
+/**
+ * Who may call each root field; REST rows running these fields declare the same rules. Fields on
+ * an org named by id admit any signed-in caller and check the role held in that org themselves
+ * (it depends on the data); org creation depends on `[users] allow_org_create`.
+ */
+export const ORG_ACCESS = {
+  list: serverAdminFor('orgs:read'),
+  delete: serverAdminFor('orgs:delete'),
+  byId: signedIn,
+  create: signedIn,
+  currentRead: orgRoleOrServerAdmin('Viewer', 'orgs:read'),
+  currentWrite: orgRoleOrServerAdmin('Admin', 'orgs:write'),
+  membersRead: orgRoleOrServerAdmin('Admin', 'org.users:read'),
+  membersAdd: orgRoleOrServerAdmin('Admin', 'org.users:add'),
+  membersWrite: orgRoleOrServerAdmin('Admin', 'org.users:write'),
+  membersRemove: orgRoleOrServerAdmin('Admin', 'org.users:remove'),
+};
+const A = ORG_ACCESS;
+
+const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAddress').implement({
+  description: 'A postal address; not kept by this server, so always empty.',
+  fields: (t) => ({
+    address1: t.exposeString('address1'),
+    address2: t.exposeString('address2'),
+    city: t.exposeString('city'),
+    zipCode: t.exposeString('zipCode'),
+    state: t.exposeString('state'),
+    country: t.exposeString('country'),
+  }),
+});
+
+const OrganizationType = builder.objectRef<{ id: number; name: string; address?: OrgDetails['address'] }>('Organization').implement({
+  description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    name: t.exposeString('name', { description: 'Unique among orgs.' }),
+    address: t.field({
+      type: OrgAddressType,
+      resolve: (o) => o.address ?? { address1: '', address2: '', city: '', zipCode: '', state: '', country: '' },
+    }),
+  }),
+});
+
+const OrgMemberType = builder.objectRef<OrgMember>('OrganizationMember').implement({
+  description: 'A user\'s membership of an org (service accounts are listed with their own API).',
+  fields: (t) => ({
+    orgId: t.exposeInt('orgId'),
+    userId: t.exposeInt('userId'),
+    uid: t.exposeString('uid', { description: 'The user\'s uid.' }),
+    email: t.exposeString('email'),
+    name: t.exposeString('name'),
+    avatarUrl: t.string({ resolve: (m, _args, ctx) => avatarOf(ctx, m.email) }),
+    login: t.exposeString('login'),
+    role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
+    lastSeenAt: t.string({ description: 'Last activity (ISO 8601); `0001-01-01T00:00:00Z` when never seen.', resolve: (m) => m.lastSeenAt?.toISOString() ?? '0001-01-01T00:00:00Z' }),
+    created: t.string({ description: 'When the user was created (ISO 8601).', resolve: (m) => m.created.toISOString() }),
+    lastSeenAtAge: t.string({ description: 'How long ago, e.g. `10 years`; `?` when never seen.', resolve: (m) => ageOf(m.lastSeenAt) }),
+    isDisabled: t.exposeBoolean('isDisabled'),
+    authLabels: t.stringList({ description: 'Always empty (no external provider).', resolve: () => [] }),
+    isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
+    isProvisioned: t.boolean({ description: 'Always false.', resolve: () => false }),
+  }),
+});
+
+const OrgCreationType = builder.objectRef<{ message: string; orgId: number }>('OrganizationCreation').implement({
+  description: 'The id of an org just created.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'Always `Organization created`.' }),
+    orgId: t.exposeInt('orgId'),
+  }),
+});
+
+const OrgMemberAdditionType = builder.objectRef<{ message: string; userId: number }>('OrganizationMemberAddition').implement({
+  description: 'The user just added to an org.',
+  fields: (t) => ({
+    message: t.exposeString('message', { description: 'Always `User added to organization`.' }),
+    userId: t.exposeInt('userId'),
+  }),
+});
+
+const memberFilter = {
+  query: 'Only members whose login, e-mail or name contains it, in any case.',
+  limit: 'At most this many; 0 or absent means all.',
+} as const;
+
+builder.queryFields((t) => ({
+  organizations: t.field({
+    type: [OrganizationType],
+    args: {
+      query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
+      name: t.arg.string({ required: false, description: 'Only the org of exactly this name.' }),
+      page: t.arg.int({ required: false, description: 'Page number from 0 (default 0).' }),
+      perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
+    },
+    description: 'Every org by id, one page at a time (a page past the end is empty). Server admins only.',
+    extensions: { access: A.list },
+    resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
+  }),
+  organization: t.field({
+    type: OrganizationType,
+    args: { id: t.arg.int({ required: true }) },
+    description: 'An org by id. Its members and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { id }, ctx) => {
+      await requireRoleInOrg(ctx, id, 'Viewer', 'orgs:read');
+      return getOrg(ctx.em, id);
+    },
+  }),
+  organizationByName: t.field({
+    type: OrganizationType,
+    args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
+    description: 'An org by name. Server admins only.',
+    extensions: { access: A.list },
+    resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
+  }),
+  currentOrganization: t.field({
+    type: OrganizationType,
+    description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org).',
+    extensions: { access: A.currentRead },
+    resolve: (_root, _args, ctx) => getOrg(ctx.em, ctx.orgId),
+  }),
+  organizationMembers: t.field({
+    type: [OrgMemberType],
+    args: { orgId: t.arg.int({ required: true }) },
+    description: 'An org\'s members by login. Its Admins and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { orgId }, ctx) => {
+      await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
+      return listOrgMembers(ctx.em, orgId);
+    },
+  }),
+  currentOrganizationMembers: t.field({
+    type: [OrgMemberType],
+    args: {
+      query: t.arg.string({ required: false, description: memberFilter.query }),
+      limit: t.arg.int({ required: false, description: memberFilter.limit }),
+    },
+    description: 'The members of the org the request acts in, by login. Its Admins and server admins.',
+    extensions: { access: A.membersRead },
+    resolve: (_root, args, ctx) => listOrgMembers(ctx.em, ctx.orgId, args),
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  createOrganization: t.field({
+    type: OrgCreationType,
+    args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
+    description: 'Creates an org with the caller as its Admin. Server admins, or any signed-in user when `[users] allow_org_create` is on.',
+    extensions: { access: A.create },
+    resolve: async (_root, { name }, ctx) => {
+      const caller = ctx.caller;
+      const isUser = caller.kind === 'user' && caller.userId !== null;
+      if (!isServerAdmin(caller) && !(ctx.services.settings.users.allowOrgCreate && isUser)) throw accessDenied('orgs:create');
+      return { message: MESSAGES.org.created, orgId: await createOrg(ctx.em, name, isUser ? caller.userId : null) };
+    },
+  }),
+  updateOrganization: t.field({
+    type: MessageType,
+    args: { id: t.arg.int({ required: true }), name: t.arg.string({ required: false }) },
+    description: 'Renames an org. Its Admins and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { id, name }, ctx) => {
+      await requireRoleInOrg(ctx, id, 'Admin', 'orgs:write');
+      await updateOrg(ctx.em, id, name);
+      return { message: MESSAGES.org.updated };
+    },
+  }),
+  updateCurrentOrganization: t.field({
+    type: MessageType,
+    args: { name: t.arg.string({ required: false }) },
+    description: 'Renames the org the request acts in. Its Admins and server admins.',
+    extensions: { access: A.currentWrite },
+    resolve: async (_root, { name }, ctx) => {
+      await updateOrg(ctx.em, ctx.orgId, name);
+      return { message: MESSAGES.org.updated };
+    },
+  }),
+  deleteOrganization: t.field({
+    type: MessageType,
+    args: { id: t.arg.int({ required: true }) },
+    description: 'Deletes an org with its data sources, tokens, service accounts and memberships; every instance forgets them at once. Not the org the request acts in. Server admins only.',
+    extensions: { access: A.delete },
+    resolve: async (_root, { id }, ctx) => {
+      await deleteOrg(ctx.em, id, ctx.orgId);
+      return { message: MESSAGES.org.deleted };
+    },
+  }),
+  addOrganizationMember: t.field({
+    type: OrgMemberAdditionType,
+    args: {
+      orgId: t.arg.int({ required: true }),
+      loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
+      role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
+    },
+    description: 'Adds an existing user to an org. Its Admins and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { orgId, ...input }, ctx) => {
+      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
+      return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, orgId, input, actor) };
+    },
+  }),
+  addCurrentOrganizationMember: t.field({
+    type: OrgMemberAdditionType,
+    args: {
+      loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
+      role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
+    },
+    description: 'Adds an existing user to the org the request acts in. Its Admins and server admins.',
+    extensions: { access: A.membersAdd },
+    resolve: async (_root, input, ctx) => {
+      return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, ctx.orgId, input, currentOrgActor(ctx)) };
+    },
+  }),
+  updateOrganizationMember: t.field({
+    type: MessageType,
+    args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
+    description: 'Changes a member\'s role; the org\'s last Admin cannot be demoted. Its Admins and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { orgId, userId, role }, ctx) => {
+      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:write');
+      await updateOrgMemberRole(ctx.em, orgId, userId, role, actor);
+      return { message: MESSAGES.orgUser.updated };
+    },
+  }),
+  updateCurrentOrganizationMember: t.field({
+    type: MessageType,
+    args: { userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
+    description: 'Changes a member\'s role in the org the request acts in; its last Admin cannot be demoted.',
+    extensions: { access: A.membersWrite },
+    resolve: async (_root, { userId, role }, ctx) => {
+      await updateOrgMemberRole(ctx.em, ctx.orgId, userId, role, currentOrgActor(ctx));
+      return { message: MESSAGES.orgUser.updated };
+    },
+  }),
+  removeOrganizationMember: t.field({
+    type: MessageType,
+    args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }) },
+    description: 'Removes a member from an org; the org\'s last Admin cannot be removed. Its Admins and server admins.',
+    extensions: { access: A.byId },
+    resolve: async (_root, { orgId, userId }, ctx) => {
+      await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
+      await removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: false });
+      return { message: MESSAGES.orgUser.removed };
+    },
+  }),
+  removeCurrentOrganizationMember: t.field({
+    type: MessageType,
+    args: { userId: t.arg.int({ required: true }) },
+    description: 'Removes a member from the org the request acts in; a user left in no org is deleted, as by the original server (never the last enabled server admin).',
+    extensions: { access: A.membersRemove },
+    resolve: async (_root, { userId }, ctx) => {
+      const deleted = await removeOrgMember(ctx.em, ctx.orgId, userId, { deleteOrphan: true });
+      return { message: deleted ? MESSAGES.orgUser.userDeleted : MESSAGES.orgUser.removed };
+    },
+  }),
+}));

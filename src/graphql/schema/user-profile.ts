@@ -1,0 +1,223 @@
+import { builder } from '../builder.ts';
+import { serverAdmin, serverAdminFor, signedInUser } from '../../auth/access.ts';
+import type { RequestContext } from '../../context.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import {
+  ageOf, avatarUrl, changeOwnPassword, getUserProfile, lookupUserProfile, searchUsers, setCurrentOrg,
+  updateUser, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
+} from '../../services/user-profiles.ts';
+import { setUserDisabled } from '../../services/users.ts';
+import { MessageType } from './message.ts';
+
+/** Who may call each root field; REST rows running these fields declare the same rules. */
+export const USER_ACCESS = {
+  read: serverAdminFor('users:read'),
+  write: serverAdminFor('users:write'),
+  self: signedInUser,
+  /** /api/admin/users/:id/disable and /enable, with the other /api/admin routes' rule. */
+  admin: serverAdmin,
+};
+const { read, write, self, admin } = USER_ACCESS;
+
+/** The signed-in user's id (the `self` rule admits users only). */
+const selfId = (ctx: RequestContext): number => ctx.caller.userId!;
+
+/** Go's zero time, which the original reports for a user never seen. */
+const NEVER = '0001-01-01T00:00:00Z';
+
+export function avatarOf(ctx: RequestContext, email: string): string {
+  const { rootUrl } = ctx.services.settings.server;
+  return avatarUrl(email, { disableGravatar: ctx.services.settings.security.disableGravatar, subPath: new URL(rootUrl).pathname.replace(/\/$/, '') });
+}
+
+export const UserProfileType = builder.objectRef<UserProfile>('UserProfile').implement({
+  description: 'A user (never a service account) with its server-wide attributes.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: 'The user\'s id.' }),
+    uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
+    email: t.exposeString('email', { description: 'Unique, case-insensitively.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    login: t.exposeString('login', { description: 'Sign-in name; unique, case-insensitively, also against e-mails.' }),
+    theme: t.exposeString('theme', { description: 'UI theme preference; empty for the default.' }),
+    orgId: t.int({ nullable: true, description: 'The org the user acts in when a request names none; null when it belongs to no org.', resolve: (u) => u.orgId }),
+    isServiceAdmin: t.exposeBoolean('isGrafanaAdmin', { description: 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).' }),
+    isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled users cannot sign in.' }),
+    isExternal: t.boolean({ description: 'Always false: users are managed here, not synced from an external provider.', resolve: () => false }),
+    isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
+    isGrafanaAdminExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
+    authLabels: t.stringList({ description: 'External providers the user signs in with; always empty.', resolve: () => [] }),
+    updatedAt: t.string({ description: 'Last change (ISO 8601).', resolve: (u) => u.updatedAt.toISOString() }),
+    createdAt: t.string({ description: 'Creation (ISO 8601).', resolve: (u) => u.createdAt.toISOString() }),
+    avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
+  }),
+});
+
+const UserSearchHitType = builder.objectRef<UserSearchHit>('UserSearchHit').implement({
+  description: 'A user found by a search.',
+  fields: (t) => ({
+    id: t.exposeInt('id'),
+    uid: t.exposeString('uid'),
+    name: t.exposeString('name'),
+    login: t.exposeString('login'),
+    email: t.exposeString('email'),
+    avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
+    isServiceAdmin: t.exposeBoolean('isAdmin', { description: 'Holds the server-admin permission (`isAdmin` in the REST API).' }),
+    isDisabled: t.exposeBoolean('isDisabled'),
+    lastSeenAt: t.string({ description: 'Last activity (ISO 8601); `0001-01-01T00:00:00Z` when never seen.', resolve: (u) => u.lastSeenAt?.toISOString() ?? NEVER }),
+    lastSeenAtAge: t.string({ description: 'How long ago, e.g. `10 years`, `< 1 minute`; `?` when never seen.', resolve: (u) => ageOf(u.lastSeenAt) }),
+    authLabels: t.stringList({ description: 'Always empty (no external provider).', resolve: () => [] }),
+  }),
+});
+
+const UserSearchPageType = builder.objectRef<UserSearchPage>('UserSearchPage').implement({
+  description: 'One page of a user search.',
+  fields: (t) => ({
+    totalCount: t.exposeInt('totalCount', { description: 'Matches on all pages.' }),
+    users: t.field({ type: [UserSearchHitType], resolve: (p) => p.users }),
+    page: t.exposeInt('page', { description: 'This page\'s number, from 1.' }),
+    perPage: t.exposeInt('perPage', { description: 'Page size.' }),
+  }),
+});
+
+export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implement({
+  description: 'An org a user belongs to, with its role there.',
+  fields: (t) => ({
+    orgId: t.exposeInt('orgId'),
+    name: t.exposeString('name'),
+    role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
+  }),
+});
+
+const UpdateUserInput = builder.inputType('UpdateUserInput', {
+  description: 'New attributes of a user. The login defaults to the e-mail; a field left empty keeps its value.',
+  fields: (t) => ({
+    name: t.string({ required: false }),
+    email: t.string({ required: false, description: 'Unique, case-insensitively.' }),
+    login: t.string({ required: false, description: 'Unique, case-insensitively, also against e-mails.' }),
+    theme: t.string({ required: false, description: 'UI theme preference.' }),
+  }),
+});
+
+builder.queryFields((t) => {
+  const paging = () => ({
+    query: t.arg.string({ required: false, description: 'Matches logins, e-mails and names containing it, in any case.' }),
+    page: t.arg.int({ required: false, description: 'Page number from 1 (default 1).' }),
+    perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
+  });
+  return {
+    users: t.field({
+      type: [UserSearchHitType],
+      args: paging(),
+      description: 'Users by login then e-mail, one page at a time (a page past the end is empty). Server admins only.',
+      extensions: { access: read },
+      resolve: async (_root, args, ctx) => (await searchUsers(ctx.em, args)).users,
+    }),
+    userSearch: t.field({
+      type: UserSearchPageType,
+      args: paging(),
+      description: 'Like `users`, with the total number of matches. Server admins only.',
+      extensions: { access: read },
+      resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
+    }),
+    user: t.field({
+      type: UserProfileType,
+      args: { id: t.arg.int({ required: true }) },
+      description: 'A user by id. Server admins only.',
+      extensions: { access: read },
+      resolve: (_root, { id }, ctx) => getUserProfile(ctx.em, id),
+    }),
+    userByLoginOrEmail: t.field({
+      type: UserProfileType,
+      args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
+      description: 'A user by login or e-mail. Server admins only.',
+      extensions: { access: read },
+      resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
+    }),
+    userOrganizations: t.field({
+      type: [UserOrgType],
+      args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
+      description: 'The orgs a user belongs to, by name. Server admins only.',
+      extensions: { access: read },
+      resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
+    }),
+    viewer: t.field({
+      type: UserProfileType,
+      description: 'The signed-in user (Basic credentials; tokens are refused).',
+      extensions: { access: self },
+      resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
+    }),
+    viewerOrganizations: t.field({
+      type: [UserOrgType],
+      description: 'The signed-in user\'s orgs, by name.',
+      extensions: { access: self },
+      resolve: (_root, _args, ctx) => userOrgs(ctx.em, selfId(ctx)),
+    }),
+  };
+});
+
+builder.mutationFields((t) => ({
+  updateUser: t.field({
+    type: MessageType,
+    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },
+    description: 'Changes a user\'s name, e-mail, login and theme. Server admins only.',
+    extensions: { access: write },
+    resolve: async (_root, { id, input }, ctx) => {
+      await updateUser(ctx.em, id, input);
+      return { message: MESSAGES.user.updated };
+    },
+  }),
+  updateViewer: t.field({
+    type: MessageType,
+    args: { input: t.arg({ type: UpdateUserInput, required: true }) },
+    description: 'Changes the signed-in user\'s own name, e-mail, login and theme.',
+    extensions: { access: self },
+    resolve: async (_root, { input }, ctx) => {
+      await updateUser(ctx.em, selfId(ctx), input);
+      return { message: MESSAGES.user.updated };
+    },
+  }),
+  changeViewerPassword: t.field({
+    type: MessageType,
+    args: {
+      oldPassword: t.arg.string({ required: false, description: 'The current password; must match (401 otherwise).' }),
+      newPassword: t.arg.string({ required: false, description: 'At least 4 characters.' }),
+      confirmNew: t.arg.string({ required: false, description: 'Accepted and ignored, as by the original server.' }),
+    },
+    description: 'Changes the signed-in user\'s password; the old one stops working on every instance at once.',
+    extensions: { access: self },
+    resolve: async (_root, { oldPassword, newPassword }, ctx) => {
+      await changeOwnPassword(ctx.em, selfId(ctx), oldPassword ?? '', newPassword ?? '');
+      return { message: MESSAGES.user.passwordChanged };
+    },
+  }),
+  switchViewerOrganization: t.field({
+    type: MessageType,
+    args: { orgId: t.arg.int({ required: true, description: 'One of the signed-in user\'s orgs.' }) },
+    description: 'Makes an org of the signed-in user the one its later requests act in when they name none.',
+    extensions: { access: self },
+    resolve: async (_root, { orgId }, ctx) => {
+      await setCurrentOrg(ctx.em, selfId(ctx), orgId);
+      return { message: MESSAGES.user.orgChanged };
+    },
+  }),
+  adminDisableUser: t.field({
+    type: MessageType,
+    args: { id: t.arg.int({ required: true }) },
+    description: 'Disables a user: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic auth).',
+    extensions: { access: admin },
+    resolve: async (_root, { id }, ctx) => {
+      await setUserDisabled(ctx.em, id, true);
+      return { message: MESSAGES.user.disabled };
+    },
+  }),
+  adminEnableUser: t.field({
+    type: MessageType,
+    args: { id: t.arg.int({ required: true }) },
+    description: 'Enables a disabled user again. Server admins only (Basic auth).',
+    extensions: { access: admin },
+    resolve: async (_root, { id }, ctx) => {
+      await setUserDisabled(ctx.em, id, false);
+      return { message: MESSAGES.user.enabled };
+    },
+  }),
+}));
