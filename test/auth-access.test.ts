@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
-import { anonymous, authorize, orgRole, perField, sameAccess, serverAdmin, signedIn, type Access } from '../src/auth/access.ts';
+import {
+  anonymous, authorize, orgRole, orgRoleOrServerAdmin, perField, sameAccess, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
+} from '../src/auth/access.ts';
 import type { Principal } from '../src/auth/principal.ts';
 
 const user = (orgRole: Principal['orgRole'], isServerAdmin = false): Principal =>
@@ -28,6 +30,9 @@ const TABLE: Array<[string, Access, Record<keyof typeof CALLERS, number>]> = [
   ['org Editor', orgRole('Editor', 'x:write'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 0, Admin: 0, 'server admin, no role': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
   ['org Admin', orgRole('Admin', 'x:delete'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
   ['server admin', serverAdmin, { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
+  ['server admin, naming the action', serverAdminFor('users:read'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
+  ['org Admin or server admin', orgRoleOrServerAdmin('Admin', 'org.users:read'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['signed-in user', signedInUser, { anonymous: 401, 'no role': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
 ];
 
 describe('authorize', () => {
@@ -45,6 +50,9 @@ describe('authorize', () => {
       message: "You'll need additional permissions to perform this action. Permissions needed: datasources:create",
     });
     expect(String(denied?.body?.accessErrorId)).toMatch(/^ACE\d{10}$/);
+    expect(authorize(user('Admin'), serverAdminFor('orgs:delete'))?.message).toBe("You'll need additional permissions to perform this action. Permissions needed: orgs:delete");
+    expect(authorize(token('Admin'), signedInUser)?.body).toBeUndefined();
+    expect(authorize(token('Admin'), signedInUser)?.message).toBe('Endpoint only available for users');
   });
 });
 
@@ -56,5 +64,9 @@ describe('sameAccess', () => {
     expect(sameAccess(serverAdmin, { kind: 'server-admin' })).toBe(true);
     expect(sameAccess(serverAdmin, signedIn)).toBe(false);
     expect(sameAccess(anonymous, perField)).toBe(false);
+    expect(sameAccess(serverAdmin, serverAdminFor('users:read'))).toBe(false);
+    expect(sameAccess(serverAdminFor('users:read'), serverAdminFor('users:read'))).toBe(true);
+    expect(sameAccess(orgRole('Admin', 'a'), orgRoleOrServerAdmin('Admin', 'a'))).toBe(false);
+    expect(sameAccess(signedInUser, signedIn)).toBe(false);
   });
 });

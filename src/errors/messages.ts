@@ -7,6 +7,8 @@ export const MESSAGES = {
     notFound: 'Not found',
     badRequest: 'bad request data',
     idInvalid: 'id is invalid',
+    /** A path parameter that is not an integer, named as the original names the org and user ones. */
+    paramInvalid: (name: string) => (name === 'orgId' || name === 'userId' ? `${name} is invalid` : 'id is invalid'),
     tooLarge: 'request body too large',
     internal: 'Internal Server Error',
     permissionDenied: 'Permission denied',

@@ -6,11 +6,14 @@
  * A REST row carries the GraphQL operation it runs, compiled once at start-up: its path parameters
  * become the operation's variables of the same name (`Int` ones parsed, 400 "id is invalid"
  * otherwise), its JSON body becomes `$input` (`body: 'input'`) or is spread over the other
- * variables (`body: 'variables'`), and the REST answer is the value of the single root field. The
+ * variables (`body: 'variables'`), the query-string parameters it reads (`query`) become the
+ * variables they name, and the REST answer is the value of the single root field. The
  * field order of the selection is the order of the original server's JSON. Where to look next:
  * the root field's resolver (src/graphql/schema/<type>.ts), then its service (src/services/).
  */
-import { anonymous, orgRole, perField, serverAdmin, signedIn, type Access } from '../auth/access.ts';
+import {
+  anonymous, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
+} from '../auth/access.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
 
@@ -69,6 +72,18 @@ fragment DataSourceListItem on DataSource {
   id uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly
 }
 fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
+fragment UserProfileFields on UserProfile {
+  id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
+  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
+}
+fragment UserSearchHitFields on UserSearchHit {
+  id uid name login email avatarUrl isAdmin: isServiceAdmin isDisabled lastSeenAt lastSeenAtAge authLabels
+}
+fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
+fragment OrgMemberFields on OrganizationMember {
+  orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
+  isExternallySynced isProvisioned
+}
 `;
 
 /**
@@ -89,6 +104,13 @@ const dsWrite = orgRole('Admin', 'datasources:write');
 const dsDelete = orgRole('Admin', 'datasources:delete');
 const saRead = orgRole('Admin', 'serviceaccounts:read');
 const saWrite = orgRole('Admin', 'serviceaccounts:write');
+const usersRead = serverAdminFor('users:read');
+const orgsRead = serverAdminFor('orgs:read');
+/** Rows on an org named by id: the role held in that org is checked by the resolver (it depends on the data). */
+const orgById = signedIn;
+const orgUsersRead = orgRoleOrServerAdmin('Admin', 'org.users:read');
+/** The original's paging parameters, read by the resolvers. */
+const paged = { query: { query: 'query', page: 'page', perpage: 'perPage' } };
 
 export const ROUTES: readonly Route[] = [
   // The server itself: health for load balancers, metrics for Prometheus, this API's description
@@ -184,6 +206,59 @@ export const ROUTES: readonly Route[] = [
     createServiceAccountToken(serviceAccountId: $serviceAccountId, input: $input) { id name key } }`, { body: 'input' }),
   rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', saWrite, `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {
     deleteServiceAccountToken(serviceAccountId: $serviceAccountId, tokenId: $tokenId) { message } }`),
+
+  // Users: server admins; the signed-in user's own routes (users only: tokens act for an org)
+  rest('GET', '/api/users', usersRead, `query SearchUsers($query: String, $page: Int, $perPage: Int) {
+    users(query: $query, page: $page, perPage: $perPage) { ...UserSearchHitFields } }`, paged),
+  rest('GET', '/api/users/search', usersRead, `query SearchUsersWithPaging($query: String, $page: Int, $perPage: Int) {
+    userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
+  rest('GET', '/api/users/lookup', usersRead, `query GetUserByLoginOrEmail($loginOrEmail: String) {
+    userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
+  rest('GET', '/api/users/:id', usersRead, `query GetUserById($id: Int!) { user(id: $id) { ...UserProfileFields } }`),
+  rest('PUT', '/api/users/:id', serverAdminFor('users:write'), `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
+    updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
+  rest('GET', '/api/users/:id/orgs', usersRead, `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewer { ...UserProfileFields } }`),
+  rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
+  rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
+    changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
+  rest('GET', '/api/user/orgs', signedInUser, `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
+  rest('POST', '/api/user/using/:id', signedInUser, `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/disable', serverAdmin, `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/enable', serverAdmin, `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
+
+  // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
+  // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.
+  // Server admins, or any signed-in user with [users] allow_org_create (the resolver reads the setting)
+  rest('POST', '/api/orgs', signedIn, `mutation CreateOrg($name: String) { createOrganization(name: $name) { message orgId } }`, { body: 'variables' }),
+  rest('GET', '/api/orgs', orgsRead, `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
+    organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
+  rest('GET', '/api/orgs/name/:name', orgsRead, `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
+  rest('GET', '/api/orgs/:orgId', orgById, `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
+  rest('PUT', '/api/orgs/:orgId', orgById, `mutation UpdateOrg($orgId: Int!, $name: String) {
+    updateOrganization(id: $orgId, name: $name) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/orgs/:orgId', serverAdminFor('orgs:delete'), `mutation DeleteOrgById($orgId: Int!) { deleteOrganization(id: $orgId) { message } }`),
+  rest('GET', '/api/orgs/:orgId/users', orgById, `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
+  rest('POST', '/api/orgs/:orgId/users', orgById, `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
+    addOrganizationMember(orgId: $orgId, loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
+  rest('PATCH', '/api/orgs/:orgId/users/:userId', orgById, `mutation UpdateOrgUser($orgId: Int!, $userId: Int!, $role: String) {
+    updateOrganizationMember(orgId: $orgId, userId: $userId, role: $role) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/orgs/:orgId/users/:userId', orgById, `mutation RemoveOrgUser($orgId: Int!, $userId: Int!) {
+    removeOrganizationMember(orgId: $orgId, userId: $userId) { message } }`),
+
+  // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
+  rest('GET', '/api/org', orgRoleOrServerAdmin('Viewer', 'orgs:read'), `query GetCurrentOrg { currentOrganization { ...OrgDetails } }`),
+  rest('PUT', '/api/org', orgRoleOrServerAdmin('Admin', 'orgs:write'), `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
+  rest('GET', '/api/org/users', orgUsersRead, `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
+    currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
+  rest('POST', '/api/org/users', orgRoleOrServerAdmin('Admin', 'org.users:add'), `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {
+    addCurrentOrganizationMember(loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
+  rest('GET', '/api/org/users/lookup', orgUsersRead, `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
+    currentOrganizationMembers(query: $query, limit: $limit) { userId login avatarUrl } }`, { query: { query: 'query', limit: 'limit' } }),
+  rest('PATCH', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:write'), `mutation UpdateOrgUserForCurrentOrg($userId: Int!, $role: String) {
+    updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:remove'), `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
+    removeCurrentOrganizationMember(userId: $userId) { message } }`),
 
   // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
   endpoint('ANY', '/api/*', signedIn, 'not-found'),

@@ -8,7 +8,8 @@ export type BodyMapping = 'input' | 'variables' | undefined;
 
 /**
  * A REST request's operation variables: path parameters by name (`Int` ones parsed, 400 "id is
- * invalid" otherwise), then the JSON body as `$input` or spread over the remaining variables.
+ * invalid" otherwise, or "orgId is invalid" and "userId is invalid" as the original names those),
+ * then the JSON body as `$input` or spread over the remaining variables.
  */
 export function restVariables(
   op: RestOperation,
@@ -21,7 +22,7 @@ export function restVariables(
     const variable = op.variables.get(name);
     if (!variable) continue;
     if (getNullableType(variable.type) === GraphQLInt) {
-      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > 2 ** 31 - 1) throw new DomainError('BAD_REQUEST', MESSAGES.http.idInvalid);
+      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > 2 ** 31 - 1) throw new DomainError('BAD_REQUEST', MESSAGES.http.paramInvalid(name));
       values[name] = Number(raw);
     } else if (raw.includes('\0')) throw badRequest();
     else values[name] = raw;

@@ -50,6 +50,40 @@ const EXPECTED: Record<string, readonly number[]> = {
   'GET /api/serviceaccounts/:serviceAccountId/tokens':       [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
   'POST /api/serviceaccounts/:serviceAccountId/tokens':      [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'DELETE /api/serviceaccounts/:serviceAccountId/tokens/:tokenId': [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  // Users: server admins only; the signed-in user's own routes for every user (bodies fail validation).
+  'GET /api/users':                                          [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/users/search':                                   [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/users/lookup':                                   [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/users/:id':                                      [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'PUT /api/users/:id':                                      [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/users/:id/orgs':                                 [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/user':                                           [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'PUT /api/user':                                           [401, 401, 401, 401, 401, 400, 400, 400, 400, 400],
+  // The old password is the matrix users' (the server admin's differs: 401), the new one too short.
+  'PUT /api/user/password':                                  [401, 401, 401, 401, 401, 400, 400, 400, 401, 400],
+  'GET /api/user/orgs':                                      [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'POST /api/user/using/:id':                                [401, 401, 401, 401, 401, 200, 200, 200, 200, 401],
+  'POST /api/admin/users/:id/disable':                       [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'POST /api/admin/users/:id/enable':                        [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  // Orgs: server admins everywhere; an org's members read it, its Admins change it and its members.
+  'POST /api/orgs':                                          [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/orgs':                                           [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/orgs/name/:name':                                [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/orgs/:orgId':                                    [401, 401, 401, 401, 401, 200, 200, 200, 200, 403],
+  'PUT /api/orgs/:orgId':                                    [401, 401, 401, 401, 401, 403, 403, 200, 200, 403],
+  'DELETE /api/orgs/:orgId':                                 [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'GET /api/orgs/:orgId/users':                              [401, 401, 401, 401, 401, 403, 403, 200, 200, 403],
+  'POST /api/orgs/:orgId/users':                             [401, 401, 401, 401, 401, 403, 403, 404, 404, 403],
+  'PATCH /api/orgs/:orgId/users/:userId':                    [401, 401, 401, 401, 401, 403, 403, 200, 200, 403],
+  'DELETE /api/orgs/:orgId/users/:userId':                   [401, 401, 401, 401, 401, 403, 403, 200, 404, 403],
+  // The current org: the caller's own (org 2 for the last caller), so its writes hit org 2's user.
+  'GET /api/org':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'PUT /api/org':                                            [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
+  'GET /api/org/users':                                      [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'POST /api/org/users':                                     [401, 401, 401, 401, 401, 403, 403, 404, 404, 404],
+  'GET /api/org/users/lookup':                               [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'PATCH /api/org/users/:userId':                            [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'DELETE /api/org/users/:userId':                           [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   // Endpoints with their own handlers: GraphQL, the proxy, the unauthenticated ones, the fallback.
   'ANY /graphql':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   'ANY /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
@@ -121,8 +155,16 @@ beforeAll(async () => {
   const created = async (login: string) => (await call(server, 'POST', '/api/admin/users', { body: { login, password: 'throwaway-pw' } })).body.id as number;
   const throwaway = await created('m-throwaway');
   const doomed = await created('m-doomed');
+  const renamed = await created('m-renamed');
+  const switchable = await created('m-switchable');
+  const [viewerId] = await server.sql<{ id: number }>(`select id from "user" where login = 'm-viewer'`);
+  // In org 1 only: removed by its Admin (200), then already gone for the server admin (404).
+  const leaver = (await createUser(server, 'm-leaver', 'Viewer')).id;
+  // In org 2 only, with org 2's Admin as the only one to change it.
+  const otherMember = (await createUser(server, 'm-other-member', 'Viewer', otherOrg)).id;
+  const doomedOrg = await createOrg(server, 'Matrix Doomed Org');
 
-  const sample: Record<string, { params?: Record<string, string | number>; body?: unknown }> = {
+  const sample: Record<string, { params?: Record<string, string | number>; query?: string; body?: unknown }> = {
     'GET /api/datasources': {},
     'POST /api/datasources': { body: { name: 'matrix-new', type: 'loki', access: 'proxy', url: 'http://[broken' } },
     'GET /api/datasources/:id': { params: { id: ds.id } },
@@ -156,10 +198,40 @@ beforeAll(async () => {
     'GET /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: sa } },
     'POST /api/serviceaccounts/:serviceAccountId/tokens': { params: { serviceAccountId: victims.tokenOwner }, body: { name: 'm-new-token' } },
     'DELETE /api/serviceaccounts/:serviceAccountId/tokens/:tokenId': { params: { serviceAccountId: victims.tokenOwner, tokenId: victimToken.body.id } },
+    'GET /api/users': {},
+    'GET /api/users/search': {},
+    'GET /api/users/lookup': { query: '?loginOrEmail=m-viewer' },
+    'GET /api/users/:id': { params: { id: viewerId!.id } },
+    'PUT /api/users/:id': { params: { id: renamed }, body: { login: 'm-renamed', name: 'Renamed' } },
+    'GET /api/users/:id/orgs': { params: { id: viewerId!.id } },
+    'GET /api/user': {},
+    'PUT /api/user': { body: { name: 'No Login Nor E-mail' } },
+    'PUT /api/user/password': { body: { oldPassword: 'matrix-pw', newPassword: 'ab' } },
+    'GET /api/user/orgs': {},
+    'POST /api/user/using/:id': { params: { id: 1 } },
+    'POST /api/admin/users/:id/disable': { params: { id: switchable } },
+    'POST /api/admin/users/:id/enable': { params: { id: switchable } },
+    'POST /api/orgs': { body: { name: 'Matrix Created Org' } },
+    'GET /api/orgs': {},
+    'GET /api/orgs/name/:name': { params: { name: 'Main Org.' } },
+    'GET /api/orgs/:orgId': { params: { orgId: 1 } },
+    'PUT /api/orgs/:orgId': { params: { orgId: 1 }, body: { name: 'Main Org.' } },
+    'DELETE /api/orgs/:orgId': { params: { orgId: doomedOrg } },
+    'GET /api/orgs/:orgId/users': { params: { orgId: 1 } },
+    'POST /api/orgs/:orgId/users': { params: { orgId: 1 }, body: { loginOrEmail: 'm-nobody-at-all', role: 'Viewer' } },
+    'PATCH /api/orgs/:orgId/users/:userId': { params: { orgId: 1, userId: viewerId!.id }, body: { role: 'Viewer' } },
+    'DELETE /api/orgs/:orgId/users/:userId': { params: { orgId: 1, userId: leaver } },
+    'GET /api/org': {},
+    'PUT /api/org': { body: {} },
+    'GET /api/org/users': {},
+    'POST /api/org/users': { body: { loginOrEmail: 'm-nobody-at-all', role: 'Viewer' } },
+    'GET /api/org/users/lookup': {},
+    'PATCH /api/org/users/:userId': { params: { userId: otherMember }, body: { role: 'Editor' } },
+    'DELETE /api/org/users/:userId': { params: { userId: otherMember } },
   };
   for (const route of ROUTES) {
     const s = sample[routeKey(route)];
-    if (s) requests.set(routeKey(route), { method: route.method, path: fillPath(route, s.params ?? {}), body: s.body });
+    if (s) requests.set(routeKey(route), { method: route.method, path: fillPath(route, s.params ?? {}) + (s.query ?? ''), body: s.body });
   }
   requests.set('ANY /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
   requests.set('ANY /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });

@@ -14,7 +14,7 @@ import { avatarOf } from './user-profile.ts';
  * an org named by id admit any signed-in caller and check the role held in that org themselves
  * (it depends on the data); org creation depends on `[users] allow_org_create`.
  */
-export const ORG_ACCESS = {
+const ORG_ACCESS = {
   list: serverAdminFor('orgs:read'),
   delete: serverAdminFor('orgs:delete'),
   byId: signedIn,

@@ -10,7 +10,7 @@ import { setUserDisabled } from '../../services/users.ts';
 import { MessageType } from './message.ts';
 
 /** Who may call each root field; REST rows running these fields declare the same rules. */
-export const USER_ACCESS = {
+const USER_ACCESS = {
   read: serverAdminFor('users:read'),
   write: serverAdminFor('users:write'),
   self: signedInUser,
