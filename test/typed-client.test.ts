@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { createClient, CreateDataSourceMutation, GraphQLRequestError, listDataSources } from '../examples/typed-client/src/client.ts';
+import { createClient, CreateDataSourceMutation, GraphQLRequestError, listDataSources, OrganizationMembersQuery, whoAmI } from '../examples/typed-client/src/client.ts';
 import { ADMIN, basic, startTestServer, type TestServer } from './support/server.ts';
 
 const run = promisify(execFile);
@@ -76,6 +76,13 @@ describe('examples/typed-client', () => {
       id: created.createDataSource.id, uid: created.createDataSource.datasource.uid, name: 'typed-prom', type: 'prometheus',
       url: 'http://127.0.0.1:9090', isDefault: true, jsonData: { httpMethod: 'POST' },
     }]);
+  });
+
+  it('reads the signed-in user and an org\'s members', async () => {
+    const client = createClient({ url: server.url, authorization: ADMIN });
+    expect(await whoAmI(client)).toMatchObject({ login: 'admin', orgId: 1, isServiceAdmin: true, organizations: [{ orgId: 1, name: 'Main Org.', role: 'Admin' }] });
+    const { organizationMembers } = await client(OrganizationMembersQuery, { orgId: 1 });
+    expect(organizationMembers.map((m) => [m.login, m.role])).toEqual([['admin', 'Admin']]);
   });
 
   it('reports the server\'s errors with their status', async () => {

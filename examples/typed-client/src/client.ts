@@ -135,3 +135,23 @@ export async function listDataSources(client: Client) {
   const { dataSources } = await client(DataSourcesQuery);
   return dataSources;
 }
+
+export const ViewerQuery = graphql(`
+  query Viewer {
+    viewer { id login name email orgId isServiceAdmin }
+    viewerOrganizations { orgId name role }
+  }
+`);
+
+export const OrganizationMembersQuery = graphql(`
+  query OrganizationMembers($orgId: Int!) {
+    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }
+  }
+`);
+
+/** The signed-in user (Basic credentials) with its orgs and its role in each. */
+export async function whoAmI(client: Client) {
+  const { viewer, viewerOrganizations } = await client(ViewerQuery);
+  return { ...viewer, organizations: viewerOrganizations };
+}
+

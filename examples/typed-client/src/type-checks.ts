@@ -1,6 +1,6 @@
 // Compile-time only: each @ts-expect-error below must stay an error, which proves the generated
 // types are real (were they `any`, `tsc` would report the directive as unused).
-import { createClient, CreateDataSourceMutation, DataSourcesQuery, listDataSources } from './client.ts';
+import { createClient, CreateDataSourceMutation, DataSourcesQuery, listDataSources, OrganizationMembersQuery, whoAmI } from './client.ts';
 
 export async function typeChecks(): Promise<void> {
   const client = createClient({ url: 'http://localhost:3000', authorization: 'Bearer token' });
@@ -21,5 +21,10 @@ export async function typeChecks(): Promise<void> {
 
   // @ts-expect-error: a query without variables takes none
   await client(DataSourcesQuery, { id: 1 });
-  void [id, name, uid];
+  const me = await whoAmI(client);
+  // @ts-expect-error: a user may belong to no org, so its current org may be null
+  const orgId: number = me.orgId;
+  // @ts-expect-error: `orgId` is required by this operation
+  await client(OrganizationMembersQuery, {});
+  void [id, name, uid, orgId];
 }

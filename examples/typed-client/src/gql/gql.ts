@@ -17,6 +17,8 @@ import * as types from './graphql.ts';
 type Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": typeof types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": typeof types.CreateDataSourceDocument,
+    "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n": typeof types.ViewerDocument,
+    "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n": typeof types.OrganizationMembersDocument,
     "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": typeof types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": typeof types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
@@ -25,6 +27,8 @@ type Documents = {
 const documents: Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": types.CreateDataSourceDocument,
+    "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n": types.ViewerDocument,
+    "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n": types.OrganizationMembersDocument,
     "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
@@ -39,6 +43,14 @@ export function graphql(source: "\n  query DataSources {\n    dataSources { id u
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n"): typeof import('./graphql.ts').CreateDataSourceDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n"): typeof import('./graphql.ts').ViewerDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n"): typeof import('./graphql.ts').OrganizationMembersDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -75,6 +75,18 @@ export type CreateDataSourceMutationVariables = Exact<{
 
 export type CreateDataSourceMutation = { createDataSource: { id: number, message: string, datasource: { uid: string, name: string, type: string, url: string } } };
 
+export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
+
+
+export type ViewerQuery = { viewer: { id: number, login: string, name: string, email: string, orgId: number | null, isServiceAdmin: boolean }, viewerOrganizations: Array<{ orgId: number, name: string, role: string }> };
+
+export type OrganizationMembersQueryVariables = Exact<{
+  orgId: number;
+}>;
+
+
+export type OrganizationMembersQuery = { organizationMembers: Array<{ userId: number, login: string, role: string, lastSeenAtAge: string }> };
+
 export type DataSourceListQueryVariables = Exact<{ [key: string]: never; }>;
 
 
@@ -144,6 +156,33 @@ export const CreateDataSourceDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:f60d0c3741ac453891cc77434cf1953599db6e9d9268fa5111918f5b000d5285"}) as unknown as TypedDocumentString<CreateDataSourceMutation, CreateDataSourceMutationVariables>;
+export const ViewerDocument = new TypedDocumentString(`
+    query Viewer {
+  viewer {
+    id
+    login
+    name
+    email
+    orgId
+    isServiceAdmin
+  }
+  viewerOrganizations {
+    orgId
+    name
+    role
+  }
+}
+    `, {"hash":"sha256:2f24888db3e5f1cb594130c48e7aec3df422612ae11ef48fe2569b4c8de05821"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+export const OrganizationMembersDocument = new TypedDocumentString(`
+    query OrganizationMembers($orgId: Int!) {
+  organizationMembers(orgId: $orgId) {
+    userId
+    login
+    role
+    lastSeenAtAge
+  }
+}
+    `, {"hash":"sha256:82320fac9501fad37f60ae2f08dc68db77222ee517d07cf9867980a303115e3b"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
 export const DataSourceListDocument = new TypedDocumentString(`
     query DataSourceList {
   dataSources {
