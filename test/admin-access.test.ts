@@ -17,7 +17,8 @@ const PERMISSION_DENIED = { message: 'Permission denied' };
 
 /** A request each admin route would act on if it let the caller through: the viewer promoting itself, etc. */
 function requestFor(method: string, path: string): { path: string; body?: unknown } {
-  const concrete = path.replace(':id', String(viewerId));
+  const concrete = path.replace(':id', String(viewerId)).replace(':orgId', '1').replace(':name', encodeURIComponent('Main Org.'));
+  if (method === 'PUT' && path === '/api/users/:id') return { path: concrete, body: { login: 'taken-over', email: 'taken-over@example.com' } };
   if (path.endsWith('/permissions')) return { path: concrete, body: { isServiceAdmin: true } };
   if (path.endsWith('/password')) return { path: concrete, body: { password: 'taken-over' } };
   if (path.endsWith('/pause-all-alerts')) return { path: concrete, body: { paused: true } };
@@ -25,7 +26,10 @@ function requestFor(method: string, path: string): { path: string; body?: unknow
   return { path: concrete };
 }
 
-const adminRoutes = ROUTES.filter((r) => r.access.kind === 'server-admin');
+/** The /api/admin routes: refused with the legacy "Permission denied". */
+const adminRoutes = ROUTES.filter((r) => r.access.kind === 'server-admin' && !r.access.action);
+/** Server-wide user and org routes: refused with the access-control 403 naming the action. */
+const actionRoutes = ROUTES.filter((r) => r.access.kind === 'server-admin' && r.access.action);
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -52,9 +56,33 @@ describe('REST admin routes', () => {
       'POST /api/admin/pause-all-alerts',
       'POST /api/admin/provisioning/datasources/reload',
       'POST /api/admin/users',
+      'POST /api/admin/users/:id/disable',
+      'POST /api/admin/users/:id/enable',
       'PUT /api/admin/users/:id/password',
       'PUT /api/admin/users/:id/permissions',
     ]);
+    expect(actionRoutes.map((r) => `${r.method} ${r.path}`).sort()).toEqual([
+      'DELETE /api/orgs/:orgId',
+      'GET /api/orgs',
+      'GET /api/orgs/name/:name',
+      'GET /api/users',
+      'GET /api/users/:id',
+      'GET /api/users/:id/orgs',
+      'GET /api/users/lookup',
+      'GET /api/users/search',
+      'PUT /api/users/:id',
+    ]);
+  });
+
+  it.each(actionRoutes.map((r) => [r.method, r.path, r.access.kind === 'server-admin' ? r.access.action : '']))('%s %s: anonymous 401, tokens and non-admins 403 naming %s', async (method, path, action) => {
+    const { path: concrete, body } = requestFor(method!, path!);
+    expect((await call(server, method!, concrete, { auth: null, body })).body).toEqual(UNAUTHORIZED);
+    for (const auth of [`Bearer ${orgToken}`, basic('api_key', orgToken), `Bearer ${serviceAccountToken}`, viewer, orgAdmin]) {
+      const denied = await call(server, method!, concrete, { auth, body });
+      expect({ auth, status: denied.status, message: denied.body.message, title: denied.body.title }).toEqual({
+        auth, status: 403, title: 'Access denied', message: `You'll need additional permissions to perform this action. Permissions needed: ${action}`,
+      });
+    }
   });
 
   it.each(adminRoutes.map((r) => [r.method, r.path]))('%s %s: anonymous 401, tokens and non-admins 403 "Permission denied"', async (method, path) => {
@@ -71,8 +99,9 @@ describe('REST admin routes', () => {
 
   it('let nothing through: no user created, no password or permission changed, nothing deleted or paused', async () => {
     expect(await server.sql(`select 1 from "user" where login = 'intruder'`)).toEqual([]);
-    const [row] = await server.sql('select is_admin from "user" where id = $1', [viewerId]);
-    expect(row).toEqual({ is_admin: false });
+    const [row] = await server.sql('select is_admin, is_disabled, login from "user" where id = $1', [viewerId]);
+    expect(row).toEqual({ is_admin: false, is_disabled: false, login: 'viewer' });
+    expect(await server.sql('select id from org where id = 1')).toEqual([{ id: 1 }]);
     expect((await call(server, 'GET', '/api/datasources', { auth: viewer })).status).toBe(200);
     expect(await server.sql('select paused from alert_pause_state')).toEqual([{ paused: false }]);
   });
@@ -99,6 +128,7 @@ describe('GraphQL admin fields', () => {
     ['adminUpdateUserPassword', 'mutation($id: Int!) { adminUpdateUserPassword(id: $id, password: "taken-over") { message } }', { id: 0 }],
     ['adminUpdateUserPermissions', 'mutation($id: Int!) { adminUpdateUserPermissions(id: $id, isServiceAdmin: true) { message } }', { id: 0 }],
     ['adminDeleteUser', 'mutation($id: Int!) { adminDeleteUser(id: $id) { message } }', { id: 0 }],
+    ['adminDisableUser', 'mutation($id: Int!) { adminDisableUser(id: $id) { message } }', { id: 0 }],
     ['pauseAllAlerts', 'mutation { pauseAllAlerts(paused: true) { state } }', {}],
   ];
 

@@ -18,6 +18,11 @@ export interface FuzzContext {
   adminAuth: string;
   /** A token of an org Admin. */
   tokenAuth: string;
+  /**
+   * Basic credentials of a plain user, sent instead of the admin's to the routes that change the
+   * caller itself (its login, password, current org): a fuzzed rename of the admin would end the run.
+   */
+  selfAuth: string;
   /** An existing data source that reads and updates may hit (never deletes). */
   dataSource: { id: number; uid: string; name: string };
 }
@@ -31,6 +36,11 @@ export interface FuzzCase {
 }
 
 const REST_ROUTES = ROUTES.filter((r): r is RestRoute => r.kind === 'rest');
+/** Routes that change the signed-in user itself. */
+const changesCaller = (route: RestRoute) => route.access.kind === 'user' && route.method !== 'GET';
+/** The admin's credentials swapped for the plain user's on requests that would change the caller. */
+const callerSafe = (ctx: FuzzContext, headers: Record<string, string>, changes: boolean) =>
+  (changes && headers.authorization === ctx.adminAuth ? { ...headers, authorization: ctx.selfAuth } : headers);
 const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), r.document, FRAGMENTS, r.access)]));
 
 // ---------------------------------------------------------------------------------------------
@@ -203,12 +213,12 @@ function restCase(ctx: FuzzContext, route: RestRoute): fc.Arbitrary<FuzzCase> {
   }).map(({ method, values, extra, query, body, headers }) => {
     let i = 0;
     const path = route.path.replace(/:([A-Za-z]+)/g, () => values[i++]!) + extra + query;
-    return { target: 'rest' as const, label: `${route.method} ${route.path}`, request: { method, path, headers, body: method === 'GET' || method === 'HEAD' ? undefined : body } };
+    return { target: 'rest' as const, label: `${route.method} ${route.path}`, request: { method, path, headers: callerSafe(ctx, headers, changesCaller(route)), body: method === 'GET' || method === 'HEAD' ? undefined : body } };
   });
 }
 
 /** The REST operations' own documents, sent to /graphql with generated variables. */
-const operations = REST_ROUTES.map((route) => ({ name: compiled.get(route)!.name, source: print(compiled.get(route)!.document), variables: operationVariables(route) }));
+const operations = REST_ROUTES.map((route) => ({ name: compiled.get(route)!.name, source: print(compiled.get(route)!.document), variables: operationVariables(route), changesCaller: changesCaller(route) }));
 const adHocQueries = fc.oneof(
   fc.constantFrom(
     '{ dataSources { id name } }', '{ __typename }', '{ __schema { types { name } } }', 'query { dataSource(id: "1") { id } }', 'query { dataSource(id: 99999) { id } }',
@@ -227,8 +237,8 @@ function graphqlCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
   const withVariables = operation.chain((op) =>
     fc.tuple(fc.constant(op), fc.tuple(...[...op.variables].map(([name, type]) => fc.option(fc.tuple(fc.constant(name), valueFor(type)), { freq: 5, nil: null })))));
   const document = fc.oneof(
-    { weight: 4, arbitrary: withVariables.map(([op, vars]) => ({ query: op.source, variables: objectText(vars.filter((v): v is [string, string] => v !== null)), operationName: op.name })) },
-    { weight: 2, arbitrary: fc.tuple(adHocQueries, fc.option(wrongValue)).map(([query, variables]) => ({ query, variables: variables ?? undefined, operationName: undefined })) },
+    { weight: 4, arbitrary: withVariables.map(([op, vars]) => ({ query: op.source, variables: objectText(vars.filter((v): v is [string, string] => v !== null)), operationName: op.name, changesCaller: op.changesCaller })) },
+    { weight: 2, arbitrary: fc.tuple(adHocQueries, fc.option(wrongValue)).map(([query, variables]) => ({ query, variables: variables ?? undefined, operationName: undefined, changesCaller: false })) },
   );
   const post = fc.tuple(document, fc.option(fc.tuple(hostileKey, wrongValue), { freq: 4 }), fc.option(fc.constantFrom('1', '"x"', '{"a":1}', 'null', '["a"]'), { freq: 5 }))
     .map(([doc, extra, opName]) => {
@@ -237,15 +247,15 @@ function graphqlCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
       if (opName) entries.push(['operationName', opName]);
       else if (doc.operationName) entries.push(['operationName', text(doc.operationName)]);
       if (extra) entries.push(extra);
-      return Buffer.from(objectText(entries));
+      return { body: Buffer.from(objectText(entries)), changesCaller: doc.changesCaller };
     });
   return fc.oneof(
-    { weight: 6, arbitrary: fc.record({ body: fc.oneof({ weight: 5, arbitrary: post }, { weight: 2, arbitrary: bodyFor(null, null) }), headers: headersArb(ctx, true), method: fc.oneof({ weight: 9, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: methods }) })
-      .map(({ body, headers, method }) => ({ target: 'graphql' as const, label: 'POST /graphql', request: { method, path: '/graphql', headers, body: method === 'GET' || method === 'HEAD' ? undefined : body } })) },
+    { weight: 6, arbitrary: fc.record({ sent: fc.oneof({ weight: 5, arbitrary: post }, { weight: 2, arbitrary: bodyFor(null, null).map((body) => ({ body, changesCaller: false })) }), headers: headersArb(ctx, true), method: fc.oneof({ weight: 9, arbitrary: fc.constant('POST') }, { weight: 1, arbitrary: methods }) })
+      .map(({ sent, headers, method }) => ({ target: 'graphql' as const, label: 'POST /graphql', request: { method, path: '/graphql', headers: callerSafe(ctx, headers, sent.changesCaller), body: method === 'GET' || method === 'HEAD' ? undefined : sent.body } })) },
     { weight: 1, arbitrary: fc.record({ doc: document, headers: headersArb(ctx, false) }).map(({ doc, headers }) => {
       const params = new URLSearchParams({ query: doc.query });
       if (doc.variables !== undefined) params.set('variables', doc.variables);
-      return { target: 'graphql' as const, label: 'GET /graphql', request: { method: 'GET', path: `/graphql?${params}`, headers } };
+      return { target: 'graphql' as const, label: 'GET /graphql', request: { method: 'GET', path: `/graphql?${params}`, headers: callerSafe(ctx, headers, doc.changesCaller) } };
     }) },
   );
 }

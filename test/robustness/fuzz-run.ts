@@ -19,7 +19,8 @@ export async function prepareFuzzTargets(server: TestServer): Promise<FuzzContex
   const key = await call(server, 'POST', '/api/auth/keys', { auth: ADMIN, body: { name: 'fuzz-token', role: 'Admin' } });
   if (key.status !== 200) throw new Error(`creating the fuzz token failed: ${key.text}`);
   const dataSource = await createDataSource(server, ADMIN, { name: 'fuzz-target', url: 'http://fuzz.invalid:9090', jsonData: { a: 1 } });
-  return { adminAuth: admin.auth, tokenAuth: `Bearer ${key.body.key}`, dataSource };
+  const self = await createUser(server, 'fuzz-self', 'Viewer', 1, 'fuzz-self-pw');
+  return { adminAuth: admin.auth, tokenAuth: `Bearer ${key.body.key}`, selfAuth: self.auth, dataSource };
 }
 
 /** Sends every case over keep-alive connections and judges each answer. */
