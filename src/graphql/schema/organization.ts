@@ -26,7 +26,6 @@ const ORG_ACCESS = {
   membersWrite: orgRoleOrServerAdmin('Admin', 'org.users:write'),
   membersRemove: orgRoleOrServerAdmin('Admin', 'org.users:remove'),
 };
-const A = ORG_ACCESS;
 
 const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAddress').implement({
   description: 'A postal address; not kept by this server, so always empty.',
@@ -104,14 +103,14 @@ builder.queryFields((t) => ({
       perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
     },
     description: 'Every org by id, one page at a time (a page past the end is empty). Server admins only.',
-    extensions: { access: A.list },
+    extensions: { access: ORG_ACCESS.list },
     resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
   }),
   organization: t.field({
     type: OrganizationType,
     args: { id: t.arg.int({ required: true }) },
     description: 'An org by id. Its members and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id }, ctx) => {
       await requireRoleInOrg(ctx, id, 'Viewer', 'orgs:read');
       return getOrg(ctx.em, id);
@@ -121,20 +120,20 @@ builder.queryFields((t) => ({
     type: OrganizationType,
     args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
     description: 'An org by name. Server admins only.',
-    extensions: { access: A.list },
+    extensions: { access: ORG_ACCESS.list },
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
   currentOrganization: t.field({
     type: OrganizationType,
     description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org).',
-    extensions: { access: A.currentRead },
+    extensions: { access: ORG_ACCESS.currentRead },
     resolve: (_root, _args, ctx) => getOrg(ctx.em, ctx.orgId),
   }),
   organizationMembers: t.field({
     type: [OrgMemberType],
     args: { orgId: t.arg.int({ required: true }) },
     description: 'An org\'s members by login. Its Admins and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId }, ctx) => {
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
       return listOrgMembers(ctx.em, orgId);
@@ -147,7 +146,7 @@ builder.queryFields((t) => ({
       limit: t.arg.int({ required: false, description: memberFilter.limit }),
     },
     description: 'The members of the org the request acts in, by login. Its Admins and server admins.',
-    extensions: { access: A.membersRead },
+    extensions: { access: ORG_ACCESS.membersRead },
     resolve: (_root, args, ctx) => listOrgMembers(ctx.em, ctx.orgId, args),
   }),
 }));
@@ -157,7 +156,7 @@ builder.mutationFields((t) => ({
     type: OrgCreationType,
     args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
     description: 'Creates an org with the caller as its Admin. Server admins, or any signed-in user when `[users] allow_org_create` is on.',
-    extensions: { access: A.create },
+    extensions: { access: ORG_ACCESS.create },
     resolve: async (_root, { name }, ctx) => {
       const caller = ctx.caller;
       const isUser = caller.kind === 'user' && caller.userId !== null;
@@ -169,7 +168,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { id: t.arg.int({ required: true }), name: t.arg.string({ required: false }) },
     description: 'Renames an org. Its Admins and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id, name }, ctx) => {
       await requireRoleInOrg(ctx, id, 'Admin', 'orgs:write');
       await updateOrg(ctx.em, id, name);
@@ -180,7 +179,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { name: t.arg.string({ required: false }) },
     description: 'Renames the org the request acts in. Its Admins and server admins.',
-    extensions: { access: A.currentWrite },
+    extensions: { access: ORG_ACCESS.currentWrite },
     resolve: async (_root, { name }, ctx) => {
       await updateOrg(ctx.em, ctx.orgId, name);
       return { message: MESSAGES.org.updated };
@@ -190,7 +189,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { id: t.arg.int({ required: true }) },
     description: 'Deletes an org with its data sources, tokens, service accounts and memberships; every instance forgets them at once. Not the org the request acts in. Server admins only.',
-    extensions: { access: A.delete },
+    extensions: { access: ORG_ACCESS.delete },
     resolve: async (_root, { id }, ctx) => {
       await deleteOrg(ctx.em, id, ctx.orgId);
       return { message: MESSAGES.org.deleted };
@@ -204,7 +203,7 @@ builder.mutationFields((t) => ({
       role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
     },
     description: 'Adds an existing user to an org. Its Admins and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, ...input }, ctx) => {
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
       return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, orgId, input, actor) };
@@ -217,7 +216,7 @@ builder.mutationFields((t) => ({
       role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
     },
     description: 'Adds an existing user to the org the request acts in. Its Admins and server admins.',
-    extensions: { access: A.membersAdd },
+    extensions: { access: ORG_ACCESS.membersAdd },
     resolve: async (_root, input, ctx) => {
       return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, ctx.orgId, input, currentOrgActor(ctx)) };
     },
@@ -226,7 +225,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
     description: 'Changes a member\'s role; the org\'s last Admin cannot be demoted. Its Admins and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, userId, role }, ctx) => {
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:write');
       await updateOrgMemberRole(ctx.em, orgId, userId, role, actor);
@@ -237,7 +236,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
     description: 'Changes a member\'s role in the org the request acts in; its last Admin cannot be demoted.',
-    extensions: { access: A.membersWrite },
+    extensions: { access: ORG_ACCESS.membersWrite },
     resolve: async (_root, { userId, role }, ctx) => {
       await updateOrgMemberRole(ctx.em, ctx.orgId, userId, role, currentOrgActor(ctx));
       return { message: MESSAGES.orgUser.updated };
@@ -247,7 +246,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }) },
     description: 'Removes a member from an org; the org\'s last Admin cannot be removed. Its Admins and server admins.',
-    extensions: { access: A.byId },
+    extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, userId }, ctx) => {
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
       await removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: false });
@@ -258,7 +257,7 @@ builder.mutationFields((t) => ({
     type: MessageType,
     args: { userId: t.arg.int({ required: true }) },
     description: 'Removes a member from the org the request acts in; a user left in no org is deleted, as by the original server (never the last enabled server admin).',
-    extensions: { access: A.membersRemove },
+    extensions: { access: ORG_ACCESS.membersRemove },
     resolve: async (_root, { userId }, ctx) => {
       const deleted = await removeOrgMember(ctx.em, ctx.orgId, userId, { deleteOrphan: true });
       return { message: deleted ? MESSAGES.orgUser.userDeleted : MESSAGES.orgUser.removed };
