@@ -49,7 +49,7 @@ describe('loadSettings defaults', () => {
     expect(s.security).toEqual({
       adminUser: 'admin', adminPassword: 'admin', adminEmail: 'admin@localhost', secretKey: 'SW2YcwTIb9zpOOhoPsMm',
       disableBruteForceLoginProtection: false, bruteForceLoginProtectionMaxAttempts: 5,
-      dataSourceProxyWhitelist: [], dataSourceProxyDenyPrivate: false,
+      dataSourceProxyWhitelist: [], dataSourceProxyDenyPrivate: false, disableGravatar: false,
     });
     expect(s.users).toEqual({ allowSignUp: false, allowOrgCreate: false, autoAssignOrg: true, autoAssignOrgId: 1, autoAssignOrgRole: 'Viewer' });
     expect(s.auth.loginCookieName).toBe('grafana_session');
