@@ -3,6 +3,7 @@ import { Migration20261123000000_auth_change_notify } from './Migration202611230
 import { Migration20261124100000_alerts_paused_notify } from './Migration20261124100000_alerts_paused_notify.ts';
 import { Migration20261124120000_data_source_prunable } from './Migration20261124120000_data_source_prunable.ts';
 import { Migration20261124200000_identity } from './Migration20261124200000_identity.ts';
+import { Migration20261125100000_org_members_notify } from './Migration20261125100000_org_members_notify.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -11,4 +12,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124100000_alerts_paused_notify', class: Migration20261124100000_alerts_paused_notify },
   { name: 'Migration20261124120000_data_source_prunable', class: Migration20261124120000_data_source_prunable },
   { name: 'Migration20261124200000_identity', class: Migration20261124200000_identity },
+  { name: 'Migration20261125100000_org_members_notify', class: Migration20261125100000_org_members_notify },
 ];
