@@ -7,6 +7,7 @@ import type { Logger } from '../logging/logger.ts';
 import { CHANGE_CHANNEL, type DataSourceRow, type DataSourceService } from '../services/data-sources.ts';
 import { AUTH_ERRORS, DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { loadOrgMemberLogins, mergeOrgMemberEvents, ORG_MEMBERS_CHANNEL, parseOrgMemberNotice, readOrgMemberChanges, type OrgMemberEvent, type OrgMemberNotice } from './org-members.ts';
 import { parseDataSourceNotice, type DataSourceNotice } from './payload.ts';
 import { LiveStream } from './stream.ts';
 
@@ -54,12 +55,24 @@ interface Subscriber<E> {
   expiry: NodeJS.Timeout | null;
 }
 
-interface OrgFeed {
-  subscribers: Set<Subscriber<DataSourceEvent>>;
-  /** Data sources of the org this instance knows of, to tell creations from updates and name deletions. */
-  known: Map<number, { uid: string; name: string }> | null;
-  pending: DataSourceNotice[];
+type AnySubscriber = Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent> | Subscriber<OrgMemberEvent>;
+
+/** One org's subscribers to one kind of change (`E`), fed by notices (`N`). */
+interface OrgFeed<E, N, K> {
+  subscribers: Set<Subscriber<E>>;
+  /** What of the org this instance knows of (by id), to tell creations from updates and name deletions. */
+  known: Map<number, K> | null;
+  pending: N[];
   running: boolean;
+}
+
+/** A kind of per-org change: how to read what an org has, and what a batch of notices changed. */
+interface OrgFeedKind<E, N, K> {
+  feeds: Map<number, OrgFeed<E, N, K>>;
+  /** For log lines: "could not read <what> for subscribers". */
+  what: string;
+  load(em: EntityManager, orgId: number): Promise<Map<number, K>>;
+  read(em: EntityManager, orgId: number, known: Map<number, K>, notices: N[]): Promise<E[]>;
 }
 
 const unavailable = (message: string) => new DomainError('UNAVAILABLE', message);
@@ -92,7 +105,8 @@ export class LiveChanges {
   readonly #changes: ChangeListener;
   readonly #log: Logger;
   readonly #limits: LiveLimits;
-  readonly #feeds = new Map<number, OrgFeed>();
+  readonly #dataSourceFeeds: OrgFeedKind<DataSourceEvent, DataSourceNotice, { uid: string; name: string }>;
+  readonly #memberFeeds: OrgFeedKind<OrgMemberEvent, OrgMemberNotice, string>;
   readonly #alerts = new Set<Subscriber<AlertsPausedEvent>>();
   /** The pause switch as last delivered to each alerts subscriber. */
   readonly #lastPaused = new WeakMap<Subscriber<AlertsPausedEvent>, boolean>();
@@ -108,10 +122,21 @@ export class LiveChanges {
     this.#changes = changes;
     this.#log = log;
     this.#limits = limits;
+    this.#dataSourceFeeds = {
+      feeds: new Map(),
+      what: 'a data source change',
+      load: async (em, orgId) => {
+        const rows = await em.execute<Array<{ id: number; uid: string; name: string }>>('select id, uid, name from data_source where org_id = ?', [orgId]);
+        return new Map(rows.map((row) => [row.id, { uid: row.uid, name: row.name }]));
+      },
+      read: (em, orgId, known, notices) => this.#readBatch(em, orgId, known, notices),
+    };
+    this.#memberFeeds = { feeds: new Map(), what: 'an org member change', load: loadOrgMemberLogins, read: readOrgMemberChanges };
     const reset = (listening: boolean) => {
       if (!listening) this.#endAll(ERRORS.feedLost);
     };
     changes.subscribe(CHANGE_CHANNEL, { notify: (payload) => this.#onDataSourceNotice(payload), reset });
+    changes.subscribe(ORG_MEMBERS_CHANNEL, { notify: (payload) => this.#onOrgMemberNotice(payload), reset });
     changes.subscribe(ALERTS_PAUSED_CHANNEL, { notify: () => this.#readAlertsPaused(), reset });
     changes.subscribe(AUTH_CHANGE_CHANNEL, {
       // A failed login changes nobody's rights; everything else on this channel may.
@@ -129,21 +154,12 @@ export class LiveChanges {
 
   /** Changes of the caller's org's data sources, from now on. */
   openDataSources(request: StreamRequest): LiveStream<DataSourceEvent> {
-    const orgId = request.principal.orgId;
-    let feed = this.#feeds.get(orgId);
-    const subscriber = this.#register<DataSourceEvent>(request, {
-      keyOf: (event) => event.id,
-      merge: mergeDataSourceEvents,
-      onClose: () => {
-        const current = this.#feeds.get(orgId);
-        current?.subscribers.delete(subscriber);
-        if (current && current.subscribers.size === 0 && !current.running) this.#feeds.delete(orgId);
-      },
-    });
-    if (!feed) this.#feeds.set(orgId, (feed = { subscribers: new Set(), known: null, pending: [], running: false }));
-    feed.subscribers.add(subscriber);
-    if (feed.known === null) void this.#drain(orgId, feed);
-    return subscriber.stream;
+    return this.#openOrgFeed(this.#dataSourceFeeds, request, (event) => event.id, mergeDataSourceEvents);
+  }
+
+  /** Members of the caller's org added, removed, or changed (role, profile, disabled), from now on. */
+  openOrgMembers(request: StreamRequest): LiveStream<OrgMemberEvent> {
+    return this.#openOrgFeed(this.#memberFeeds, request, (event) => event.userId, mergeOrgMemberEvents);
   }
 
   /** The alert pause switch now, then each time it flips. */
@@ -203,14 +219,71 @@ export class LiveChanges {
     return subscriber;
   }
 
-  #subscribers(): Array<Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent>> {
-    const all: Array<Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent>> = [...this.#alerts];
-    for (const feed of this.#feeds.values()) all.push(...feed.subscribers);
+  #subscribers(): AnySubscriber[] {
+    const all: AnySubscriber[] = [...this.#alerts];
+    for (const feed of this.#dataSourceFeeds.feeds.values()) all.push(...feed.subscribers);
+    for (const feed of this.#memberFeeds.feeds.values()) all.push(...feed.subscribers);
     return all;
   }
 
   #endAll(error: () => DomainError): void {
     for (const subscriber of this.#subscribers()) subscriber.stream.end(error());
+  }
+
+  // --- per-org feeds -----------------------------------------------------------------------
+
+  #openOrgFeed<E, N, K>(kind: OrgFeedKind<E, N, K>, request: StreamRequest, keyOf: (event: E) => unknown, merge: (older: E, newer: E) => E | null): LiveStream<E> {
+    const orgId = request.principal.orgId;
+    let feed = kind.feeds.get(orgId);
+    const subscriber = this.#register<E>(request, {
+      keyOf,
+      merge,
+      onClose: () => {
+        const current = kind.feeds.get(orgId);
+        current?.subscribers.delete(subscriber);
+        if (current && current.subscribers.size === 0 && !current.running) kind.feeds.delete(orgId);
+      },
+    });
+    if (!feed) kind.feeds.set(orgId, (feed = { subscribers: new Set(), known: null, pending: [], running: false }));
+    feed.subscribers.add(subscriber);
+    if (feed.known === null) void this.#drain(kind, orgId, feed);
+    return subscriber.stream;
+  }
+
+  /** Queues a notice for its org's feed, or for every org's when it names none. */
+  #queue<E, N, K>(kind: OrgFeedKind<E, N, K>, orgId: number | null, notice: N): void {
+    const feeds = orgId !== null ? [[orgId, kind.feeds.get(orgId)] as const] : [...kind.feeds.entries()];
+    for (const [id, feed] of feeds) {
+      if (!feed) continue;
+      feed.pending.push(notice);
+      void this.#drain(kind, id, feed);
+    }
+  }
+
+  /** Works through an org's notices in order, one batch at a time, one statement per batch. */
+  async #drain<E, N, K>(kind: OrgFeedKind<E, N, K>, orgId: number, feed: OrgFeed<E, N, K>): Promise<void> {
+    if (feed.running) return;
+    feed.running = true;
+    try {
+      while (feed.subscribers.size > 0 && (feed.known === null || feed.pending.length > 0)) {
+        const em = this.#orm.em.fork({ clear: true });
+        if (feed.known === null) {
+          feed.known = await kind.load(em, orgId);
+          continue;
+        }
+        const batch = feed.pending.splice(0);
+        for (const event of await kind.read(em, orgId, feed.known, batch)) {
+          for (const subscriber of feed.subscribers) subscriber.stream.push(event, () => ERRORS.overflow(this.#limits.queueSize));
+        }
+      }
+    } catch (error) {
+      this.#log.warn({ err: error, orgId }, `could not read ${kind.what} for subscribers; ending their streams`);
+      for (const subscriber of feed.subscribers) subscriber.stream.end(ERRORS.readFailed());
+      feed.pending = [];
+    } finally {
+      feed.running = false;
+      if (feed.subscribers.size === 0 && kind.feeds.get(orgId) === feed) kind.feeds.delete(orgId);
+    }
   }
 
   // --- data sources -------------------------------------------------------------------------
@@ -222,42 +295,10 @@ export class LiveChanges {
       return;
     }
     // Without an org, each org with subscribers here looks for the data source among its own.
-    const feeds = notice.orgId !== null ? [[notice.orgId, this.#feeds.get(notice.orgId)] as const] : [...this.#feeds.entries()];
-    for (const [orgId, feed] of feeds) {
-      if (!feed) continue;
-      feed.pending.push(notice);
-      void this.#drain(orgId, feed);
-    }
+    this.#queue(this.#dataSourceFeeds, notice.orgId, notice);
   }
 
-  /** Works through an org's notices in order, one batch at a time, one statement per batch. */
-  async #drain(orgId: number, feed: OrgFeed): Promise<void> {
-    if (feed.running) return;
-    feed.running = true;
-    try {
-      while (feed.subscribers.size > 0 && (feed.known === null || feed.pending.length > 0)) {
-        const em = this.#orm.em.fork({ clear: true });
-        if (feed.known === null) {
-          const rows = await em.execute<Array<{ id: number; uid: string; name: string }>>('select id, uid, name from data_source where org_id = ?', [orgId]);
-          feed.known = new Map(rows.map((row) => [row.id, { uid: row.uid, name: row.name }]));
-          continue;
-        }
-        const batch = feed.pending.splice(0);
-        for (const event of await this.#readBatch(em, orgId, feed.known, batch)) {
-          for (const subscriber of feed.subscribers) subscriber.stream.push(event, () => ERRORS.overflow(this.#limits.queueSize));
-        }
-      }
-    } catch (error) {
-      this.#log.warn({ err: error, orgId }, 'could not read a data source change for subscribers; ending their streams');
-      for (const subscriber of feed.subscribers) subscriber.stream.end(ERRORS.readFailed());
-      feed.pending = [];
-    } finally {
-      feed.running = false;
-      if (feed.subscribers.size === 0 && this.#feeds.get(orgId) === feed) this.#feeds.delete(orgId);
-    }
-  }
-
-  async #readBatch(em: EntityManager, orgId: number, known: NonNullable<OrgFeed['known']>, notices: DataSourceNotice[]): Promise<DataSourceEvent[]> {
+  async #readBatch(em: EntityManager, orgId: number, known: Map<number, { uid: string; name: string }>, notices: DataSourceNotice[]): Promise<DataSourceEvent[]> {
     // One entry per data source, the latest operation winning.
     const latest = new Map<string, { id: number | null; uid: string | null; op: DataSourceNotice['op'] }>();
     for (const notice of notices) {
@@ -290,6 +331,17 @@ export class LiveChanges {
       events.push({ kind: 'DELETED', orgId, id: notice.id, uid: previous?.uid ?? notice.uid, name: previous?.name ?? null, dataSource: null });
     }
     return events;
+  }
+
+  // --- org members ---------------------------------------------------------------------------
+
+  #onOrgMemberNotice(payload: string): void {
+    const notice = parseOrgMemberNotice(payload);
+    if (!notice) {
+      this.#log.debug({ payload }, 'org member notification names no member; ignored by subscriptions');
+      return;
+    }
+    this.#queue(this.#memberFeeds, notice.orgId, notice);
   }
 
   // --- alert pause switch -------------------------------------------------------------------
@@ -388,7 +440,7 @@ export class LiveChanges {
     }
   }
 
-  #watchExpiry(subscriber: Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent>, expiresAt: number | null): void {
+  #watchExpiry(subscriber: AnySubscriber, expiresAt: number | null): void {
     if (subscriber.expiry) clearTimeout(subscriber.expiry);
     subscriber.expiry = null;
     if (expiresAt === null) return;

@@ -58,6 +58,21 @@ async function assertOrgExists(em: EntityManager, orgId: number): Promise<void> 
   if (!org) throw notFound(MESSAGES.org.notFound);
 }
 
+interface MemberRow {
+  user_id: number; uid: string; email: string; name: string; login: string; role: OrgRole;
+  last_seen_at: Date | null; created: Date; is_disabled: boolean;
+}
+
+const MEMBER_SELECT = `select u.id as user_id, u.uid, u.email, u.name, u.login, ou.role, u.last_seen_at, u.created, u.is_disabled
+       from org_user ou join "user" u on u.id = ou.user_id`;
+
+function toMember(orgId: number, r: MemberRow): OrgMember {
+  return {
+    orgId, userId: r.user_id, uid: r.uid, email: r.email, name: r.name, login: r.login, role: r.role,
+    lastSeenAt: r.last_seen_at ? new Date(r.last_seen_at) : null, created: new Date(r.created), isDisabled: r.is_disabled,
+  };
+}
+
 /**
  * An org's members (users only) by login then e-mail, optionally those whose login, e-mail or name
  * contains `query` (any case), at most `limit` when it is positive. Empty for an unknown org.
@@ -67,22 +82,25 @@ export async function listOrgMembers(em: EntityManager, orgId: number, filter: {
   if (query.includes('\0')) throw badRequest();
   const pattern = containsPattern(query);
   const limit = filter.limit && filter.limit > 0 ? filter.limit : null;
-  const rows = await em.execute<Array<{
-    user_id: number; uid: string; email: string; name: string; login: string; role: OrgRole;
-    last_seen_at: Date | null; created: Date; is_disabled: boolean;
-  }>>(
-    `select u.id as user_id, u.uid, u.email, u.name, u.login, ou.role, u.last_seen_at, u.created, u.is_disabled
-       from org_user ou join "user" u on u.id = ou.user_id
+  const rows = await em.execute<MemberRow[]>(
+    `${MEMBER_SELECT}
       where ou.org_id = ? and not u.is_service_account
         and (? = '' or u.login ilike ? or u.email ilike ? or u.name ilike ?)
       order by u.login, u.email
       limit ?`,
     [orgId, query, pattern, pattern, pattern, limit],
   );
-  return rows.map((r) => ({
-    orgId, userId: r.user_id, uid: r.uid, email: r.email, name: r.name, login: r.login, role: r.role,
-    lastSeenAt: r.last_seen_at ? new Date(r.last_seen_at) : null, created: new Date(r.created), isDisabled: r.is_disabled,
-  }));
+  return rows.map((row) => toMember(orgId, row));
+}
+
+/** Those of `userIds` who are members of the org now (users only), in no particular order. */
+export async function readOrgMembers(em: EntityManager, orgId: number, userIds: number[]): Promise<OrgMember[]> {
+  if (userIds.length === 0) return [];
+  const rows = await em.execute<MemberRow[]>(
+    `${MEMBER_SELECT} where ou.org_id = ? and ou.user_id = any(string_to_array(?, ',')::int[]) and not u.is_service_account`,
+    [orgId, userIds.join(',')],
+  );
+  return rows.map((row) => toMember(orgId, row));
 }
 
 /**
