@@ -4,9 +4,11 @@ import type { RequestContext } from '../../context.ts';
 import { DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import type { DataSourceEvent, AlertsPausedEvent, StreamRequest } from '../../live/hub.ts';
+import type { OrgMemberEvent } from '../../live/org-members.ts';
 import { StreamEnd } from '../../live/stream.ts';
 import { builder } from '../builder.ts';
 import { DataSourceType } from './data-source.ts';
+import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 
 builder.subscriptionType({
   description: 'Changes as they happen, over Server-Sent Events: POST (or GET) /graphql with `Accept: text/event-stream` (the graphql-sse protocol, distinct connections mode). '
@@ -30,6 +32,25 @@ const DataSourceChangedEvent = builder.objectRef<DataSourceEvent>('DataSourceCha
     uid: t.exposeString('uid', { nullable: true, description: 'Its uid; null only for a deletion of a data source this server never saw.' }),
     name: t.exposeString('name', { nullable: true, description: 'Its name (before deletion, for a deletion); null as `uid` is.' }),
     dataSource: t.field({ type: DataSourceType, nullable: true, description: 'The data source as stored after the change, as queries show it (secrets never); null when deleted.', resolve: (e) => e.dataSource }),
+  }),
+});
+
+const OrgMemberChangeKind = builder.enumType('OrganizationMemberChangeKind', {
+  description: 'What happened to a member of an org.',
+  values: {
+    ADDED: { description: 'The user joined the org.' },
+    UPDATED: { description: 'Its role, or its user\'s login, e-mail, name or disabled state, changed.' },
+    REMOVED: { description: 'The user left the org, or was deleted; `member` is null.' },
+  } as const,
+});
+
+const OrgMemberChangedEvent = builder.objectRef<OrgMemberEvent>('OrganizationMemberChangedEvent').implement({
+  description: 'One change of a member of the caller\'s org. Several changes of one member that the client has not read yet arrive as one, carrying the latest state.',
+  fields: (t) => ({
+    kind: t.field({ type: OrgMemberChangeKind, resolve: (e) => e.kind }),
+    userId: t.exposeInt('userId', { description: 'The member changed.' }),
+    login: t.exposeString('login', { description: 'Its login (before removal, for a removal).' }),
+    member: t.field({ type: OrgMemberType, nullable: true, description: 'The membership as stored after the change, as `currentOrganizationMembers` lists it; null when removed.', resolve: (e) => e.member }),
   }),
 });
 
@@ -85,5 +106,13 @@ builder.subscriptionFields((t) => ({
     extensions: { access: readAlerts },
     subscribe: (_root, _args, ctx) => live(ctx).openAlertsPaused(streamRequest(ctx, readAlerts)),
     resolve: (event: AlertsPausedEvent | StreamEnd) => unlessEnded(event),
+  }),
+  orgMembersChanged: t.field({
+    type: OrgMemberChangedEvent,
+    description: 'Every member added to or removed from the org the request acts in from now on, and every change of a member\'s role or of its user\'s login, e-mail, name or disabled state, whoever makes it (REST, GraphQL, SQL) on whichever instance. '
+      + 'Its Admins and server admins, as `currentOrganizationMembers`.',
+    extensions: { access: ORG_ACCESS.membersRead },
+    subscribe: (_root, _args, ctx) => live(ctx).openOrgMembers(streamRequest(ctx, ORG_ACCESS.membersRead)),
+    resolve: (event: OrgMemberEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

@@ -14,7 +14,7 @@ import { avatarOf } from './user-profile.ts';
  * an org named by id admit any signed-in caller and check the role held in that org themselves
  * (it depends on the data); org creation depends on `[users] allow_org_create`.
  */
-const ORG_ACCESS = {
+export const ORG_ACCESS = {
   list: serverAdminFor('orgs:read'),
   delete: serverAdminFor('orgs:delete'),
   byId: signedIn,
@@ -51,7 +51,7 @@ const OrganizationType = builder.objectRef<{ id: number; name: string; address?:
   }),
 });
 
-const OrgMemberType = builder.objectRef<OrgMember>('OrganizationMember').implement({
+export const OrgMemberType = builder.objectRef<OrgMember>('OrganizationMember').implement({
   description: 'A user\'s membership of an org (service accounts are listed with their own API).',
   fields: (t) => ({
     orgId: t.exposeInt('orgId'),
