@@ -4,7 +4,7 @@ import { createToken } from '../src/cli/commands.ts';
 import { createDataSourceService } from '../src/services/index.ts';
 import { changeListenersBack, changeListeners, eventually, killChangeListeners, twoInstances } from './support/instances.ts';
 import { ADMIN, basic, call, gql, type TestServer } from './support/server.ts';
-import { ALERTS_PAUSED_CHANGED, DATA_SOURCE_CHANGED, subscribe, type OpenSubscription } from './support/sse.ts';
+import { ALERTS_PAUSED_CHANGED, DATA_SOURCE_CHANGED, ORG_MEMBERS_CHANGED, subscribe, type OpenSubscription } from './support/sse.ts';
 
 let first: TestServer;
 let second: TestServer;
@@ -176,6 +176,114 @@ describe('alertsPausedChanged', () => {
     expect((await stream.next()).data).toEqual({ data: { alertsPausedChanged: { paused: true } } });
     await call(first, 'POST', '/api/admin/pause-all-alerts', { body: { paused: false } });
     expect((await stream.next()).data).toEqual({ data: { alertsPausedChanged: { paused: false } } });
+  });
+});
+
+describe('orgMembersChanged', () => {
+  const changeOf = (event: { data: any }) => event.data.data.orgMembersChanged;
+
+  it('delivers additions, role and profile changes and removals made through REST, GraphQL or SQL on either instance to every subscriber within 1 s, secrets never', async () => {
+    const streams = [await watch(first, ORG_MEMBERS_CHANGED), await watch(second, ORG_MEMBERS_CHANGED)];
+    for (const stream of streams) expect(stream.status).toBe(200);
+    await eventually(async () => first.app.live.open + second.app.live.open, 2, 5000);
+
+    const sent = performance.now();
+    const created = await call(first, 'POST', '/api/admin/users', { body: { login: 'joiner', email: 'joiner@example.com', name: 'Joiner', password: 'joiner-secret-pw' } });
+    expect(created.status).toBe(200);
+    const userId = created.body.id as number;
+    const [{ uid }] = await first.sql<{ uid: string }>('select uid from "user" where id = $1', [userId]) as [{ uid: string }];
+    const member = { orgId: 1, userId, uid, login: 'joiner', email: 'joiner@example.com', name: 'Joiner', role: 'Viewer', isDisabled: false };
+    for (const stream of streams) {
+      const event = await stream.next();
+      expect(changeOf(event)).toEqual({ kind: 'ADDED', userId, login: 'joiner', member });
+      expect(event.at - sent).toBeLessThan(1000);
+    }
+
+    // The role, through REST on the other instance.
+    expect((await call(second, 'PATCH', `/api/org/users/${userId}`, { body: { role: 'Editor' } })).status).toBe(200);
+    for (const stream of streams) expect(changeOf(await stream.next())).toEqual({ kind: 'UPDATED', userId, login: 'joiner', member: { ...member, role: 'Editor' } });
+
+    // The profile, through GraphQL.
+    const renamed = await gql(first, `mutation($id: Int!) { updateUser(id: $id, input: { login: "joiner2", email: "joiner@example.com", name: "Joiner Two" }) { message } }`, { id: userId });
+    expect(renamed.body.errors).toBeUndefined();
+    for (const stream of streams) expect(changeOf(await stream.next())).toEqual({ kind: 'UPDATED', userId, login: 'joiner2', member: { ...member, role: 'Editor', login: 'joiner2', name: 'Joiner Two' } });
+
+    // Plain SQL: what members show changes; activity alone (last_seen_at) announces nothing.
+    await first.sql('update "user" set last_seen_at = now() where id = $1', [userId]);
+    await first.sql(`update "user" set email = 'moved@example.com', is_disabled = true where id = $1`, [userId]);
+    for (const stream of streams) {
+      expect(changeOf(await stream.next())).toEqual({ kind: 'UPDATED', userId, login: 'joiner2', member: { ...member, role: 'Editor', login: 'joiner2', name: 'Joiner Two', email: 'moved@example.com', isDisabled: true } });
+    }
+    await first.sql('delete from org_user where org_id = 1 and user_id = $1', [userId]);
+    for (const stream of streams) {
+      expect(changeOf(await stream.next())).toEqual({ kind: 'REMOVED', userId, login: 'joiner2', member: null });
+      expect(stream.events).toHaveLength(5);
+      expect(JSON.stringify(stream.events)).not.toMatch(/argon2|joiner-secret-pw|password/i);
+    }
+
+    // Back through SQL, then deleted with the user (the membership goes by cascade).
+    await first.sql(`insert into org_user (org_id, user_id, role) values (1, $1, 'Admin')`, [userId]);
+    for (const stream of streams) expect(changeOf(await stream.next())).toMatchObject({ kind: 'ADDED', userId, member: { role: 'Admin', isDisabled: true } });
+    await first.sql('delete from "user" where id = $1', [userId]);
+    for (const stream of streams) expect(changeOf(await stream.next())).toEqual({ kind: 'REMOVED', userId, login: 'joiner2', member: null });
+  });
+
+  it('keeps each org to itself: a member of both orgs is announced in each with its own role', async () => {
+    const [org] = await first.sql<{ id: number }>(`insert into org (name) values ('Members Org') returning id`);
+    const other = await token(first, org!.id, 'Admin');
+    const mine = await watch(first, ORG_MEMBERS_CHANGED);
+    const theirs = await watch(second, ORG_MEMBERS_CHANGED, other.auth);
+    expect(theirs.status).toBe(200);
+    await eventually(async () => first.app.live.open + second.app.live.open, 2, 5000);
+
+    const [user] = await first.sql<{ id: number }>(`insert into "user" (login, email, name, org_id) values ('two-orgs', 'two-orgs@example.com', 'Two Orgs', $1) returning id`, [org!.id]);
+    await first.sql(`insert into org_user (org_id, user_id, role) values ($1, $2, 'Editor')`, [org!.id, user!.id]);
+    expect(changeOf(await theirs.next())).toMatchObject({ kind: 'ADDED', userId: user!.id, member: { orgId: org!.id, role: 'Editor' } });
+    const ours = await call(second, 'POST', '/api/org/users', { body: { loginOrEmail: 'two-orgs', role: 'Viewer' } });
+    expect(ours.status).toBe(200);
+    expect(changeOf(await mine.next())).toMatchObject({ kind: 'ADDED', userId: user!.id, member: { orgId: 1, role: 'Viewer' } });
+
+    await first.sql(`update "user" set name = 'Renamed' where id = $1`, [user!.id]);
+    expect(changeOf(await mine.next())).toMatchObject({ kind: 'UPDATED', member: { orgId: 1, role: 'Viewer', name: 'Renamed' } });
+    expect(changeOf(await theirs.next())).toMatchObject({ kind: 'UPDATED', member: { orgId: org!.id, role: 'Editor', name: 'Renamed' } });
+
+    // Changes of org 1's members only, none of which the other org may hear of.
+    await first.sql(`update org_user set role = 'Admin' where org_id = 1 and user_id = $1`, [user!.id]);
+    await call(first, 'DELETE', `/api/org/users/${user!.id}`, { headers: { 'x-grafana-org-id': '1' } });
+    expect(changeOf(await mine.next())).toMatchObject({ kind: 'UPDATED', member: { role: 'Admin' } });
+    expect(changeOf(await mine.next())).toMatchObject({ kind: 'REMOVED', userId: user!.id });
+    expect(theirs.events).toHaveLength(2);
+    await first.sql('delete from "user" where id = $1', [user!.id]);
+    expect(changeOf(await theirs.next())).toMatchObject({ kind: 'REMOVED', userId: user!.id, login: 'two-orgs' });
+    expect(mine.events).toHaveLength(4);
+  });
+
+  it('admits the org\'s Admins and server admins only, and ends a stream whose caller stops being one', async () => {
+    const created = await call(first, 'POST', '/api/admin/users', { body: { login: 'org-admin', password: 'org-admin-pw' } });
+    const userId = created.body.id as number;
+    const auth = basic('org-admin', 'org-admin-pw');
+    for (const role of ['Viewer', 'Editor']) {
+      await first.sql('update org_user set role = $1 where user_id = $2', [role, userId]);
+      const refused = await watch(second, ORG_MEMBERS_CHANGED, auth);
+      expect(refused.status).toBe(403);
+      await refused.ended;
+      expect(refused.events[0]!.data.errors[0]).toMatchObject({ message: expect.stringContaining('org.users:read'), extensions: { code: 'FORBIDDEN' } });
+    }
+    const editorToken = await token(first, 1, 'Editor');
+    expect((await watch(first, ORG_MEMBERS_CHANGED, editorToken.auth)).status).toBe(403);
+
+    await first.sql(`update org_user set role = 'Admin' where user_id = $1`, [userId]);
+    const streams = [await watch(first, ORG_MEMBERS_CHANGED, auth), await watch(second, ORG_MEMBERS_CHANGED, auth)];
+    for (const stream of streams) expect(stream.status).toBe(200);
+    await eventually(async () => first.app.live.open + second.app.live.open, 2, 5000);
+    // Its own demotion ends the stream with the error a new request would get.
+    await first.sql(`update org_user set role = 'Editor' where user_id = $1`, [userId]);
+    for (const stream of streams) {
+      const end = await stream.waitFor((e) => e.data?.errors !== undefined, 3000);
+      expect(end.data.errors[0]).toMatchObject({ message: expect.stringContaining('org.users:read'), extensions: { code: 'FORBIDDEN' } });
+      await stream.ended;
+    }
+    await first.sql('delete from "user" where id = $1', [userId]);
   });
 });
 
