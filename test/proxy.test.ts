@@ -1,5 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { STRIPPED_RESPONSE_HEADERS } from '../src/proxy/headers.ts';
 import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 
@@ -286,6 +287,33 @@ describe('responses', () => {
       expect(echo.headers.get('expires')).toBeNull();
     } finally {
       await custom.close();
+    }
+  });
+
+  it('drops every header with which a data source could set policy for our whole origin', async () => {
+    // What an upstream could send to pin, wipe or open up dashgate's origin; hop-by-hop headers
+    // are left out here because our own server sets its own connection headers.
+    const hopByHop = new Set(['connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+    const hostile = [...STRIPPED_RESPONSE_HEADERS].filter((name) => !hopByHop.has(name));
+    const sending = await startUpstream((_req, res) => {
+      for (const name of hostile) res.setHeader(name, name === 'set-cookie' ? ['grafana_session=planted; Path=/', 'x=1'] : 'planted');
+      res.setHeader('x-kept', 'yes');
+      res.writeHead(200, { 'content-type': 'text/plain' });
+      res.end('body');
+    });
+    try {
+      const ds = await createDs({ name: 'hostile-headers', url: sending.url });
+      const res = await proxied(ds.id, 'x');
+      expect(res.status).toBe(200);
+      expect(res.text).toBe('body');
+      expect(hostile).toEqual(expect.arrayContaining(['strict-transport-security', 'set-cookie', 'alt-svc', 'clear-site-data', 'public-key-pins', 'expect-ct', 'service-worker-allowed']));
+      const leaked = hostile.filter((name) => name !== 'content-security-policy' && res.headers.has(name));
+      expect(leaked).toEqual([]);
+      expect(res.headers.get('content-security-policy')).toBe('sandbox');
+      expect(res.headers.get('x-kept')).toBe('yes');
+      expect(sending.requests).toHaveLength(1);
+    } finally {
+      await sending.close();
     }
   });
 

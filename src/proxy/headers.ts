@@ -13,8 +13,33 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
 ]);
 
-/** Hop-by-hop response headers, and the data source's cookies (they would land on our origin). */
-export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set(['set-cookie', 'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te']);
+/**
+ * Response headers of a data source that never reach the client. A proxied answer is served from
+ * dashgate's own origin, so any header a browser applies to the whole origin (rather than to the
+ * one response) would let a data source set policy for every page and API of dashgate.
+ */
+export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
+  // Hop-by-hop: they describe the upstream connection, and node frames ours itself.
+  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te', 'proxy-authenticate',
+  // Cookies would land on dashgate's origin (and could overwrite its login cookie).
+  'set-cookie', 'set-cookie2',
+  // Origin-wide and remembered by the browser: HSTS for our host name, alternative services,
+  // certificate pinning and transparency, network error logging and its reporting endpoints,
+  // client hints, agent clustering, the federated login status.
+  'strict-transport-security', 'alt-svc', 'public-key-pins', 'public-key-pins-report-only', 'expect-ct',
+  'nel', 'report-to', 'reporting-endpoints', 'accept-ch', 'accept-ch-lifetime', 'critical-ch',
+  'origin-agent-cluster', 'set-login',
+  // Wipes our origin's cookies, storage and caches.
+  'clear-site-data',
+  // Would widen the scope a service worker may claim on our origin.
+  'service-worker-allowed',
+  // Cross-origin read permissions for our origin are not the data source's to grant.
+  'access-control-allow-origin', 'access-control-allow-credentials', 'access-control-allow-methods',
+  'access-control-allow-headers', 'access-control-expose-headers', 'access-control-max-age',
+  'access-control-allow-private-network', 'timing-allow-origin',
+  // Ours is set below; a report-only policy of theirs would report our URLs to their collector.
+  'content-security-policy', 'content-security-policy-report-only',
+]);
 
 export interface UpstreamHeaderOptions {
   userAgent: string;
@@ -73,15 +98,26 @@ export function keptCookies(header: string | undefined, keep: ReadonlySet<string
     .join('; ');
 }
 
-/** The headers the client gets: the upstream's, minus what it may not set on our origin, sandboxed. */
+/** Set on every proxied answer: the body runs in a sandbox, so it cannot script dashgate's origin. */
+export const PROXIED_CONTENT_SECURITY_POLICY = 'sandbox';
+
+const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
+
+/**
+ * The headers the client gets for a data source's answer: the upstream's, minus the stripped ones
+ * and any the upstream named in its own Connection header, plus the sandbox policy.
+ */
 export function responseHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
+  const connection = upstream.connection;
+  // Usually just `keep-alive` or `close`, which name no other header.
+  const listed = connection && !PLAIN_CONNECTION.test(connection) ? new Set(connection.split(',').map((name) => name.trim().toLowerCase())) : null;
   const headers: Record<string, string | string[]> = {};
   for (const name in upstream) {
     const value = upstream[name];
-    if (value === undefined || STRIPPED_RESPONSE_HEADERS.has(name)) continue;
+    if (value === undefined || STRIPPED_RESPONSE_HEADERS.has(name) || listed?.has(name)) continue;
     headers[name] = value;
   }
-  headers['content-security-policy'] = 'sandbox';
+  headers['content-security-policy'] = PROXIED_CONTENT_SECURITY_POLICY;
   return headers;
 }
 
