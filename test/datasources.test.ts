@@ -45,6 +45,17 @@ describe('POST /api/datasources', () => {
     expect(res.body.datasource.uid).toMatch(/^[a-f][0-9a-f-]{35}$/);
   });
 
+  it('stores jsonData as {} when it is omitted or null, and returns it so everywhere', async () => {
+    for (const [name, extra] of [['no-json-data', {}], ['null-json-data', { jsonData: null }]] as const) {
+      const res = await call(server, 'POST', '/api/datasources', { body: { name, type: 'loki', access: 'proxy', ...extra } });
+      expect(res.status).toBe(200);
+      expect(res.body.datasource.jsonData).toEqual({});
+      expect((await call(server, 'GET', `/api/datasources/${res.body.id}`)).body.jsonData).toEqual({});
+      expect((await call(server, 'GET', '/api/datasources')).body.find((d: { id: number }) => d.id === res.body.id).jsonData).toEqual({});
+      expect(await server.sql('select json_data from data_source where id = $1', [res.body.id])).toEqual([{ json_data: {} }]);
+    }
+  });
+
   it('stores the cloud-metrics kind\'s secrets write-only and reports only their names', async () => {
     const res = await call(server, 'POST', '/api/datasources', {
       body: {
@@ -158,7 +169,7 @@ describe('GET /api/datasources', () => {
     const graphiteItem = res.body.find((d: { name: string }) => d.name === 'gdev-graphite');
     expect(graphiteItem).toMatchObject({ typeName: 'Graphite', typeLogoUrl: expect.stringContaining('graphite') });
     const custom = res.body.find((d: { name: string }) => d.name === 'aaa');
-    expect(custom).toMatchObject({ typeName: 'TestData', jsonData: null });
+    expect(custom).toMatchObject({ typeName: 'TestData', jsonData: {} });
   });
 });
 
@@ -202,7 +213,7 @@ describe('PUT /api/datasources/:id', () => {
     expect(res.body.datasource).toMatchObject({
       name: 'updated', access: 'direct', version: 2,
       url: 'http://es:9200', basicAuthUser: 'elastic', // empty keeps the stored value
-      user: '', database: '', basicAuth: false, jsonData: null, // omitted is cleared
+      user: '', database: '', basicAuth: false, jsonData: {}, // omitted is cleared (to {}, as the original stores it)
       secureJsonFields: { basicAuthPassword: true, other: true },
     });
     const secrets = server.app.services.dataSources.decryptSecrets(await server.app.services.dataSources.get(server.orm.em.fork(), 1, { id: created.id }));

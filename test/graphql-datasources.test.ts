@@ -40,6 +40,20 @@ describe('GraphQL data sources', () => {
     expect(deleted.body.data.deleteDataSourceByName).toEqual({ id: ds.id, message: 'Data source deleted' });
   });
 
+  it('stores and returns jsonData as {} when a data source is created or replaced without it, as the original does', async () => {
+    const created = await gql(server, `mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { datasource { id jsonData } } }`, {
+      input: { name: 'gql-no-json', type: 'loki', access: 'proxy' },
+    });
+    const { id, jsonData } = created.body.data.createDataSource.datasource;
+    expect(jsonData).toEqual({});
+    expect((await gql(server, 'query($id: Int!) { dataSource(id: $id) { jsonData } }', { id })).body.data).toEqual({ dataSource: { jsonData: {} } });
+    const replaced = await gql(server, `mutation($id: Int!, $input: UpdateDataSourceInput!) { updateDataSource(id: $id, input: $input) { datasource { jsonData } } }`, {
+      id, input: { name: 'gql-no-json', type: 'loki', access: 'proxy', jsonData: null },
+    });
+    expect(replaced.body.data.updateDataSource.datasource.jsonData).toEqual({});
+    expect(await server.sql('select json_data from data_source where id = $1', [id])).toEqual([{ json_data: {} }]);
+  });
+
   it('reports domain errors with a code and the HTTP status', async () => {
     const res = await gql(server, 'query { dataSource(id: 424242) { id } }');
     expect(res.status).toBe(404);

@@ -44,3 +44,43 @@ describe('start-up migrations', () => {
     }
   });
 });
+
+/** A new, empty database migrated up to and including `last`; closed and dropped after the file. */
+async function databaseAt(last: string): Promise<{ connection: typeof connection; orm: MikroORM; sql: (text: string, params?: unknown[]) => Promise<any[]> }> {
+  const db = { ...testCluster(), database: `m_${randomBytes(6).toString('hex')}` };
+  const admin = new pg.Client({ ...db, database: 'postgres' });
+  await admin.connect();
+  await admin.query(`create database ${db.database}`);
+  await admin.end();
+  const orm = await MikroORM.init(ormOptions(db, { maxConnections: 2, sslMode: 'disable' }));
+  await orm.migrator.up({ to: last });
+  const pool = new pg.Pool({ ...db, max: 1 });
+  cleanups.push(async () => {
+    await pool.end();
+    await orm.close(true);
+    await dropTestDatabase(db);
+  });
+  return { connection: db, orm, sql: async (text, params) => (await pool.query(text, params)).rows };
+}
+
+const cleanups: Array<() => Promise<void>> = [];
+afterAll(async () => {
+  for (const cleanup of cleanups) await cleanup();
+});
+
+describe('data migrations', () => {
+  it('turn a stored null jsonData into {} and keep objects as they are', async () => {
+    const db = await databaseAt('Migration20261125100000_org_members_notify');
+    await db.sql(`insert into org (id, name) values (1, 'Main Org.')`);
+    await db.sql(`insert into data_source (org_id, uid, name, type, access, json_data) values
+      (1, 'a', 'sql-null', 'loki', 'proxy', null), (1, 'b', 'json-null', 'loki', 'proxy', 'null'::jsonb), (1, 'c', 'object', 'loki', 'proxy', '{"k":1}')`);
+    await migrate(db.orm, db.connection);
+    expect(await db.sql('select name, json_data from data_source order by name')).toEqual([
+      { name: 'json-null', json_data: {} }, { name: 'object', json_data: { k: 1 } }, { name: 'sql-null', json_data: {} },
+    ]);
+    // Written by hand afterwards: absent means {}, NULL is refused.
+    await db.sql(`insert into data_source (org_id, uid, name, type, access) values (1, 'd', 'later', 'loki', 'proxy')`);
+    expect(await db.sql(`select json_data from data_source where name = 'later'`)).toEqual([{ json_data: {} }]);
+    await expect(db.sql(`update data_source set json_data = null where name = 'later'`)).rejects.toThrow(/not-null/);
+  });
+});

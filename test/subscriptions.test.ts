@@ -77,7 +77,7 @@ describe('dataSourceChanged over Server-Sent Events', () => {
       expect(event.event).toBe('next');
       expect(event.data.data.dataSourceChanged).toEqual({
         kind: 'CREATED', id, uid, name: 'live-prom',
-        dataSource: { id, uid, name: 'live-prom', type: 'prometheus', url: 'http://127.0.0.1:9090', isDefault: expect.any(Boolean), version: 1, jsonData: null, secureJsonFields: { password: true }, readOnly: false },
+        dataSource: { id, uid, name: 'live-prom', type: 'prometheus', url: 'http://127.0.0.1:9090', isDefault: expect.any(Boolean), version: 1, jsonData: {}, secureJsonFields: { password: true }, readOnly: false },
       });
       expect(event.at - sent).toBeLessThan(1000);
     }

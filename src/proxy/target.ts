@@ -43,7 +43,7 @@ const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connec
 
 /** Builds the prepared target of a stored row whose secrets are already decrypted. */
 export function prepareTarget(row: DataSourceRow, secrets: Readonly<Record<string, string>>): ProxyTarget {
-  const jsonData = row.jsonData ?? {};
+  const jsonData = row.jsonData;
   const headers: Array<readonly [string, string]> = [];
   const skippedHeaders: string[] = [];
 

@@ -301,8 +301,8 @@ export class DataSourceService {
     return merged;
   }
 
-  #checkHeaders(jsonData: Record<string, unknown> | null, message: string): void {
-    if (!this.#authProxyHeader || !jsonData) return;
+  #checkHeaders(jsonData: Record<string, unknown>, message: string): void {
+    if (!this.#authProxyHeader) return;
     for (const [key, value] of Object.entries(jsonData)) {
       if (/^httpHeaderName\d+$/.test(key) && typeof value === 'string' && value.toLowerCase() === this.#authProxyHeader) {
         throw badRequest(message);
@@ -344,8 +344,9 @@ function generateUid(): string {
   return /^[a-f]/.test(uuid) ? uuid : 'abcdef'[Number.parseInt(uuid[0]!, 16) % 6] + uuid.slice(1);
 }
 
-function jsonObject(value: unknown): Record<string, unknown> | null {
-  if (value === undefined || value === null) return null;
+/** `jsonData` as stored: an object, `{}` when absent or null, as the original server saves it. */
+function jsonObject(value: unknown): Record<string, unknown> {
+  if (value === undefined || value === null) return {};
   if (typeof value !== 'object' || Array.isArray(value)) throw badRequest(MESSAGES.http.badRequest);
   return value as Record<string, unknown>;
 }

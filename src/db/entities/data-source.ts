@@ -20,7 +20,7 @@ export const DataSource = defineEntity({
     basicAuthUser: p.string().default(''),
     withCredentials: p.boolean().default(false),
     isDefault: p.boolean().default(false),
-    jsonData: p.json<Record<string, unknown>>().nullable(),
+    jsonData: p.json<Record<string, unknown>>(),
     secureJsonData: p.json<EncryptedSecrets>(),
     version: p.integer().default(1),
     readOnly: p.boolean().default(false),

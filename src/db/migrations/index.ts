@@ -4,6 +4,7 @@ import { Migration20261124100000_alerts_paused_notify } from './Migration2026112
 import { Migration20261124120000_data_source_prunable } from './Migration20261124120000_data_source_prunable.ts';
 import { Migration20261124200000_identity } from './Migration20261124200000_identity.ts';
 import { Migration20261125100000_org_members_notify } from './Migration20261125100000_org_members_notify.ts';
+import { Migration20261126000000_json_data_object } from './Migration20261126000000_json_data_object.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -13,4 +14,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124120000_data_source_prunable', class: Migration20261124120000_data_source_prunable },
   { name: 'Migration20261124200000_identity', class: Migration20261124200000_identity },
   { name: 'Migration20261125100000_org_members_notify', class: Migration20261125100000_org_members_notify },
+  { name: 'Migration20261126000000_json_data_object', class: Migration20261126000000_json_data_object },
 ];

@@ -33,7 +33,7 @@ export const DataSourceType = builder.objectRef<DataSourceRow>('DataSource').imp
     }),
     withCredentials: t.exposeBoolean('withCredentials'),
     isDefault: t.exposeBoolean('isDefault', { description: 'At most one data source per org is the default.' }),
-    jsonData: t.field({ type: 'JSONObject', nullable: true, description: 'Kind-specific options; null when none.', resolve: (ds) => ds.jsonData ?? null }),
+    jsonData: t.field({ type: 'JSONObject', nullable: true, description: 'Kind-specific options; `{}` when none.', resolve: (ds) => ds.jsonData ?? {} }),
     secureJsonFields: t.field({
       type: 'JSONObject',
       description: 'Names of stored secrets, each mapped to true. Secret values are write-only.',
@@ -92,7 +92,7 @@ const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
 });
 
 const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
-  description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared; an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
+  description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
   fields: (t) => ({
     name: t.string({ required: true }),
     type: t.string({ required: true }),

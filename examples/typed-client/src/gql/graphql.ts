@@ -38,7 +38,7 @@ export type DataSourceChangeKind =
   /** Its fields changed, through any API, provisioning or SQL. */
   | 'UPDATED';
 
-/** The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared; an empty `url`, `basicAuthUser` or `uid` keeps the stored value. */
+/** The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value. */
 export type UpdateDataSourceInput = {
   access: string;
   basicAuth?: boolean | null | undefined;
