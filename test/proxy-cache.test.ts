@@ -32,9 +32,13 @@ function proxied(server: TestServer, path: string) {
   return call(server, 'GET', `/api/datasources/proxy/${path}`);
 }
 
-/** Changes the row behind the service's back: no notification, so only a cache miss can see it. */
+/**
+ * Changes the row with the notifying trigger switched off for this one transaction (as only a
+ * superuser can), so only a cache miss can see it.
+ */
 async function silentlyMove(id: number, url: string): Promise<void> {
-  await first.sql('update data_source set url = $1 where id = $2', [url, id]);
+  expect(Number.isInteger(id) && /^http:\/\/127\.0\.0\.1:\d+$/.test(url)).toBe(true);
+  await first.sql(`begin; set local session_replication_role = replica; update data_source set url = '${url}' where id = ${id}; commit;`);
 }
 
 describe('proxy data source cache', () => {
@@ -51,6 +55,37 @@ describe('proxy data source cache', () => {
     await first.sql('select pg_notify($1, $2)', [CHANGE_CHANNEL, `1:${ds.id}`]);
     expect((await proxied(second, `uid/${ds.uid}/x`)).text).toBe('new');
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('new');
+  });
+
+  it('follows a URL and a secret changed by plain SQL on the very next request, on every instance', async () => {
+    const echo = await startUpstream((req, res) => res.end(`${req.headers.host} ${req.headers.authorization}`));
+    try {
+      const ds = await createDs('plain-sql', { basicAuth: true, basicAuthUser: 'u', secureJsonData: { basicAuthPassword: 'before' } });
+      const auth = (password: string) => `Basic ${Buffer.from(`u:${password}`).toString('base64')}`;
+      for (const server of [first, second]) expect((await proxied(server, `${ds.id}/x`)).status).toBe(200);
+      for (const server of [first, second]) expect((await proxied(server, `uid/${ds.uid}/x`)).status).toBe(200);
+
+      // The URL, as an operator would change it with psql.
+      await first.sql('update data_source set url = $1 where id = $2', [echo.url, ds.id]);
+      for (const server of [second, first]) {
+        expect((await proxied(server, `${ds.id}/x`)).text).toBe(`127.0.0.1:${echo.port} ${auth('before')}`);
+        expect((await proxied(server, `uid/${ds.uid}/x`)).text).toBe(`127.0.0.1:${echo.port} ${auth('before')}`);
+      }
+
+      // A secret, sealed as the service seals it, written straight into the row.
+      const sealed = first.app.services.dataSources.sealSecret({ orgId: 1, uid: ds.uid }, 'basicAuthPassword', 'after');
+      await first.sql(`update data_source set secure_json_data = jsonb_set(secure_json_data, '{basicAuthPassword}', to_jsonb($1::text)) where id = $2`, [sealed, ds.id]);
+      for (const server of [second, first]) expect((await proxied(server, `${ds.id}/x`)).text).toBe(`127.0.0.1:${echo.port} ${auth('after')}`);
+
+      // A row deleted by hand is gone for the proxy at once.
+      await first.sql('delete from data_source where id = $1', [ds.id]);
+      for (const server of [second, first]) {
+        expect((await proxied(server, `${ds.id}/x`)).status).toBe(404);
+        expect((await proxied(server, `uid/${ds.uid}/x`)).status).toBe(404);
+      }
+    } finally {
+      await echo.close();
+    }
   });
 
   it('sees updates and deletes made through another instance at once', async () => {
@@ -94,5 +129,12 @@ describe('proxy data source cache', () => {
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('new');
     await first.sql('select pg_notify($1, $2)', [CHANGE_CHANNEL, `1:${ds.id}`]);
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('old');
+  });
+
+  it('forgets everything when the table is truncated by hand', async () => {
+    const ds = await createDs('truncated');
+    expect((await proxied(second, `${ds.id}/x`)).text).toBe('old');
+    await first.sql('truncate data_source');
+    expect((await proxied(second, `${ds.id}/x`)).status).toBe(404);
   });
 });

@@ -111,7 +111,7 @@ describe('dataSourceChanged over Server-Sent Events', () => {
     await call(first, 'DELETE', `/api/datasources/${b.id}`);
   });
 
-  it('follows provisioning and SQL written elsewhere, with the payloads a trigger may send', async () => {
+  it('follows provisioning and SQL written elsewhere, announced by the trigger on the table', async () => {
     const stream = await watch(first);
     await eventually(async () => first.app.live.open, 1, 5000);
 
@@ -122,21 +122,28 @@ describe('dataSourceChanged over Server-Sent Events', () => {
     expect(created.data.data.dataSourceChanged).toMatchObject({ kind: 'CREATED', name: 'provisioned', dataSource: { type: 'loki', readOnly: true } });
     const id = created.data.data.dataSourceChanged.id as number;
 
-    // Plain SQL, announced as a trigger would: by org and uid in JSON, no operation.
+    // Plain SQL, as with psql: the trigger announces each committed change.
     const [row] = await first.sql<{ uid: string }>(`update data_source set url = 'http://loki:3101' where id = $1 returning uid`, [id]);
-    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [JSON.stringify({ org_id: 1, uid: row!.uid })]);
     expect((await stream.next()).data.data.dataSourceChanged).toMatchObject({ kind: 'UPDATED', id, dataSource: { url: 'http://loki:3101' } });
-
-    // A row inserted by SQL, announced by org and id only.
     const [inserted] = await first.sql<{ id: number }>(`insert into data_source (org_id, uid, name, type, access) values (1, 'sql-made', 'sql-made', 'graphite', 'proxy') returning id`);
-    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [`1:${inserted!.id}`]);
     expect((await stream.next()).data.data.dataSourceChanged).toMatchObject({ kind: 'CREATED', id: inserted!.id, uid: 'sql-made' });
-
-    await first.sql('delete from data_source where id = any($1)', [[id, inserted!.id]]);
-    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [JSON.stringify({ orgId: 1, id, op: 'DELETE' })]);
-    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [`1:${inserted!.id}`]);
+    await first.sql('delete from data_source where id = $1', [id]);
     expect((await stream.next()).data.data.dataSourceChanged).toEqual({ kind: 'DELETED', id, uid: row!.uid, name: 'provisioned', dataSource: null });
+    await first.sql('delete from data_source where id = $1', [inserted!.id]);
     expect((await stream.next()).data.data.dataSourceChanged).toEqual({ kind: 'DELETED', id: inserted!.id, uid: 'sql-made', name: 'sql-made', dataSource: null });
+  });
+
+  it('understands the other payloads a hand-sent notification may carry', async () => {
+    const stream = await watch(first);
+    await eventually(async () => first.app.live.open, 1, 5000);
+    const ds = await createDataSource(first, { name: 'hand-notified' });
+    expect((await stream.next()).data.data.dataSourceChanged).toMatchObject({ kind: 'CREATED', id: ds.id });
+    // By org and uid in JSON, no operation; then by org and id only.
+    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [JSON.stringify({ org_id: 1, uid: ds.uid })]);
+    expect((await stream.next()).data.data.dataSourceChanged).toMatchObject({ kind: 'UPDATED', id: ds.id });
+    await first.sql(`select pg_notify('dashgate_datasource_changed', $1)`, [`1:${ds.id}`]);
+    expect((await stream.next()).data.data.dataSourceChanged).toMatchObject({ kind: 'UPDATED', id: ds.id });
+    await call(first, 'DELETE', `/api/datasources/${ds.id}`);
   });
 
   it('keeps each org to itself', async () => {

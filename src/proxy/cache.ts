@@ -17,8 +17,8 @@ export class TargetSecretsError extends Error {
 
 /**
  * The proxy's data sources by (org, id) and (org, uid), prepared once per version and invalidated
- * on every instance through PostgreSQL LISTEN/NOTIFY (each data source write notifies inside its
- * transaction, so the message arrives once the change is visible).
+ * on every instance through PostgreSQL LISTEN/NOTIFY (a trigger notifies every committed change
+ * of a data source row, whoever makes it, so the message arrives once the change is visible).
  *
  * Staleness guards: an entry, or a load in flight, is used only once the change barrier shows
  * every change committed before the request arrived has been heard, so a write on any instance
@@ -61,8 +61,12 @@ export class ProxyTargetCache implements ChangeSubscriber {
     this.#loading.clear();
   }
 
-  /** `payload` is `<orgId>:<id>`, as the data source service notifies it. */
+  /** `payload` is `<orgId>:<id>:<operation>` as the trigger sends it, or `all` (a TRUNCATE). */
   notify(payload: string): void {
+    if (payload === 'all') {
+      this.#clear();
+      return;
+    }
     this.#generation++;
     this.#loading.clear();
     const [orgId, id] = payload.split(':');

@@ -39,7 +39,11 @@ const MAX_UID = 40;
 const LIST_LIMIT = 5000;
 /** Namespace of the per-org transaction lock that serialises writes touching `isDefault`. */
 const DEFAULT_LOCK_NAMESPACE = 0x6473; // "ds"
-/** Channel on which writes announce changed data sources, for caches on every instance. */
+/**
+ * Channel on which a trigger announces every committed change of a data source row (payload
+ * `<orgId>:<id>:<created|updated|deleted>`, or `all` after a TRUNCATE), for caches and
+ * subscriptions on every instance; see migration 20261126000100.
+ */
 export const CHANGE_CHANNEL = 'dashgate_datasource_changed';
 
 export interface DataSourceServiceOptions {
@@ -82,6 +86,11 @@ export class DataSourceService {
     return this.#secrets.decryptAll(row.secureJsonData ?? {});
   }
 
+  /** The stored form of secret `key` of the data source `owner` (for tools writing rows themselves). */
+  sealSecret(owner: { orgId: number; uid: string }, key: string, value: string): string {
+    return this.#secrets.encrypt(value);
+  }
+
   async create(em: EntityManager, orgId: number, input: DataSourceInput): Promise<DataSourceRow> {
     const type = requiredString(input.type);
     const access = requiredString(input.access);
@@ -121,7 +130,6 @@ export class DataSourceService {
           readOnly: false,
         });
         await tx.flush();
-        await notifyChanged(tx, orgId, row.id, 'created');
         return row;
       });
     } catch (error) {
@@ -178,7 +186,6 @@ export class DataSourceService {
           isPrunable: false,
         });
         await tx.flush();
-        await notifyChanged(tx, orgId, row.id, 'updated');
         return row;
       });
     } catch (error) {
@@ -195,7 +202,6 @@ export class DataSourceService {
       const deleted = await tx.nativeDelete(DataSource, { id: row.id });
       // A concurrent delete that won the race leaves nothing for this one.
       if (deleted === 0) throw notFound(MESSAGES.dataSource.notFound);
-      await notifyChanged(tx, orgId, row.id, 'deleted');
       return row.id;
     });
   }
@@ -247,7 +253,6 @@ export class DataSourceService {
           ? tx.assign(row, { ...fields, jsonData, uid: uid ?? row.uid, secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input), version: requestVersion + 1 })
           : tx.create(DataSource, { orgId, name, ...fields, jsonData, uid: uid ?? generateUid(), secureJsonData: this.#mergeSecrets({}, input), version: 1 });
         await tx.flush();
-        await notifyChanged(tx, orgId, written.id, row ? 'updated' : 'created');
         return row ? 'updated' : 'created';
       });
     } catch (error) {
@@ -264,9 +269,8 @@ export class DataSourceService {
   async deleteProvisioned(em: EntityManager, orgId: number, name: string): Promise<boolean> {
     return em.transactional(async (tx) => {
       const row = await tx.findOne(DataSource, { orgId, name }, { lockMode: LockMode.PESSIMISTIC_WRITE });
-      if (!row || (await tx.nativeDelete(DataSource, { id: row.id })) === 0) return false;
-      await notifyChanged(tx, orgId, row.id, 'deleted');
-      return true;
+      if (!row) return false;
+      return (await tx.nativeDelete(DataSource, { id: row.id })) > 0;
     });
   }
 
@@ -375,19 +379,9 @@ async function lockOrgDefaults(em: EntityManager, orgId: number): Promise<void> 
   await em.execute('select pg_advisory_xact_lock(?, ?)', [DEFAULT_LOCK_NAMESPACE, orgId]);
 }
 
-/** `<orgId>:<id>:<operation>`: caches read the first two parts, subscriptions the operation too. */
-async function notifyChanged(em: EntityManager, orgId: number, id: number, operation: 'created' | 'updated' | 'deleted'): Promise<void> {
-  // Delivered on commit only, so listeners never see a change that was rolled back.
-  await em.execute('select pg_notify(?, ?)', [CHANGE_CHANNEL, `${orgId}:${id}:${operation}`]);
-}
-
-/** Clears the org's default (but `keep`), announcing the data source that lost it. */
+/** Clears the org's default (but `keep`); the trigger announces each data source that lost it. */
 async function demoteDefault(em: EntityManager, orgId: number, keep: number | null): Promise<void> {
-  const demoted = await em.execute<Array<{ id: number }>>(
-    'update data_source set is_default = false where org_id = ? and is_default and id <> ? returning id',
-    [orgId, keep ?? 0],
-  );
-  for (const { id } of demoted) await notifyChanged(em, orgId, id, 'updated');
+  await em.execute('update data_source set is_default = false where org_id = ? and is_default and id <> ?', [orgId, keep ?? 0]);
 }
 
 function mapUniqueViolation(error: unknown, nameMessage: string): unknown {

@@ -1,7 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { CHANGE_CHANNEL } from './data-sources.ts';
 import { containsPattern, pageWindow, type Paging } from './user-profiles.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
@@ -97,9 +96,9 @@ export async function updateOrg(em: EntityManager, id: number, nameInput: string
  * Deletes an org with everything it owns, in one transaction: its data sources, API keys and
  * service-account tokens, service accounts, dashboards, alerts and memberships (the foreign keys
  * cascade from the org row; service accounts are users, deleted here). Members whose current org
- * it was move to another org of theirs, or to none. Every instance's caches forget it: the proxy
- * cache through a notification per data source, the credential caches through the user, org_user
- * and api_key triggers. The org the caller is acting in cannot be deleted (400).
+ * it was move to another org of theirs, or to none. Every instance's caches forget it, through the
+ * triggers: data_source's (its rows go by the cascade) for the proxy cache, and those of user,
+ * org_user and api_key for the credential caches. The org the caller is acting in cannot be deleted (400).
  */
 export async function deleteOrg(em: EntityManager, id: number, callerOrgId: number): Promise<void> {
   if (id === callerOrgId) throw badRequest(MESSAGES.org.deleteCurrent);
@@ -107,7 +106,6 @@ export async function deleteOrg(em: EntityManager, id: number, callerOrgId: numb
     // Locks the row: members added or data sources created meanwhile wait, then fail on the foreign key.
     const [org] = await tx.execute('select id from org where id = ? for update', [id]);
     if (!org) throw notFound(MESSAGES.org.deleteNotFound);
-    const dataSources = await tx.execute<Array<{ id: number }>>('select id from data_source where org_id = ?', [id]);
     await tx.execute(
       `delete from "user" where is_service_account
           and (org_id = ? or id in (select user_id from org_user where org_id = ?))`,
@@ -122,7 +120,5 @@ export async function deleteOrg(em: EntityManager, id: number, callerOrgId: numb
       [id, id],
     );
     await tx.execute('delete from org where id = ?', [id]);
-    // Delivered on commit only, so no instance forgets a data source that is still there.
-    for (const ds of dataSources) await tx.execute('select pg_notify(?, ?)', [CHANGE_CHANNEL, `${id}:${ds.id}`]);
   });
 }

@@ -5,6 +5,7 @@ import { Migration20261124120000_data_source_prunable } from './Migration2026112
 import { Migration20261124200000_identity } from './Migration20261124200000_identity.ts';
 import { Migration20261125100000_org_members_notify } from './Migration20261125100000_org_members_notify.ts';
 import { Migration20261126000000_json_data_object } from './Migration20261126000000_json_data_object.ts';
+import { Migration20261126000100_datasource_change_notify } from './Migration20261126000100_datasource_change_notify.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -15,4 +16,5 @@ export const MIGRATIONS = [
   { name: 'Migration20261124200000_identity', class: Migration20261124200000_identity },
   { name: 'Migration20261125100000_org_members_notify', class: Migration20261125100000_org_members_notify },
   { name: 'Migration20261126000000_json_data_object', class: Migration20261126000000_json_data_object },
+  { name: 'Migration20261126000100_datasource_change_notify', class: Migration20261126000100_datasource_change_notify },
 ];
