@@ -172,7 +172,7 @@ async function timeAuthentication(connection: PgConnection, calls: number): Prom
     env: {},
     overrides: { database: { type: 'postgres', host: `${connection.host}:${connection.port}`, name: connection.database, user: connection.user, password: connection.password } },
   });
-  const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable' }));
+  const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable', secretKey: settings.security.secretKey }));
   let changes: ChangeListener | undefined;
   try {
     changes = new ChangeListener(connection, createLogger('error', createWriteStream('/dev/null')));

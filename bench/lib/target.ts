@@ -40,7 +40,7 @@ function settingsFor(): Settings {
 
 async function initOrm(settings: Settings): Promise<MikroORM> {
   return MikroORM.init({
-    ...ormOptions(options.connection, { maxConnections: settings.database.maxOpenConn, sslMode: 'disable' }),
+    ...ormOptions(options.connection, { maxConnections: settings.database.maxOpenConn, sslMode: 'disable', secretKey: settings.security.secretKey }),
     // The query logger's lines start with a coloured "[query] " label.
     ...(options.countQueries ? { debug: ['query' as const], logger: (message: string) => (message.includes('[query] ') ? queries++ : undefined) } : {}),
   });

@@ -14,7 +14,7 @@ export async function openCliDatabase(settings: Settings, log: (line: string) =>
   if (settings.database.type === 'embedded') {
     const connection = await runningEmbeddedCluster(settings.database.path, settings.database.name);
     if (connection) {
-      const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable' }));
+      const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable', secretKey: settings.security.secretKey }));
       return { orm, connection, embedded: null, close: () => orm.close(true) };
     }
   }

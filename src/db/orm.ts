@@ -3,7 +3,7 @@ import { Migrator } from '@mikro-orm/migrations';
 import pg from 'pg';
 import type { Settings } from '../config/settings.ts';
 import { ALL_ENTITIES } from './entities/index.ts';
-import { MIGRATIONS } from './migrations/index.ts';
+import { migrationsWithKey } from './migrations/index.ts';
 import { startEmbeddedPostgres, type EmbeddedCluster, type PgConnection } from './embedded.ts';
 
 export interface Database {
@@ -41,10 +41,19 @@ export interface PoolOptions {
   maxConnections: number;
   /** PostgreSQL `sslmode`: disable, require, verify-full... */
   sslMode: string;
+  /**
+   * `[security] secret_key`, for migrations that re-seal stored secrets. Without it they fail on
+   * a database that holds secrets (an empty one, such as a test template, needs none).
+   */
+  secretKey?: string;
 }
 
 export function poolOptions(settings: Settings): PoolOptions {
-  return { maxConnections: settings.database.maxOpenConn, sslMode: settings.database.type === 'embedded' ? 'disable' : settings.database.sslMode };
+  return {
+    maxConnections: settings.database.maxOpenConn,
+    sslMode: settings.database.type === 'embedded' ? 'disable' : settings.database.sslMode,
+    secretKey: settings.security.secretKey,
+  };
 }
 
 export function ormOptions(connection: PgConnection, pool: PoolOptions): Options {
@@ -59,7 +68,7 @@ export function ormOptions(connection: PgConnection, pool: PoolOptions): Options
     pool: { min: 0, max: pool.maxConnections, idleTimeoutMillis: 30_000 },
     driverOptions: ssl ? { ssl: { rejectUnauthorized: pool.sslMode === 'verify-full' } } : {},
     extensions: [Migrator],
-    migrations: { migrationsList: MIGRATIONS, snapshot: false, snapshotOnMigrate: false, silent: true, tableName: 'mikro_orm_migrations' },
+    migrations: { migrationsList: migrationsWithKey(pool.secretKey ?? null), snapshot: false, snapshotOnMigrate: false, silent: true, tableName: 'mikro_orm_migrations' },
     // Every request works on its own fork; touching the global context is a bug.
     allowGlobalContext: false,
     ensureDatabase: false,

@@ -42,6 +42,8 @@ export const MESSAGES = {
     invalidName: 'Invalid datasource name.',
     invalidUrlLength: 'Invalid datasource url.',
     invalidUid: 'Invalid datasource UID.',
+    /** A uid change seals the kept secrets again for the new uid, which needs them readable. */
+    secretsUnreadable: 'stored secrets cannot be decrypted with the configured secret_key, so they cannot follow the new uid: send them again or restore the key',
     added: 'Datasource added',
     updated: 'Datasource updated',
     deleted: 'Data source deleted',

@@ -7,7 +7,7 @@ import { prepareTarget, type ProxyTarget } from './target.ts';
 
 export type { ProxyTarget } from './target.ts';
 
-/** The stored secrets could not be decrypted (another `[security] secret_key`?). */
+/** The stored secrets could not be decrypted: another `[security] secret_key`, or a blob sealed for another row or key. */
 export class TargetSecretsError extends Error {
   constructor(orgId: number, id: number) {
     super(`secrets of data source ${id} in org ${orgId} cannot be decrypted`);

@@ -1,7 +1,7 @@
 import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { DataSource } from '../db/entities/index.ts';
-import { SecretBox } from './crypto.ts';
+import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { UID_PATTERN } from './data-source-types.ts';
@@ -31,6 +31,11 @@ export interface DataSourceInput {
 
 export type DataSourceRef = { id: number } | { uid: string } | { name: string };
 
+/** Whose secrets they are: what every stored secret is bound to, with its key name. */
+export interface SecretOwner {
+  orgId: number;
+  uid: string;
+}
 
 const MAX_NAME = 190;
 const MAX_URL = 255;
@@ -82,13 +87,20 @@ export class DataSourceService {
     return fields;
   }
 
+  /** Throws when a secret was sealed with another key, or for another data source or key name. */
   decryptSecrets(row: DataSourceRow): Record<string, string> {
-    return this.#secrets.decryptAll(row.secureJsonData ?? {});
+    const out: Record<string, string> = {};
+    for (const [key, sealed] of Object.entries(row.secureJsonData ?? {})) out[key] = this.#open(row, key, sealed);
+    return out;
   }
 
   /** The stored form of secret `key` of the data source `owner` (for tools writing rows themselves). */
-  sealSecret(owner: { orgId: number; uid: string }, key: string, value: string): string {
-    return this.#secrets.encrypt(value);
+  sealSecret(owner: SecretOwner, key: string, value: string): string {
+    return this.#secrets.encrypt(value, dataSourceSecretBinding(owner.orgId, owner.uid, key));
+  }
+
+  #open(owner: SecretOwner, key: string, sealed: string): string {
+    return this.#secrets.decrypt(sealed, dataSourceSecretBinding(owner.orgId, owner.uid, key));
   }
 
   async create(em: EntityManager, orgId: number, input: DataSourceInput): Promise<DataSourceRow> {
@@ -99,7 +111,7 @@ export class DataSourceService {
     const jsonData = jsonObject(input.jsonData);
     this.#checkHeaders(jsonData, 'Failed to add datasource');
     const uid = input.uid ? validUid(input.uid) : generateUid();
-    const secrets = this.#mergeSecrets({}, input);
+    const secrets = this.#mergeSecrets({ orgId, uid }, null, input, 'Failed to add datasource');
     let name = (input.name ?? '').trim() === '' ? null : input.name!;
     if (name !== null && name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);
 
@@ -167,6 +179,8 @@ export class DataSourceService {
         }
         const isDefault = Boolean(input.isDefault);
         if (isDefault) await demoteDefault(tx, orgId, row.id);
+        const uid = newUid ?? row.uid;
+        const secureJsonData = this.#mergeSecrets({ orgId, uid }, row, input, 'Failed to update datasource');
         tx.assign(row, {
           name,
           type,
@@ -179,8 +193,8 @@ export class DataSourceService {
           withCredentials: Boolean(input.withCredentials),
           isDefault,
           jsonData,
-          secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input),
-          uid: newUid ?? row.uid,
+          secureJsonData,
+          uid,
           version: requestVersion + 1,
           // As in the original, an API update takes a data source out of provisioning's pruning.
           isPrunable: false,
@@ -249,9 +263,10 @@ export class DataSourceService {
           if (requestVersion !== 0 && row.version > requestVersion) return 'outdated';
         }
         if (fields.isDefault) await demoteDefault(tx, orgId, row?.id ?? null);
-        const written = row
-          ? tx.assign(row, { ...fields, jsonData, uid: uid ?? row.uid, secureJsonData: this.#mergeSecrets(row.secureJsonData ?? {}, input), version: requestVersion + 1 })
-          : tx.create(DataSource, { orgId, name, ...fields, jsonData, uid: uid ?? generateUid(), secureJsonData: this.#mergeSecrets({}, input), version: 1 });
+        const finalUid = uid ?? row?.uid ?? generateUid();
+        const secureJsonData = this.#mergeSecrets({ orgId, uid: finalUid }, row, input, 'Failed to provision datasource');
+        if (row) tx.assign(row, { ...fields, jsonData, uid: finalUid, secureJsonData, version: requestVersion + 1 });
+        else tx.create(DataSource, { orgId, name, ...fields, jsonData, uid: finalUid, secureJsonData, version: 1 });
         await tx.flush();
         return row ? 'updated' : 'created';
       });
@@ -284,23 +299,41 @@ export class DataSourceService {
       if (value === '') return !(key in stored);
       if (!(key in stored)) return false;
       try {
-        return this.#secrets.decrypt(stored[key]!) === value;
+        return this.#open(row, key, stored[key]!) === value;
       } catch {
-        return false; // sealed with another secret_key: rewrite it
+        return false; // sealed with another secret_key, or not for this row: rewrite it
       }
     });
   }
 
-  #mergeSecrets(stored: Record<string, string>, input: DataSourceInput): Record<string, string> {
-    const merged = { ...stored };
+  /**
+   * The secrets `owner` stores after a write: those stored on `row` (if any) that the input does
+   * not mention, plus the input's, each sealed for `owner`. When the uid changes, the kept ones are
+   * opened and sealed again for the new uid.
+   */
+  #mergeSecrets(owner: SecretOwner, row: DataSourceRow | null, input: DataSourceInput, failure: string): Record<string, string> {
     const incoming: Record<string, string> = { ...stringMap(input.secureJsonData) };
     // Legacy top-level fields only ever set a secret; an empty one means "unchanged".
     if (input.password) incoming.password = input.password;
     if (input.basicAuthPassword) incoming.basicAuthPassword = input.basicAuthPassword;
+    const merged: Record<string, string> = {};
+    for (const [key, sealed] of Object.entries(row?.secureJsonData ?? {})) {
+      if (key in incoming) continue;
+      if (row!.uid === owner.uid) {
+        merged[key] = sealed;
+        continue;
+      }
+      let plaintext: string;
+      try {
+        plaintext = this.#open(row!, key, sealed);
+      } catch {
+        throw conflict(`${failure}: ${MESSAGES.dataSource.secretsUnreadable}`);
+      }
+      merged[key] = this.sealSecret(owner, key, plaintext);
+    }
     for (const [key, value] of Object.entries(incoming)) {
       // An empty value clears the secret, so it leaves `secureJsonFields` too.
-      if (value === '') delete merged[key];
-      else merged[key] = this.#secrets.encrypt(value);
+      if (value !== '') merged[key] = this.sealSecret(owner, key, value);
     }
     return merged;
   }

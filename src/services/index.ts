@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Settings } from '../config/settings.ts';
 import { Authenticator } from '../auth/authenticator.ts';
 import type { ChangeListener } from '../db/change-listener.ts';
-import { SecretBox } from './crypto.ts';
+import { SecretBox } from '../db/secrets.ts';
 import { DataSourceService } from './data-sources.ts';
 import type { LiveChanges } from '../live/hub.ts';
 import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';

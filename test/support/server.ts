@@ -65,7 +65,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
     },
   });
   const log = createLogger(settings.log.level === 'info' ? 'debug' : settings.log.level, sink);
-  const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 10, sslMode: 'disable' }));
+  const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 10, sslMode: 'disable', secretKey: settings.security.secretKey }));
   await migrate(orm, connection, () => bootstrap(orm.em.fork(), settings));
   const app = createApp(settings, { orm, connection }, log, options.app);
   const address = await app.listen(0, '127.0.0.1');

@@ -1,6 +1,6 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-/** Encrypted secrets: key -> base64(iv | auth tag | ciphertext), see services/crypto.ts. */
+/** Encrypted secrets: key -> base64(iv | auth tag | ciphertext), bound to their row and key name, see db/secrets.ts. */
 export type EncryptedSecrets = Record<string, string>;
 
 export const DataSource = defineEntity({

@@ -6,6 +6,7 @@ import { Migration20261124200000_identity } from './Migration20261124200000_iden
 import { Migration20261125100000_org_members_notify } from './Migration20261125100000_org_members_notify.ts';
 import { Migration20261126000000_json_data_object } from './Migration20261126000000_json_data_object.ts';
 import { Migration20261126000100_datasource_change_notify } from './Migration20261126000100_datasource_change_notify.ts';
+import { Migration20261126000200_bind_data_source_secrets } from './Migration20261126000200_bind_data_source_secrets.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -17,4 +18,11 @@ export const MIGRATIONS = [
   { name: 'Migration20261125100000_org_members_notify', class: Migration20261125100000_org_members_notify },
   { name: 'Migration20261126000000_json_data_object', class: Migration20261126000000_json_data_object },
   { name: 'Migration20261126000100_datasource_change_notify', class: Migration20261126000100_datasource_change_notify },
+  { name: 'Migration20261126000200_bind_data_source_secrets', class: Migration20261126000200_bind_data_source_secrets },
 ];
+
+/** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */
+export function migrationsWithKey(secretKey: string | null): typeof MIGRATIONS {
+  return MIGRATIONS.map((entry) =>
+    entry.class === Migration20261126000200_bind_data_source_secrets ? { ...entry, class: Migration20261126000200_bind_data_source_secrets.withKey(secretKey) } : entry);
+}
