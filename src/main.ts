@@ -1,4 +1,5 @@
 import { environmentSnapshot } from './config/env.ts';
+import { checkSecretKey } from './config/secret-key.ts';
 import { loadSettings } from './config/settings.ts';
 import { openDatabase, migrate, type Database } from './db/orm.ts';
 import { createApp, type App } from './app.ts';
@@ -21,6 +22,9 @@ const running: { db: Database | null; app: App | null } = { db: null, app: null 
 let stopping = false;
 
 async function start(): Promise<void> {
+  const key = checkSecretKey(settings);
+  if (key && 'error' in key) throw new Error(key.error);
+  if (key) log.warn({ setting: '[security] secret_key' }, key.warning);
   // Read and checked before anything starts, so a bad file fails start-up at once, naming its line.
   const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
   const opened = (running.db = await openDatabase(settings, (line) => log.debug({ component: 'postgres' }, line)));

@@ -7,6 +7,7 @@ import pg from 'pg';
 import type { PgConnection } from '../src/db/embedded.ts';
 import { createTestDatabase, dropTestDatabase, testCluster } from './support/database.ts';
 import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
+import { startUpstream, type Upstream } from './support/upstream.ts';
 
 const root = new URL('..', import.meta.url).pathname;
 let dir = '';
@@ -59,6 +60,8 @@ describe('help and usage errors', () => {
       [['token', '-h'], /^Usage: dashgate \[--config <file>\] token <command>/],
       [['token', 'create', '--help'], /^Usage: dashgate \[--config <file>\] token create --role <role> --name <name>/],
       [['migrate', '--help'], /^Usage: dashgate \[--config <file>\] migrate/],
+      [['secrets', '--help'], /^Usage: dashgate \[--config <file>\] secrets <command>/],
+      [['secrets', 'rotate-key', '--help'], /^Usage: dashgate \[--config <file>\] secrets rotate-key \(--old-key-from-stdin/],
     ];
     const runs = await Promise.all(cases.map(([args]) => dashgate(args)));
     runs.forEach((run, i) => {
@@ -84,6 +87,13 @@ describe('help and usage errors', () => {
       [['token', 'create', '--role', 'Admin', '--name', 'ci', '--colour', 'red'], "dashgate: Unknown option '--colour'"],
       [['token', 'create', '--role'], "dashgate: Option '--role <value>' argument missing"],
       [['migrate', 'now'], 'dashgate: unexpected argument "now"'],
+      [['secrets'], 'dashgate: secrets needs a command'],
+      [['secrets', 'rotate'], 'dashgate: unknown command "secrets rotate"'],
+      [['secrets', 'rotate-key'], 'dashgate: give the old key with exactly one of --old-key-from-stdin, --old-key-file or --from-default-key'],
+      [['secrets', 'rotate-key', '--from-default-key', '--old-key-from-stdin'], 'dashgate: give the old key with exactly one of'],
+      [['secrets', 'rotate-key', '--from-default-key', 'k3y-on-the-command-line'], 'dashgate: unexpected argument "k3y-on-the-command-line" (keys are read from stdin or files, never from the command line)'],
+      [['secrets', 'rotate-key', '--old-key-file', join(root, 'no-such.key')], `dashgate: cannot read the old key from ${join(root, 'no-such.key')}: ENOENT`],
+      [['secrets', 'rotate-key', '--old-key-from-stdin'], 'dashgate: the old key is empty'],
       [['--config'], 'dashgate: --config needs a file name'],
       [['--config', join(root, 'no-such.ini'), 'migrate'], `dashgate: cannot read config file ${join(root, 'no-such.ini')}`],
     ];
@@ -198,5 +208,119 @@ describe('migrate', () => {
     expect(run.stdout).toBe('');
     expect(run.stderr).toMatch(/^dashgate: .*ECONNREFUSED/);
     expect(run.stderr).not.toContain(connection.password);
+  });
+});
+
+describe('secrets rotate-key', () => {
+  let db: PgConnection;
+  let upstream: Upstream;
+  const keyFile = async (name: string, key: string) => {
+    const file = join(dir, name);
+    await writeFile(file, `${key}\n`);
+    return file;
+  };
+  const configWithKey = async (name: string, key: string) => {
+    const file = join(dir, name);
+    await writeFile(file, `${configFor(db)}[security]\nsecret_key = ${key}\n`);
+    return file;
+  };
+  /** The stored blobs, read straight from the database. */
+  const stored = async () => {
+    const client = new pg.Client(db);
+    await client.connect();
+    try {
+      return (await client.query('select name, secure_json_data as s from data_source order by id')).rows;
+    } finally {
+      await client.end();
+    }
+  };
+  /** What the proxy sends upstream for the data source `name`, on a server with `key`. */
+  const proxiedWith = async (key: string, names: string[]) => {
+    const server = await startTestServer({ connection: db, overrides: { security: { secret_key: key } } });
+    try {
+      const seen: Array<[string, number, string]> = [];
+      for (const name of names) {
+        const res = await call(server, 'GET', `/api/datasources/proxy/uid/${name}/x`);
+        seen.push([name, res.status, res.text]);
+      }
+      return seen;
+    } finally {
+      await server.close();
+    }
+  };
+
+  beforeAll(async () => {
+    db = await createTestDatabase();
+    upstream = await startUpstream((req, res) => res.end(`${req.headers.authorization} ${req.headers['x-token']}`));
+    // Created by a server on the public default key, as a first production install would have.
+    const first = await startTestServer({ connection: db });
+    try {
+      for (const [name, secrets] of [['one', { basicAuthPassword: 'ONE-PW', httpHeaderValue1: 'ONE-TOKEN' }], ['two', { basicAuthPassword: 'TWO-PW' }], ['plain', {}]] as const) {
+        const res = await call(first, 'POST', '/api/datasources', {
+          body: { name, uid: name, type: 'loki', access: 'proxy', url: upstream.url, basicAuth: true, basicAuthUser: name, jsonData: { httpHeaderName1: 'X-Token' }, secureJsonData: secrets },
+        });
+        expect(res.status).toBe(200);
+      }
+    } finally {
+      await first.close();
+    }
+  });
+  afterAll(async () => {
+    await upstream.close();
+    await dropTestDatabase(db);
+  });
+
+  const expectedOn = (status: number) => [
+    ['one', status, status === 200 ? `${basic('one', 'ONE-PW')} ONE-TOKEN` : '{"message":"Unable to load datasource meta data"}'],
+    ['two', status, status === 200 ? `${basic('two', 'TWO-PW')} ` : '{"message":"Unable to load datasource meta data"}'],
+  ];
+
+  it('moves every secret from the public default key to the configured one, in one go', async () => {
+    const config1 = await configWithKey('key-1.ini', 'first-own-key-0123456789');
+    const run = await dashgate(['--config', config1, 'secrets', 'rotate-key', '--from-default-key']);
+    expect(run).toEqual({ code: 0, stdout: 'Re-encrypted 3 secret(s) of 2 data source(s) with the new key; start the servers with it\n', stderr: '' });
+    expect(await proxiedWith('first-own-key-0123456789', ['one', 'two'])).toEqual(expectedOn(200));
+    // The old key opens nothing any more.
+    expect(await proxiedWith('SW2YcwTIb9zpOOhoPsMm', ['one', 'two'])).toEqual(expectedOn(500));
+  });
+
+  it('refuses while a server is connected, and changes nothing', async () => {
+    const before = await stored();
+    const running = await startTestServer({ connection: db, overrides: { security: { secret_key: 'first-own-key-0123456789' } } });
+    try {
+      const config2 = await configWithKey('key-2.ini', 'second-own-key-0123456789');
+      const run = await dashgate(['--config', config2, 'secrets', 'rotate-key', '--old-key-file', await keyFile('old.key', 'first-own-key-0123456789')]);
+      expect(run).toEqual({ code: 1, stdout: '', stderr: 'dashgate: 1 dashgate server(s) are connected to this database: stop them all first, they would go on encrypting with the old key\n' });
+      expect(await stored()).toEqual(before);
+    } finally {
+      await running.close();
+    }
+  });
+
+  it('changes nothing when a secret does not open with the old key, naming it', async () => {
+    const before = await stored();
+    const config2 = await configWithKey('key-2.ini', 'second-own-key-0123456789');
+    const run = await dashgate(['--config', config2, 'secrets', 'rotate-key', '--old-key-from-stdin'], { stdin: 'not-the-old-key\n' });
+    expect(run).toEqual({ code: 1, stdout: '', stderr: 'dashgate: secret "httpHeaderValue1" of data source "one" (org 1, uid one) does not open with the old key; nothing was changed\n' });
+    expect(await stored()).toEqual(before);
+  });
+
+  it('takes the old key from stdin or a file and the new one from the configuration or a file', async () => {
+    const config2 = await configWithKey('key-2.ini', 'second-own-key-0123456789');
+    const fromStdin = await dashgate(['--config', config2, 'secrets', 'rotate-key', '--old-key-from-stdin'], { stdin: 'first-own-key-0123456789\n' });
+    expect(fromStdin.code).toBe(0);
+    expect(await proxiedWith('second-own-key-0123456789', ['one', 'two'])).toEqual(expectedOn(200));
+    const toFile = await dashgate(['--config', config2, 'secrets', 'rotate-key', '--old-key-file', await keyFile('second.key', 'second-own-key-0123456789'), '--new-key-file', await keyFile('third.key', 'third-own-key-0123456789')]);
+    expect(toFile.code).toBe(0);
+    expect(await proxiedWith('third-own-key-0123456789', ['one', 'two'])).toEqual(expectedOn(200));
+  });
+
+  it('refuses the public default, or the old key, as the new key', async () => {
+    const config3 = await configWithKey('key-3.ini', 'third-own-key-0123456789');
+    const toDefault = await dashgate(['--config', config3, 'secrets', 'rotate-key', '--old-key-file', await keyFile('third.key', 'third-own-key-0123456789'), '--new-key-file', await keyFile('default.key', 'SW2YcwTIb9zpOOhoPsMm')]);
+    expect(toDefault).toEqual({ code: 1, stdout: '', stderr: 'dashgate: the new key is the public default from conf/defaults.ini: set your own in the configuration or give --new-key-file\n' });
+    const same = await dashgate(['--config', config3, 'secrets', 'rotate-key', '--old-key-file', await keyFile('third.key', 'third-own-key-0123456789')]);
+    expect(same).toEqual({ code: 1, stdout: '', stderr: 'dashgate: the new key is the old key: set the new one in the configuration or give --new-key-file\n' });
+    expect(await proxiedWith('third-own-key-0123456789', ['one', 'two'])).toEqual(expectedOn(200));
   });
 });

@@ -115,6 +115,8 @@ http_addr = 127.0.0.1
 http_port = ${port}
 [log]
 level = info
+[security]
+secret_key = provisioning-test-key-0123456789
 `);
 });
 afterAll(async () => {

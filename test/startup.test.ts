@@ -54,7 +54,7 @@ describe('npm start on the embedded database', () => {
     await chmod(dir, 0o755); // reachable by the postgres user the embedded cluster runs as under root
     const port = await freePort();
     const config = join(dir, 'custom.ini');
-    await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n`);
+    await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n[security]\nsecret_key = startup-test-key-0123456789\n`);
 
     const first = await start(config);
     const created = await fetch(`http://127.0.0.1:${port}/api/datasources`, {

@@ -75,7 +75,7 @@ export default async function startup(ctx: BenchContext): Promise<BenchRow[]> {
     try {
       const port = await freePort();
       const config = join(dir, 'custom.ini');
-      await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n`);
+      await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n[security]\nsecret_key = bench-startup-key-0123456789\n`);
       const first = await start(config);
       fresh.push(first.millis);
       await stop(first.child);

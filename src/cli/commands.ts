@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { bootstrap } from '../bootstrap.ts';
 import type { Settings } from '../config/settings.ts';
+import { LISTENER_APPLICATION_NAME } from '../db/change-listener.ts';
 import { Org } from '../db/entities/index.ts';
 import { migrate, type Database } from '../db/orm.ts';
 import { createApiKey } from '../services/api-keys.ts';
+import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
 import { updatePassword } from '../services/users.ts';
 
 /** A failure worth a one-line message and exit code 1 (as opposed to a usage error, code 2). */
@@ -40,4 +42,48 @@ export async function createToken(em: EntityManager, input: { orgId: number; rol
   if (!(await em.count(Org, { id: input.orgId }))) throw new CommandError(`organization ${input.orgId} does not exist`);
   const created = await createApiKey(em, input.orgId, { name: input.name, role: input.role, secondsToLive: input.secondsToLive });
   return created.key;
+}
+
+interface SecretRow {
+  id: number;
+  org_id: number;
+  uid: string;
+  name: string;
+  secure_json_data: Record<string, string>;
+}
+
+/**
+ * `dashgate secrets rotate-key`: opens every stored data source secret with the old key and seals
+ * it with the new one, bound to the same row and key name, in one transaction. Refuses while a
+ * server is connected (it would go on sealing with the old key), and changes nothing when any
+ * secret does not open with the old key.
+ */
+export async function rotateSecretKey(em: EntityManager, oldKey: string, newKey: string): Promise<{ dataSources: number; secrets: number }> {
+  const [{ servers }] = await em.execute<Array<{ servers: number }>>(
+    'select count(*)::int as servers from pg_stat_activity where application_name = ? and datname = current_database()',
+    [LISTENER_APPLICATION_NAME],
+  );
+  if (servers > 0) throw new CommandError(`${servers} dashgate server(s) are connected to this database: stop them all first, they would go on encrypting with the old key`);
+  const from = new SecretBox(oldKey);
+  const to = new SecretBox(newKey);
+  return em.transactional(async (tx) => {
+    const rows = await tx.execute<SecretRow[]>(`select id, org_id, uid, name, secure_json_data from data_source where secure_json_data <> '{}'::jsonb order by id for update`);
+    let secrets = 0;
+    for (const row of rows) {
+      const sealed: Record<string, string> = {};
+      for (const [key, blob] of Object.entries(row.secure_json_data)) {
+        const binding = dataSourceSecretBinding(row.org_id, row.uid, key);
+        let plaintext: string;
+        try {
+          plaintext = from.decrypt(blob, binding);
+        } catch {
+          throw new CommandError(`secret "${key}" of data source "${row.name}" (org ${row.org_id}, uid ${row.uid}) does not open with the old key; nothing was changed`);
+        }
+        sealed[key] = to.encrypt(plaintext, binding);
+        secrets++;
+      }
+      await tx.execute('update data_source set secure_json_data = ?::jsonb where id = ?', [JSON.stringify(sealed), row.id]);
+    }
+    return { dataSources: rows.length, secrets };
+  });
 }

@@ -33,6 +33,7 @@ Administration of a dashgate server, using the server's configuration and databa
 Commands:
   admin reset-admin-password <new password>   set the password of the [security] admin_user
   token create --role <role> --name <name>    create an org API token and print it once
+  secrets rotate-key <old key source>         re-encrypt every data source secret with a new secret_key
   migrate                                     apply pending database migrations
 
 Options:
@@ -67,6 +68,26 @@ Options:
   --role <role>            Viewer, Editor or Admin
   --name <name>            a name unique in the organization
   --seconds-to-live <n>    lifetime in seconds; 0 (the default) never expires
+  -h, --help               show this help`,
+  secrets: `Usage: dashgate [--config <file>] secrets <command>
+
+Commands:
+  rotate-key (--old-key-from-stdin | --old-key-file <file> | --from-default-key)   re-encrypt every data source secret`,
+  rotateKey: `Usage: dashgate [--config <file>] secrets rotate-key (--old-key-from-stdin | --old-key-file <file> | --from-default-key) [--new-key-file <file>]
+
+Decrypts every stored data source secret with the old [security] secret_key and encrypts it with
+the new one, in one transaction: every secret moves, or none does. The new key is the one in the
+configuration (custom ini or GF_SECURITY_SECRET_KEY) unless --new-key-file names another.
+
+Stop every server first (the command refuses while one is connected to the database: it would
+go on encrypting with the old key), run this, then start them with the new key. The database
+schema is brought up to date first, with the old key.
+
+Options:
+  --old-key-from-stdin     read the old key from the first line of standard input
+  --old-key-file <file>    read the old key from a file (surrounding whitespace ignored)
+  --from-default-key       the old key is the public default from conf/defaults.ini
+  --new-key-file <file>    read the new key from a file instead of the configuration
   -h, --help               show this help`,
   migrate: `Usage: dashgate [--config <file>] migrate
 
@@ -185,7 +206,54 @@ async function resolveCommand(args: string[]): Promise<Command | { help: string 
     return (settings) => withDatabase(settings, true, async (db) => (await import('./commands.ts')).createToken(db.orm.em.fork(), input));
   }
 
+  if (group === 'secrets') {
+    if (sub === undefined || sub === '--help' || sub === '-h') {
+      if (sub === undefined) throw new UsageError('secrets needs a command', HELP.secrets);
+      return { help: HELP.secrets };
+    }
+    if (sub !== 'rotate-key') throw new UsageError(`unknown command "secrets ${sub}"`, HELP.secrets);
+    if (wantsHelp(rest)) return { help: HELP.rotateKey };
+    const parsed = parse(rest, {
+      'old-key-from-stdin': { type: 'boolean' }, 'old-key-file': { type: 'string' }, 'from-default-key': { type: 'boolean' }, 'new-key-file': { type: 'string' },
+    }, HELP.rotateKey);
+    if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}" (keys are read from stdin or files, never from the command line)`, HELP.rotateKey);
+    const sources = [parsed.values['old-key-from-stdin'], parsed.values['old-key-file'] !== undefined, parsed.values['from-default-key']].filter(Boolean).length;
+    if (sources !== 1) throw new UsageError('give the old key with exactly one of --old-key-from-stdin, --old-key-file or --from-default-key', HELP.rotateKey);
+    const { publishedSecretKey } = await import('../config/secret-key.ts');
+    const oldKey = parsed.values['from-default-key']
+      ? publishedSecretKey()
+      : parsed.values['old-key-file'] !== undefined
+        ? readKeyFile(parsed.values['old-key-file'], 'old', HELP.rotateKey)
+        : (readFileSync(0, 'utf8').split(/\r?\n/)[0] ?? '').trim();
+    if (oldKey === '') throw new UsageError('the old key is empty', HELP.rotateKey);
+    const newKeyFile = parsed.values['new-key-file'];
+    const newKeyFromFile = newKeyFile === undefined ? null : readKeyFile(newKeyFile, 'new', HELP.rotateKey);
+    return (settings) => {
+      const newKey = newKeyFromFile ?? settings.security.secretKey;
+      if (newKey === oldKey) throw new Error('the new key is the old key: set the new one in the configuration or give --new-key-file');
+      if (newKey === publishedSecretKey()) throw new Error('the new key is the public default from conf/defaults.ini: set your own in the configuration or give --new-key-file');
+      // Stored secrets are still sealed with the old key: pending migrations must use it.
+      const withOldKey: Settings = { ...settings, security: { ...settings.security, secretKey: oldKey } };
+      return withDatabase(withOldKey, true, async (db) => {
+        const { rotateSecretKey } = await import('./commands.ts');
+        const moved = await rotateSecretKey(db.orm.em.fork(), oldKey, newKey);
+        return `Re-encrypted ${moved.secrets} secret(s) of ${moved.dataSources} data source(s) with the new key; start the servers with it`;
+      });
+    };
+  }
+
   throw new UsageError(`unknown command "${group}"`, HELP.top);
+}
+
+function readKeyFile(file: string, which: string, help: string): string {
+  let key: string;
+  try {
+    key = readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    throw new UsageError(`cannot read the ${which} key from ${file}: ${(error as NodeJS.ErrnoException).code ?? (error as Error).message}`, help);
+  }
+  if (key === '') throw new UsageError(`the ${which} key file ${file} is empty`, help);
+  return key;
 }
 
 async function withDatabase(settings: Settings, prepared: boolean, work: (db: Database) => Promise<string>): Promise<string> {
