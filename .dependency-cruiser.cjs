@@ -3,7 +3,7 @@
  * ones below, never one above, and nothing may import in a circle (type-only imports count).
  */
 const LAYERS = [
-  ['errors', 'roles.ts', 'version.ts', 'config', 'logging'],
+  ['errors', 'roles.ts', 'version.ts', 'net', 'config', 'logging'],
   ['db'],
   ['auth'],
   ['services', 'live'],

@@ -54,6 +54,7 @@ export class RequestContext {
       authorization: req.headers.authorization,
       orgIdHeader: firstHeader(req.headers['x-grafana-org-id']),
       ip: req.socket.remoteAddress ?? '',
+      forwardedFor: req.headers['x-forwarded-for'],
       changeMark: this.changeMark,
     });
     return this.principal;

@@ -1,9 +1,12 @@
 import { describe, expect, it } from '@jest/globals';
-import { basic, call, startTestServer, type TestServer } from './support/server.ts';
+import { basic, call, callFrom, gql, startTestServer, type TestServer } from './support/server.ts';
 import { twoInstances } from './support/instances.ts';
 
 // Brute-force protection (reference 6.3): failed passwords of an existing user are recorded in
 // PostgreSQL and counted over 5 minutes, so every instance sharing the database enforces the limit.
+// By default per login and client address: a stranger's failures lock the login from the
+// stranger's address only. A password is checked only under an attempt reserved atomically with
+// the count, so no burst, on any number of instances, gets more wrong passwords checked.
 
 let first: TestServer;
 let second: TestServer;
@@ -20,6 +23,11 @@ async function newUser(login: string, password = 'correct-horse'): Promise<numbe
 const attempt = (server: TestServer, login: string, password: string) => call(server, 'GET', '/api/datasources', { auth: basic(login, password) });
 const attemptsOf = async (login: string) =>
   (await first.sql<{ n: number }>('select count(*)::int as n from login_attempt where username = $1', [login]))[0]!.n;
+/** Recorded attempts of `login` by address and state (a pending one is a check under way). */
+const attemptRows = async (login: string) =>
+  first.sql<{ ip_address: string; pending: boolean; n: number }>(
+    'select ip_address, pending, count(*)::int as n from login_attempt where username = $1 group by 1, 2 order by 1, 2', [login]);
+const from = (address: string, server: TestServer, login: string, password: string) => callFrom(address, server, 'GET', '/api/datasources', { auth: basic(login, password) });
 
 describe('brute-force protection', () => {
   it('blocks a user after 5 wrong passwords within 5 minutes, even with the correct (cached) password, on every instance', async () => {
@@ -151,5 +159,148 @@ describe('malformed Basic credentials', () => {
       expect({ org, status: res.status, message: res.body.message }).toEqual({ org, status: 401, message: 'Unauthorized' });
     }
     expect((await call(first, 'GET', '/api/datasources', { auth: basic('org-hopper', 'correct-horse'), headers: { 'x-grafana-org-id': '1' } })).status).toBe(200);
+  });
+});
+
+describe('concurrent guesses', () => {
+  /** 50 guesses at once, the right password the 25th, spread over `servers`; the statuses in order. */
+  async function burst(servers: TestServer[], login: string): Promise<number[]> {
+    const guesses = Array.from({ length: 50 }, (_, i) => (i === 24 ? 'correct-horse' : `guess-${i}`));
+    const results = await Promise.all(guesses.map((password, i) => attempt(servers[i % servers.length]!, login, password)));
+    return results.map((r) => r.status);
+  }
+
+  for (const [label, count] of [['one instance', 1], ['two instances', 2]] as const) {
+    it(`checks at most the configured number of wrong passwords out of 50 sent at once, on ${label}`, async () => {
+      const login = `burst-${count}`;
+      await newUser(login);
+      const statuses = await burst([first, second].slice(0, count), login);
+      // Exactly five wrong passwords were checked and recorded; nothing is left pending.
+      expect(await attemptRows(login)).toEqual([{ ip_address: '127.0.0.1', pending: false, n: 5 }]);
+      expect(statuses.filter((s) => s === 401).length).toBeGreaterThanOrEqual(49);
+      expect(statuses.every((s) => s === 401 || s === 200)).toBe(true);
+      // Locked now from this address, whatever the password, on every instance; not from another.
+      for (const server of [first, second]) expect((await attempt(server, login, 'correct-horse')).status).toBe(401);
+      expect((await from('127.0.0.2', second, login, 'correct-horse')).status).toBe(200);
+      expect(await attemptsOf(login)).toBe(5);
+    });
+  }
+
+  it('checks a single password at a time when the limit is 1, across two instances', async () => {
+    const overrides = { security: { brute_force_login_protection_max_attempts: '1' } };
+    const one = await startTestServer({ overrides, connection: first.connection });
+    const two = await startTestServer({ overrides, connection: first.connection });
+    try {
+      await newUser('one-at-a-time');
+      const results = await Promise.all(Array.from({ length: 40 }, (_, i) => attempt(i % 2 ? one : two, 'one-at-a-time', `wrong-${i}`)));
+      expect(results.every((r) => r.status === 401)).toBe(true);
+      expect(await attemptRows('one-at-a-time')).toEqual([{ ip_address: '127.0.0.1', pending: false, n: 1 }]);
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  });
+
+  it('serves a burst of right passwords, which never count against the limit, even when it exceeds the free slots', async () => {
+    await newUser('many-successes');
+    // Fresh servers (nothing cached, so each burst needs a check) allowing one check at a time:
+    // while one instance checks, the other waits for the slot rather than refusing.
+    const overrides = { security: { brute_force_login_protection_max_attempts: '1' } };
+    const one = await startTestServer({ overrides, connection: first.connection });
+    const two = await startTestServer({ overrides, connection: first.connection });
+    try {
+      const results = await Promise.all(Array.from({ length: 12 }, (_, i) => attempt(i % 2 ? one : two, 'many-successes', 'correct-horse')));
+      expect(results.map((r) => r.status)).toEqual(Array(12).fill(200));
+      expect(await attemptRows('many-successes')).toEqual([]);
+    } finally {
+      await two.close();
+      await one.close();
+    }
+  });
+
+  it('counts a check that never finished (its process died) as a failure', async () => {
+    await newUser('crashed-checks');
+    await first.sql(`insert into login_attempt (username, ip_address, pending, created)
+      select 'crashed-checks', '127.0.0.1', true, now() - interval '31 seconds' from generate_series(1, 5)`);
+    expect((await attempt(first, 'crashed-checks', 'correct-horse')).status).toBe(401);
+    expect((await from('127.0.0.2', first, 'crashed-checks', 'correct-horse')).status).toBe(200);
+  });
+});
+
+describe('lockout by login and client address', () => {
+  it('locks a login only from the address the failures came from, on REST and GraphQL', async () => {
+    await newUser('two-homes');
+    // Both addresses signed in before: their verified credentials are cached on both instances.
+    for (const address of ['127.0.0.1', '127.0.0.2']) for (const server of [first, second]) expect((await from(address, server, 'two-homes', 'correct-horse')).status).toBe(200);
+    for (let i = 0; i < 5; i++) expect((await from('127.0.0.2', i % 2 ? first : second, 'two-homes', `wrong-${i}`)).status).toBe(401);
+    expect(await attemptRows('two-homes')).toEqual([{ ip_address: '127.0.0.2', pending: false, n: 5 }]);
+    for (const server of [first, second]) {
+      // Not even a credential verified before opens from the locked address...
+      const locked = await from('127.0.0.2', server, 'two-homes', 'correct-horse');
+      expect({ status: locked.status, body: locked.body }).toEqual({ status: 401, body: WRONG_PASSWORD });
+      const lockedGraphql = await callFrom('127.0.0.2', server, 'POST', '/graphql', { auth: basic('two-homes', 'correct-horse'), body: { query: '{ dataSources { id } }' } });
+      expect(lockedGraphql.status).toBe(401);
+      // ...while the owner at the other address is not locked out.
+      expect((await from('127.0.0.1', server, 'two-homes', 'correct-horse')).status).toBe(200);
+      const open = await gql(server, '{ dataSources { id } }', {}, basic('two-homes', 'correct-horse'));
+      expect({ status: open.status, errors: open.body.errors }).toEqual({ status: 200, errors: undefined });
+    }
+    // The owner's credentials are cached again on both instances now; the locked address still
+    // cannot have a guess answered by them.
+    for (const server of [first, second]) expect((await from('127.0.0.2', server, 'two-homes', 'correct-horse')).status).toBe(401);
+    // Failures from the owner's address count on their own.
+    for (let i = 0; i < 4; i++) await from('127.0.0.1', first, 'two-homes', `typo-${i}`);
+    expect((await from('127.0.0.1', second, 'two-homes', 'correct-horse')).status).toBe(200);
+  });
+
+  it('locks the login for everyone with [security] disable_ip_address_login_protection = true', async () => {
+    const byLogin = await startTestServer({ connection: first.connection, overrides: { security: { disable_ip_address_login_protection: 'true' } } });
+    try {
+      await newUser('one-lock');
+      for (let i = 0; i < 5; i++) await from('127.0.0.2', byLogin, 'one-lock', `wrong-${i}`);
+      expect((await from('127.0.0.1', byLogin, 'one-lock', 'correct-horse')).status).toBe(401);
+      expect((await from('127.0.0.3', byLogin, 'one-lock', 'correct-horse')).status).toBe(401);
+      // The instances keyed by address still let the other address in: the setting is per instance.
+      expect((await from('127.0.0.1', first, 'one-lock', 'correct-horse')).status).toBe(200);
+    } finally {
+      await byLogin.close();
+    }
+  });
+
+  it('takes the client address from X-Forwarded-For only when the peer is a trusted proxy', async () => {
+    const behindProxy = await startTestServer({ connection: first.connection, overrides: { server: { trusted_proxies: '127.0.0.1' } } });
+    try {
+      await newUser('proxied-user');
+      const via = (clientIp: string, password: string, peer = '127.0.0.1') =>
+        callFrom(peer, behindProxy, 'GET', '/api/datasources', { auth: basic('proxied-user', password), headers: { 'x-forwarded-for': clientIp } });
+      for (let i = 0; i < 5; i++) await via('203.0.113.5', `wrong-${i}`);
+      expect(await attemptRows('proxied-user')).toEqual([{ ip_address: '203.0.113.5', pending: false, n: 5 }]);
+      expect((await via('203.0.113.5', 'correct-horse')).status).toBe(401);
+      // A client prepending an address of its choice is still itself to the proxy chain.
+      expect((await via('198.51.100.7, 203.0.113.5', 'correct-horse')).status).toBe(401);
+      expect((await via('198.51.100.7', 'correct-horse')).status).toBe(200);
+      expect((await callFrom('127.0.0.1', behindProxy, 'GET', '/api/datasources', { auth: basic('proxied-user', 'correct-horse') })).status).toBe(200);
+
+      // From a peer that is not trusted the header is ignored: the failures are the peer's, and
+      // changing the header does not escape them.
+      for (let i = 0; i < 5; i++) await via(`192.0.2.${i}`, `spoofed-${i}`, '127.0.0.2');
+      expect(await attemptRows('proxied-user')).toEqual([
+        { ip_address: '127.0.0.2', pending: false, n: 5 },
+        { ip_address: '203.0.113.5', pending: false, n: 5 },
+      ]);
+      expect((await via('192.0.2.200', 'correct-horse', '127.0.0.2')).status).toBe(401);
+    } finally {
+      await behindProxy.close();
+    }
+  });
+
+  it('is lifted from every address by an admin password reset', async () => {
+    const id = await newUser('reset-everywhere');
+    for (const address of ['127.0.0.2', '127.0.0.3']) for (let i = 0; i < 5; i++) await from(address, first, 'reset-everywhere', `wrong-${i}`);
+    expect((await from('127.0.0.2', second, 'reset-everywhere', 'correct-horse')).status).toBe(401);
+    expect((await from('127.0.0.3', second, 'reset-everywhere', 'correct-horse')).status).toBe(401);
+    expect((await call(first, 'PUT', `/api/admin/users/${id}/password`, { body: { password: 'fresh-pass' } })).status).toBe(200);
+    expect(await attemptRows('reset-everywhere')).toEqual([]);
+    for (const address of ['127.0.0.2', '127.0.0.3']) expect((await from(address, second, 'reset-everywhere', 'fresh-pass')).status).toBe(200);
   });
 });

@@ -6,7 +6,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import type { PgConnection } from '../src/db/embedded.ts';
 import { createTestDatabase, dropTestDatabase, testCluster } from './support/database.ts';
-import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN, basic, call, callFrom, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 
 const root = new URL('..', import.meta.url).pathname;
@@ -167,6 +167,21 @@ describe('admin reset-admin-password', () => {
     expect(run.code).toBe(0);
     expect((await call(server, 'GET', '/api/datasources', { auth: basic('admin', 'from stdin pw') })).status).toBe(200);
     expect((await call(server, 'GET', '/api/datasources', { auth: basic('admin', 'brand-new-pw') })).status).toBe(401);
+  });
+
+  it('clears the lockouts of the admin from every address', async () => {
+    const read = (address: string, password: string) => callFrom(address, server, 'GET', '/api/datasources', { auth: basic('admin', password) });
+    for (const address of ['127.0.0.2', '127.0.0.3']) for (let i = 0; i < 5; i++) await read(address, `wrong-${i}`);
+    expect((await read('127.0.0.2', 'from stdin pw')).status).toBe(401);
+    expect((await read('127.0.0.3', 'from stdin pw')).status).toBe(401);
+    expect((await read('127.0.0.1', 'from stdin pw')).status).toBe(200); // the lockout is per address
+    expect(await server.sql("select ip_address, count(*)::int as n from login_attempt where username = 'admin' and ip_address <> '127.0.0.1' group by 1 order by 1"))
+      .toEqual([{ ip_address: '127.0.0.2', n: 5 }, { ip_address: '127.0.0.3', n: 5 }]);
+
+    const run = await dashgate(['--config', config, 'admin', 'reset-admin-password', '--password-from-stdin'], { stdin: 'third-pw\n' });
+    expect(run.code).toBe(0);
+    expect(await server.sql("select 1 from login_attempt where username = 'admin'")).toEqual([]);
+    for (const address of ['127.0.0.1', '127.0.0.2', '127.0.0.3']) expect((await read(address, 'third-pw')).status).toBe(200);
   });
 });
 

@@ -1,8 +1,10 @@
+import { hash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChangeBarrier, ChangeListener } from '../db/change-listener.ts';
 import type { OrgRole } from '../db/entities/index.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { AUTH_ERRORS } from '../errors/domain.ts';
+import { clientAddress, TrustedProxies } from '../net/client-address.ts';
 import { VerifiedCredentialCache } from './credential-cache.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
@@ -13,6 +15,10 @@ export interface AuthenticatorOptions {
   basicAuthEnabled: boolean;
   bruteForceProtection: boolean;
   maxLoginAttempts: number;
+  /** Failed logins count per login and client address (`[security] disable_ip_address_login_protection` off). */
+  loginProtectionByAddress: boolean;
+  /** `[server] trusted_proxies`: peers whose X-Forwarded-For names the client. */
+  trustedProxies: readonly string[];
   /** Disables the verified-credential and principal caches (for benchmarks comparing with and without). */
   cacheCredentials?: boolean;
 }
@@ -21,15 +27,22 @@ export interface Credentials {
   authorization: string | undefined;
   /** `X-Grafana-Org-Id`: act in another org the user belongs to. */
   orgIdHeader: string | undefined;
+  /** The connection's peer address. */
   ip: string;
+  /** The request's X-Forwarded-For, believed only when `ip` is a trusted proxy. */
+  forwardedFor?: string | string[];
   /** The change barrier's mark when the request arrived, if the caller took one to share. */
   changeMark?: number;
 }
 
-
-const LOGIN_WINDOW = "interval '5 minutes'";
+/** How long a failed login counts, as in the original server. */
+const LOGIN_WINDOW = '5 minutes';
+/** How long a password check waits for a slot held by checks under way before it is refused. */
+const RESERVATION_WAIT_MS = 5_000;
 /** How often a token's `last_used_at` is refreshed: a write per request would be wasteful. */
 const LAST_USED_RESOLUTION_MS = 5 * 60_000;
+
+type Verdict = 'right' | 'wrong' | 'blocked';
 
 interface UserRow {
   id: number;
@@ -61,13 +74,33 @@ interface KeyRow {
  */
 export class Authenticator {
   readonly #options: AuthenticatorOptions;
+  readonly #trustedProxies: TrustedProxies;
   readonly #cache = new VerifiedCredentialCache();
+  /** Password checks under way, by salted digest of user, stored hash, address and password. */
+  readonly #checks = new Map<string, Promise<Verdict>>();
+  readonly #checkSalt = randomBytes(32).toString('base64');
   /** Verified headers, served only once the change barrier shows nothing newer is pending. */
   readonly principals = new PrincipalCache();
   #changes: ChangeBarrier | null = null;
 
   constructor(options: AuthenticatorOptions) {
     this.#options = options;
+    this.#trustedProxies = new TrustedProxies(options.trustedProxies);
+  }
+
+  /** The client address failed logins are recorded (and, by default, counted) under. */
+  clientAddress(credentials: Pick<Credentials, 'ip' | 'forwardedFor'>): string {
+    return clientAddress(credentials.ip, credentials.forwardedFor, this.#trustedProxies);
+  }
+
+  /**
+   * What besides the header a cached Basic principal is keyed by: its client address when the
+   * lockout is per address. Otherwise a client locked out from its address could still have its
+   * guesses answered by an entry that a caller at another address put in the cache.
+   */
+  #principalScope(header: string, credentials: Credentials): string {
+    if (!this.#options.bruteForceProtection || !this.#options.loginProtectionByAddress) return '';
+    return /^basic /i.test(header) ? this.clientAddress(credentials) : '';
   }
 
   /** Turns the principal cache on, kept in step with the database by `changes`. */
@@ -84,7 +117,7 @@ export class Authenticator {
       return (await this.#verify(resolveEntityManager(db), header, credentials)).principal;
     }
     const mark = credentials.changeMark ?? changes.mark();
-    const key = this.principals.keyOf(header, credentials.orgIdHeader);
+    const key = this.principals.keyOf(header, credentials.orgIdHeader, this.#principalScope(header, credentials));
     if (this.principals.get(key)) {
       // Another instance may have changed this caller just before the request came: wait until
       // every change committed by then has been heard, then look again.
@@ -123,6 +156,14 @@ export class Authenticator {
     await em.execute('update api_key set last_used_at = now() where id = ?', [verified.keyId]);
   }
 
+  /**
+   * Basic with a login and password. With brute-force protection on, a password that is not
+   * already known to be right is checked only under a reservation: a pending attempt recorded
+   * atomically with the count of recent ones (see migration 20261126000300), so at most
+   * `maxLoginAttempts` wrong passwords are ever checked in the window for one login (and client
+   * address), however many requests arrive at once, on however many instances. A wrong password
+   * leaves its attempt as a failure; a right one removes it.
+   */
   async #password(em: EntityManager, login: string, password: string, credentials: Credentials): Promise<VerifiedPrincipal> {
     if (password === '' || login === '') throw AUTH_ERRORS.badPassword();
     // PostgreSQL cannot even compare text holding NUL, and no stored login has one: an unknown user.
@@ -130,35 +171,33 @@ export class Authenticator {
       await verifyPassword(await decoyHash(), password);
       throw AUTH_ERRORS.badPassword();
     }
+    const protection = this.#options.bruteForceProtection;
+    const byAddress = this.#options.loginProtectionByAddress;
+    const address = this.clientAddress(credentials);
     const requestedOrg = parseOrgId(credentials.orgIdHeader);
-    // One round trip: the user, its role in the org it acts in, and its recent failed attempts.
+    // One round trip: the user, its role in the org it acts in, and its recent failed attempts from
+    // this address, or from any when the lockout is per login.
     const rows = await em.execute<UserRow[]>(
       `select u.id, u.login, u.password_hash, u.is_admin, u.is_disabled, u.org_id, ou.role,
-              (select count(*) from login_attempt la
-                where la.username = lower(u.login) and la.created > now() - ${LOGIN_WINDOW}) as attempts
+              (select failed from dashgate_login_attempt_counts(lower(u.login), ?, ?, cast(? as interval))) as attempts
          from "user" u
          left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as bigint), u.org_id)
         where (lower(u.login) = lower(?) or lower(u.email) = lower(?)) and not u.is_service_account
         order by (lower(u.login) = lower(?)) desc
         limit 1`,
-      [requestedOrg, login, login, login],
+      [address, byAddress, LOGIN_WINDOW, requestedOrg, login, login, login],
     );
     const user = rows[0];
     if (!user || !user.password_hash) {
       await verifyPassword(await decoyHash(), password);
       throw AUTH_ERRORS.badPassword();
     }
-    if (this.#options.bruteForceProtection && Number(user.attempts) >= this.#options.maxLoginAttempts) {
-      throw AUTH_ERRORS.blocked();
-    }
+    if (protection && Number(user.attempts) >= this.#options.maxLoginAttempts) throw AUTH_ERRORS.blocked();
     const cached = this.#options.cacheCredentials !== false && this.#cache.has(user.id, user.password_hash, password);
     if (!cached) {
-      if (!(await verifyPassword(user.password_hash, password))) {
-        if (this.#options.bruteForceProtection) {
-          await em.execute('insert into login_attempt (username, ip_address) values (lower(?), ?)', [user.login, credentials.ip]);
-        }
-        throw AUTH_ERRORS.badPassword();
-      }
+      const verdict = await this.#check(em, user, password, address);
+      if (verdict === 'blocked') throw AUTH_ERRORS.blocked();
+      if (verdict === 'wrong') throw AUTH_ERRORS.badPassword();
       this.#cache.add(user.id, user.password_hash, password);
     }
     if (user.is_disabled) throw AUTH_ERRORS.disabled();
@@ -174,6 +213,58 @@ export class Authenticator {
       method: 'basic',
     };
     return { principal, login: user.login.toLowerCase(), expiresAt: null, keyId: null, lastUsedAt: 0 };
+  }
+
+  /**
+   * Whether `password` is the user's, or 'blocked' when no attempt may be reserved to check it.
+   * Checked at most once at a time per instance for the same user, password and address:
+   * concurrent identical requests share the check and its reservation.
+   */
+  #check(em: EntityManager, user: UserRow, password: string, address: string): Promise<Verdict> {
+    // Sharing a check is a cache of sorts: off when benchmarks measure without caches.
+    if (this.#options.cacheCredentials === false) return this.#checkReserved(em, user, password, address);
+    const key = hash('sha256', `${this.#checkSalt}\0${user.id}\0${user.password_hash}\0${address}\0${password}`, 'base64');
+    let check = this.#checks.get(key);
+    if (!check) {
+      check = this.#checkReserved(em, user, password, address).finally(() => this.#checks.delete(key));
+      this.#checks.set(key, check);
+    }
+    return check;
+  }
+
+  async #checkReserved(em: EntityManager, user: UserRow, password: string, address: string): Promise<Verdict> {
+    if (!this.#options.bruteForceProtection) return (await verifyPassword(user.password_hash!, password)) ? 'right' : 'wrong';
+    const reservation = await this.#reserveAttempt(em, user.login, address);
+    if (reservation === null) return 'blocked';
+    const right = await verifyPassword(user.password_hash!, password).catch(async (error: unknown) => {
+      // Not checked after all: the slot goes back.
+      await em.execute('delete from login_attempt where id = ?', [reservation]);
+      throw error;
+    });
+    // A wrong password leaves its attempt as a failure (which tells every instance); a right
+    // one frees its slot.
+    if (right) await em.execute('delete from login_attempt where id = ?', [reservation]);
+    else await em.execute('update login_attempt set pending = false where id = ?', [reservation]);
+    return right ? 'right' : 'wrong';
+  }
+
+  /**
+   * The id of a pending attempt for `login` from `address`, or null once its failures reach the
+   * limit. While checks under way hold the free slots, waits for one to end (with backoff, for at
+   * most RESERVATION_WAIT_MS): a burst of requests from a legitimate client is served, slowly,
+   * rather than refused.
+   */
+  async #reserveAttempt(em: EntityManager, login: string, address: string): Promise<string | null> {
+    const deadline = Date.now() + RESERVATION_WAIT_MS;
+    for (let pause = 10; ; pause = Math.min(pause * 2, 200)) {
+      const [row] = await em.execute<Array<{ reserved: string | null; busy: boolean }>>(
+        'select reserved, busy from dashgate_reserve_login_attempt(lower(?), ?, ?, ?, cast(? as interval))',
+        [login, address, this.#options.loginProtectionByAddress, this.#options.maxLoginAttempts, LOGIN_WINDOW],
+      );
+      if (row?.reserved) return row.reserved;
+      if (!row?.busy || Date.now() + pause > deadline) return null;
+      await new Promise((resolve) => setTimeout(resolve, pause));
+    }
   }
 
   async #token(em: EntityManager, token: string, orgIdHeader: string | undefined): Promise<VerifiedPrincipal> {

@@ -4,7 +4,7 @@ import type { Principal } from './principal.ts';
 
 /**
  * Notified by database triggers (migration 20261123) on every write to "user", org_user and
- * api_key (`all`), and on every failed login (`login:<lower-case login>`).
+ * api_key (`all`), and on every failed login (`login:<lower-case login>`, see migration 20261126000300).
  */
 export const AUTH_CHANGE_CHANNEL = 'dashgate_auth_changed';
 
@@ -55,9 +55,10 @@ export class PrincipalCache implements ChangeSubscriber {
     return this.#entries.size;
   }
 
-  keyOf(authorization: string, orgIdHeader: string | undefined): string {
+  /** `scope`: what else the entry is valid for only (the client address, for a per-address lockout). */
+  keyOf(authorization: string, orgIdHeader: string | undefined, scope = ''): string {
     // A one-shot salted digest: an HMAC object per request would cost several times more.
-    return hash('sha256', `${this.#salt}\0${authorization}\0${orgIdHeader ?? ''}`, 'base64');
+    return hash('sha256', `${this.#salt}\0${authorization}\0${orgIdHeader ?? ''}\0${scope}`, 'base64');
   }
 
   get(key: string): VerifiedPrincipal | undefined {

@@ -28,7 +28,7 @@ export async function runMigrations(db: Database): Promise<string[]> {
 
 /**
  * `dashgate admin reset-admin-password`: sets the password of `[security] admin_user` and clears
- * its failed login attempts, so a locked-out admin can sign in at once.
+ * its failed login attempts from every address, so a locked-out admin can sign in at once.
  */
 export async function resetAdminPassword(em: EntityManager, settings: Settings, password: string): Promise<void> {
   const login = settings.security.adminUser;

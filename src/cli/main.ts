@@ -48,7 +48,7 @@ Commands:
   reset: `Usage: dashgate [--config <file>] admin reset-admin-password (<new password> | --password-from-stdin)
 
 Sets the password of the user named by [security] admin_user and clears its failed login
-attempts, so a locked-out admin can sign in at once. Brings the database schema up to date first.
+attempts from every address, so a locked-out admin can sign in at once. Brings the database schema up to date first.
 
 Options:
   --password-from-stdin   read the new password from the first line of standard input

@@ -7,6 +7,7 @@ import { envKey } from './env-key.ts';
 import { DEFAULT_SECTION, parseIni, type IniSections, type RawSettings } from './ini.ts';
 import { redactedValue } from './redact.ts';
 import { ORG_ROLES, type OrgRole } from '../roles.ts';
+import { TrustedProxies } from '../net/client-address.ts';
 
 export { envKey };
 
@@ -66,6 +67,8 @@ export interface Settings {
     /** Largest request head accepted: the target plus every header name and value, in bytes. */
     readonly maxHeaderBytes: number;
     readonly readHeaderTimeoutSeconds: number;
+    /** Addresses and CIDR ranges whose X-Forwarded-For names the client; empty trusts none. */
+    readonly trustedProxies: readonly string[];
     readonly shutdownTimeoutSeconds: number;
     /** The original server's API version clients are told (`buildInfo.version`). */
     readonly compatibleVersion: string;
@@ -93,6 +96,8 @@ export interface Settings {
     readonly secretKey: string;
     readonly disableBruteForceLoginProtection: boolean;
     readonly bruteForceLoginProtectionMaxAttempts: number;
+    /** False: failed logins count per login and client address; true: per login only. */
+    readonly disableIpAddressLoginProtection: boolean;
     /** host[:port] entries; empty allows every target. */
     readonly dataSourceProxyWhitelist: readonly string[];
     readonly dataSourceProxyDenyPrivate: boolean;
@@ -330,6 +335,13 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
   const viaPseudonym = required('dataproxy', 'via_pseudonym');
   if (!HTTP_TOKEN.test(viaPseudonym)) throw invalid('dataproxy', 'via_pseudonym', "a token (letters, digits and !#$%&'*+-.^_`|~)");
 
+  const trustedProxies = text('server', 'trusted_proxies').split(/[\s,]+/).filter(Boolean);
+  try {
+    new TrustedProxies(trustedProxies);
+  } catch (error) {
+    throw invalid('server', 'trusted_proxies', `IP addresses or CIDR ranges (${(error as Error).message})`);
+  }
+
   return {
     appMode: oneOf(DEFAULT_SECTION, 'app_mode', ['production', 'development'] as const),
     paths,
@@ -346,6 +358,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       requestBodyLimitBytes: int('server', 'request_body_limit_bytes', 1),
       maxHeaderBytes: int('server', 'max_header_bytes', 1),
       readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
+      trustedProxies,
       shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
       compatibleVersion: required('server', 'compatible_version'),
     },
@@ -369,6 +382,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       secretKey: required('security', 'secret_key'),
       disableBruteForceLoginProtection: bool('security', 'disable_brute_force_login_protection'),
       bruteForceLoginProtectionMaxAttempts: int('security', 'brute_force_login_protection_max_attempts', 1),
+      disableIpAddressLoginProtection: bool('security', 'disable_ip_address_login_protection'),
       dataSourceProxyWhitelist: text('security', 'data_source_proxy_whitelist').split(/[\s,]+/).filter(Boolean),
       dataSourceProxyDenyPrivate: bool('security', 'data_source_proxy_deny_private'),
       disableGravatar: bool('security', 'disable_gravatar'),

@@ -30,6 +30,8 @@ export function createServices(settings: Settings, orm: MikroORM, changes: Chang
     basicAuthEnabled: settings.authBasic.enabled,
     bruteForceProtection: !settings.security.disableBruteForceLoginProtection,
     maxLoginAttempts: settings.security.bruteForceLoginProtectionMaxAttempts,
+    loginProtectionByAddress: !settings.security.disableIpAddressLoginProtection,
+    trustedProxies: settings.server.trustedProxies,
     cacheCredentials: options.cacheCredentials,
   });
   authenticator.followChanges(changes);

@@ -150,7 +150,7 @@ export async function updatePassword(em: EntityManager, id: number, password: st
   await em.transactional(async (tx) => {
     const updated = await tx.nativeUpdate(User, { id, isServiceAccount: false }, { passwordHash, updated: new Date() });
     if (!updated) throw notFound(MESSAGES.user.notFound);
-    // A reset unblocks a user locked out by failed attempts (they are counted by lower-cased login).
+    // A reset unblocks a user locked out by failed attempts, from every address (they are counted by lower-cased login).
     await tx.execute('delete from login_attempt where username = lower(?)', [user.login]);
   });
 }

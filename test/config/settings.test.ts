@@ -40,7 +40,7 @@ describe('loadSettings defaults', () => {
     expect(s.configFile).toBeNull();
     expect(s.appMode).toBe('production');
     expect(s.server).toMatchObject({ protocol: 'http', httpAddr: '', httpPort: 3000, domain: 'localhost', rootUrl: 'http://localhost:3000/' });
-    expect(s.server).toMatchObject({ requestBodyLimitBytes: 10485760, maxHeaderBytes: 65536, readHeaderTimeoutSeconds: 10, shutdownTimeoutSeconds: 30 });
+    expect(s.server).toMatchObject({ requestBodyLimitBytes: 10485760, maxHeaderBytes: 65536, readHeaderTimeoutSeconds: 10, shutdownTimeoutSeconds: 30, trustedProxies: [] });
     expect(s.database).toEqual({
       type: 'embedded', host: '127.0.0.1', port: 5432, name: 'dashgate', user: 'dashgate', password: '', url: '',
       sslMode: 'disable', path: join(dir, 'data', 'postgres'), embeddedPort: 0, maxOpenConn: 10,
@@ -48,7 +48,7 @@ describe('loadSettings defaults', () => {
     expect(s.paths).toEqual({ data: join(dir, 'data'), logs: join(dir, 'data', 'log'), provisioning: join(dir, 'provisioning') });
     expect(s.security).toEqual({
       adminUser: 'admin', adminPassword: 'admin', adminEmail: 'admin@localhost', secretKey: 'SW2YcwTIb9zpOOhoPsMm',
-      disableBruteForceLoginProtection: false, bruteForceLoginProtectionMaxAttempts: 5,
+      disableBruteForceLoginProtection: false, bruteForceLoginProtectionMaxAttempts: 5, disableIpAddressLoginProtection: false,
       dataSourceProxyWhitelist: [], dataSourceProxyDenyPrivate: false, disableGravatar: false,
     });
     expect(s.users).toEqual({ allowSignUp: false, allowOrgCreate: false, autoAssignOrg: true, autoAssignOrgId: 1, autoAssignOrgRole: 'Viewer' });
@@ -292,6 +292,12 @@ describe('typed parsing', () => {
     expect(s.security.dataSourceProxyWhitelist).toEqual(['a:80', 'b:443', 'c:9090']);
   });
 
+  it('reads trusted proxies as addresses and CIDR ranges, split on spaces and commas', () => {
+    const s = load({ overrides: { server: { trusted_proxies: ' 10.0.0.0/8, 127.0.0.1  ::1,fd00::/8,,' } } });
+    expect(s.server.trustedProxies).toEqual(['10.0.0.0/8', '127.0.0.1', '::1', 'fd00::/8']);
+    expect(load({ env: { GF_SECURITY_DISABLE_IP_ADDRESS_LOGIN_PROTECTION: 'true' } }).security.disableIpAddressLoginProtection).toBe(true);
+  });
+
   it('accepts a postgres URL and every role and ssl mode', () => {
     const s = load({ overrides: { database: { type: 'postgres', url: 'postgresql://u:p@h:5/db', ssl_mode: 'verify-full' }, users: { auto_assign_org_role: 'Admin' } } });
     expect(s.database).toMatchObject({ type: 'postgres', url: 'postgresql://u:p@h:5/db', sslMode: 'verify-full' });
@@ -319,6 +325,11 @@ describe('typed parsing', () => {
     ['users', 'auto_assign_org_role', 'Owner', /\[users\] auto_assign_org_role/],
     ['users', 'allow_sign_up', 'maybe', /\[users\] allow_sign_up = "maybe": expected true or false/],
     ['security', 'brute_force_login_protection_max_attempts', '0', /\[security\] brute_force_login_protection_max_attempts/],
+    ['security', 'disable_ip_address_login_protection', 'sometimes', /\[security\] disable_ip_address_login_protection = "sometimes": expected true or false/],
+    ['server', 'trusted_proxies', '10.0.0.0/8 proxy.internal', /\[server\] trusted_proxies = "10.0.0.0\/8 proxy.internal": expected IP addresses or CIDR ranges \("proxy.internal" is neither an IP address nor a CIDR range\)/],
+    ['server', 'trusted_proxies', '10.0.0.0/33', /\[server\] trusted_proxies .*"10.0.0.0\/33" is neither/],
+    ['server', 'trusted_proxies', '::1/129', /\[server\] trusted_proxies/],
+    ['server', 'trusted_proxies', '1.2.3.4/', /\[server\] trusted_proxies/],
     ['log', 'level', 'loud', /\[log\] level/],
     ['log', 'mode', 'console pager', /\[log\] mode/],
     ['DEFAULT', 'app_mode', 'staging', /\[DEFAULT\] app_mode/],

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { Writable } from 'node:stream';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
@@ -133,4 +134,43 @@ export async function call<T = any>(
 /** Runs a GraphQL operation over HTTP. */
 export async function gql<T = any>(server: { url: string }, query: string, variables: Record<string, unknown> = {}, auth: string | null = ADMIN): Promise<Reply<{ data?: T; errors?: Array<{ message: string; extensions?: { code?: string } }> }>> {
   return call(server, 'POST', '/graphql', { auth, body: { query, variables } });
+}
+
+/**
+ * A JSON request over real HTTP from another source address (a loopback alias such as
+ * 127.0.0.2: on Linux the whole of 127/8 reaches the loopback interface), on a new connection.
+ */
+export function callFrom<T = any>(
+  localAddress: string,
+  server: { url: string },
+  method: string,
+  path: string,
+  options: { auth?: string | null; body?: unknown; headers?: Record<string, string> } = {},
+): Promise<Reply<T>> {
+  const url = new URL(path, server.url);
+  const headers: Record<string, string> = { accept: 'application/json', ...options.headers };
+  if (options.auth !== null) headers.authorization = options.auth ?? ADMIN;
+  const body = options.body === undefined ? undefined : JSON.stringify(options.body);
+  if (body !== undefined) headers['content-type'] ??= 'application/json';
+  return new Promise((resolve, reject) => {
+    const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname + url.search, method, headers, localAddress, agent: false }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => {
+        let parsed: unknown;
+        try {
+          parsed = text ? JSON.parse(text) : undefined;
+        } catch {
+          parsed = undefined;
+        }
+        const responseHeaders = new Headers();
+        for (const [name, value] of Object.entries(res.headers)) if (value !== undefined) responseHeaders.set(name, Array.isArray(value) ? value.join(', ') : value);
+        resolve({ status: res.statusCode ?? 0, headers: responseHeaders, body: parsed as T, text });
+      });
+      res.on('error', reject);
+    });
+    req.on('error', reject);
+    req.end(body);
+  });
 }

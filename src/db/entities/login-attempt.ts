@@ -1,6 +1,9 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
 
-/** One failed password check; counted per login over a sliding window by the brute-force guard. */
+/**
+ * One password check of a login that is under way (`pending`) or failed; counted per login (and
+ * client address) over a sliding window by the brute-force guard. See migration 20261126000300.
+ */
 export const LoginAttempt = defineEntity({
   name: 'LoginAttempt',
   tableName: 'login_attempt',
@@ -8,6 +11,7 @@ export const LoginAttempt = defineEntity({
     id: p.bigint('number').primary().autoincrement(),
     username: p.string(),
     ipAddress: p.string().default(''),
+    pending: p.boolean().default(false),
     created: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -7,6 +7,7 @@ import { Migration20261125100000_org_members_notify } from './Migration202611251
 import { Migration20261126000000_json_data_object } from './Migration20261126000000_json_data_object.ts';
 import { Migration20261126000100_datasource_change_notify } from './Migration20261126000100_datasource_change_notify.ts';
 import { Migration20261126000200_bind_data_source_secrets } from './Migration20261126000200_bind_data_source_secrets.ts';
+import { Migration20261126000300_login_attempt_reservation } from './Migration20261126000300_login_attempt_reservation.ts';
 
 /** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
 export const MIGRATIONS = [
@@ -19,6 +20,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000000_json_data_object', class: Migration20261126000000_json_data_object },
   { name: 'Migration20261126000100_datasource_change_notify', class: Migration20261126000100_datasource_change_notify },
   { name: 'Migration20261126000200_bind_data_source_secrets', class: Migration20261126000200_bind_data_source_secrets },
+  { name: 'Migration20261126000300_login_attempt_reservation', class: Migration20261126000300_login_attempt_reservation },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */
