@@ -1,5 +1,5 @@
 import { environmentSnapshot } from './config/env.ts';
-import { checkSecretKey } from './config/secret-key.ts';
+import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
 import { loadSettings } from './config/settings.ts';
 import { openDatabase, migrate, type Database } from './db/orm.ts';
 import { createApp, type App } from './app.ts';
@@ -14,7 +14,7 @@ if (major < 22 || (major === 22 && minor < 17)) {
   process.exit(1);
 }
 
-const settings = loadSettings();
+const settings = withInstanceSecretKey(loadSettings());
 const log = createLogger(settings.log.level);
 
 /** What start-up has opened so far, for shutdown and for cleaning up after a failed start. */

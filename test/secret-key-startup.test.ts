@@ -1,9 +1,9 @@
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { checkSecretKey, publishedSecretKey } from '../src/config/secret-key.ts';
+import { checkSecretKey, instanceKeyFile, publishedSecretKey, withInstanceSecretKey } from '../src/config/secret-key.ts';
 import { loadSettings } from '../src/config/settings.ts';
 import type { PgConnection } from '../src/db/embedded.ts';
 import { createTestDatabase, dropTestDatabase } from './support/database.ts';
@@ -105,5 +105,33 @@ describe('checkSecretKey', () => {
     expect(checkSecretKey(settingsWith('development'))).toEqual({ warning: expect.stringContaining('app_mode = development') });
     expect(checkSecretKey(settingsWith('production', 'mine-0123456789'))).toBeNull();
     expect(checkSecretKey(settingsWith('development', 'mine-0123456789'))).toBeNull();
+  });
+});
+
+describe('withInstanceSecretKey', () => {
+  const settingsIn = async (type: 'embedded' | 'postgres', secretKey?: string) => {
+    const data = await mkdtemp(join(dir, 'instance-'));
+    return loadSettings({ argv: [], env: {}, overrides: { paths: { data }, database: { type }, ...(secretKey ? { security: { secret_key: secretKey } } : {}) } });
+  };
+
+  it('gives a fresh embedded installation a random key of its own, the same at every start', async () => {
+    const settings = await settingsIn('embedded');
+    const first = withInstanceSecretKey(settings);
+    expect(first.security.secretKey).toMatch(/^[0-9a-f]{64}$/);
+    expect(checkSecretKey(first)).toBeNull();
+    expect(withInstanceSecretKey(settings).security.secretKey).toBe(first.security.secretKey);
+    expect((await readFile(instanceKeyFile(settings), 'utf8')).trim()).toBe(first.security.secretKey);
+  });
+
+  it('leaves a configured key, an external database and a cluster made with the public key as they are', async () => {
+    const own = await settingsIn('embedded', 'mine-0123456789');
+    expect(withInstanceSecretKey(own)).toBe(own);
+    const external = await settingsIn('postgres');
+    expect(withInstanceSecretKey(external).security.secretKey).toBe(publishedSecretKey());
+    const existing = await settingsIn('embedded');
+    await mkdir(existing.database.path, { recursive: true });
+    await writeFile(join(existing.database.path, 'PG_VERSION'), '18\n');
+    expect(withInstanceSecretKey(existing).security.secretKey).toBe(publishedSecretKey());
+    expect(checkSecretKey(withInstanceSecretKey(existing))).toEqual({ error: expect.stringContaining('refusing to start') });
   });
 });

@@ -288,7 +288,8 @@ export async function main(argv: readonly string[]): Promise<number> {
 
   try {
     const { loadSettings } = await import('../config/settings.ts');
-    const settings = loadSettings({ argv: invocation.configFile ? ['--config', invocation.configFile] : [] });
+    const { withInstanceSecretKey } = await import('../config/secret-key.ts');
+    const settings = withInstanceSecretKey(loadSettings({ argv: invocation.configFile ? ['--config', invocation.configFile] : [] }));
     const output = await command(settings);
     if (output) process.stdout.write(`${output}\n`);
     return EXIT_OK;

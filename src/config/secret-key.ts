@@ -1,4 +1,6 @@
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { existsSync, mkdirSync, readFileSync, writeFileSync } from 'node:fs';
+import { dirname, join } from 'node:path';
 import { parseIni } from './ini.ts';
 import { DEFAULTS_FILE, type Settings } from './settings.ts';
 
@@ -27,4 +29,46 @@ export function checkSecretKey(settings: Pick<Settings, 'appMode' | 'security'>)
   if (!isPublishedSecretKey(settings.security.secretKey)) return null;
   if (settings.appMode === 'production') return { error: `${SECRET_KEY_MESSAGES.published}; refusing to start in app_mode = production: ${SECRET_KEY_MESSAGES.fix}` };
   return { warning: `${SECRET_KEY_MESSAGES.published}; allowed only because app_mode = development: ${SECRET_KEY_MESSAGES.fix}` };
+}
+
+/** Where an embedded installation keeps the key it generated for itself. */
+export function instanceKeyFile(settings: Pick<Settings, 'paths'>): string {
+  return join(settings.paths.data, 'secret_key');
+}
+
+/**
+ * The settings with this installation's own key when it runs the embedded database and no key was
+ * configured: `npm start` on a fresh machine must work, and must not seal secrets with the public
+ * default. A fresh data folder gets a random key, written once to `<[paths] data>/secret_key`
+ * (0600; kept apart from the database, so a copy of the cluster alone does not open them) and read
+ * from there at every later start, by the server and the CLI alike. A cluster created before with
+ * the public key keeps it, and so meets `checkSecretKey` (rotate-key moves it to a key of its own).
+ * External databases never get a generated key: instances sharing one must share one configured.
+ */
+export function withInstanceSecretKey(settings: Settings): Settings {
+  if (settings.database.type !== 'embedded' || !isPublishedSecretKey(settings.security.secretKey)) return settings;
+  const file = instanceKeyFile(settings);
+  let key = readKeyFile(file);
+  if (key === null) {
+    if (existsSync(join(settings.database.path, 'PG_VERSION'))) return settings;
+    mkdirSync(dirname(file), { recursive: true });
+    try {
+      writeFileSync(file, `${randomBytes(32).toString('hex')}\n`, { mode: 0o600, flag: 'wx' });
+    } catch (error) {
+      // Another process starting on the same folder wrote it first: use theirs.
+      if ((error as NodeJS.ErrnoException).code !== 'EEXIST') throw error;
+    }
+    key = readKeyFile(file);
+  }
+  if (!key) throw new Error(`${file} is empty: restore the key this installation generated, or set [security] secret_key`);
+  return Object.freeze({ ...settings, security: Object.freeze({ ...settings.security, secretKey: key }) });
+}
+
+function readKeyFile(file: string): string | null {
+  try {
+    return readFileSync(file, 'utf8').trim();
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code === 'ENOENT') return null;
+    throw new Error(`cannot read ${file}: ${(error as Error).message}`);
+  }
 }
