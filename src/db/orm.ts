@@ -4,6 +4,7 @@ import pg from 'pg';
 import type { Settings } from '../config/settings.ts';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { migrationsWithKey } from './migrations/index.ts';
+import { releaseConnectionsLostInUse } from './pool-leaks.ts';
 import { startEmbeddedPostgres, type EmbeddedCluster, type PgConnection } from './embedded.ts';
 
 export interface Database {
@@ -66,7 +67,10 @@ export function ormOptions(connection: PgConnection, pool: PoolOptions): Options
     password: connection.password,
     dbName: connection.database,
     pool: { min: 0, max: pool.maxConnections, idleTimeoutMillis: 30_000 },
-    driverOptions: ssl ? { ssl: { rejectUnauthorized: pool.sslMode === 'verify-full' } } : {},
+    driverOptions: {
+      ...(ssl ? { ssl: { rejectUnauthorized: pool.sslMode === 'verify-full' } } : {}),
+      onPoolCreated: releaseConnectionsLostInUse,
+    },
     extensions: [Migrator],
     migrations: { migrationsList: migrationsWithKey(pool.secretKey ?? null), snapshot: false, snapshotOnMigrate: false, silent: true, tableName: 'mikro_orm_migrations' },
     // Every request works on its own fork; touching the global context is a bug.
