@@ -12,7 +12,7 @@ const LAYERS = [
   ['rest', 'proxy', 'provisioning', 'metrics', 'bootstrap.ts'],
   ['http'],
   ['app.ts'],
-  ['main.ts', 'cli'],
+  ['main.ts', 'cli', 'startup'],
 ];
 
 const pattern = (names) => `^src/(${names.map((n) => n.replace('.', '\\.')).join('|')})($|/)`;

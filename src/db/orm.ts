@@ -16,10 +16,10 @@ export interface Database {
 }
 
 /** Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`. */
-export async function resolveConnection(settings: Settings, log: (line: string) => void): Promise<{ connection: PgConnection; embedded: EmbeddedCluster | null }> {
+export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void): Promise<{ connection: PgConnection; embedded: EmbeddedCluster | null }> {
   const db = settings.database;
   if (db.type === 'embedded') {
-    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log });
+    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data });
     return { connection: embedded.connection, embedded };
   }
   if (db.url) {
@@ -90,6 +90,9 @@ const MIGRATION_LOCK_KEY = 0x64617368; // "dash"
  */
 export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>): Promise<void> {
   const lockClient = new pg.Client(connection);
+  // A connection lost meanwhile (the database restarting) fails the awaited queries; without a
+  // listener, pg would also emit it as an 'error' event that ends the process.
+  lockClient.on('error', () => {});
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
@@ -110,8 +113,9 @@ export async function lockAgainstMigrations(em: EntityManager): Promise<void> {
   await em.execute('select pg_advisory_xact_lock(?)', [MIGRATION_LOCK_KEY]);
 }
 
-export async function openDatabase(settings: Settings, log: (line: string) => void): Promise<Database> {
-  const { connection, embedded } = await resolveConnection(settings, log);
+/** `log` gets PostgreSQL's own output, `notice` what dashgate changed on the way (folder permissions). */
+export async function openDatabase(settings: Settings, log: (line: string) => void, notice?: (line: string) => void): Promise<Database> {
+  const { connection, embedded } = await resolveConnection(settings, log, notice);
   let orm: MikroORM;
   try {
     orm = await MikroORM.init(ormOptions(connection, poolOptions(settings)));

@@ -21,6 +21,12 @@ export class Metrics {
   readonly #requestSeconds: Histogram<'method' | 'route' | 'status'>;
   readonly #proxyCalls: Counter<'status' | 'type'>;
   readonly #proxySeconds: Histogram<'status' | 'type'>;
+  /** Restarts of the embedded PostgreSQL after it exited unexpectedly (src/db/supervisor.ts); stays 0 on an external one. */
+  readonly embeddedPostgresRestarts = new Counter({
+    name: 'dashgate_embedded_postgres_restarts_total',
+    help: 'Times the embedded PostgreSQL was started again after it exited unexpectedly.',
+    registers: [this.registry],
+  });
 
   constructor(orm: MikroORM) {
     const registers = [this.registry];
