@@ -84,12 +84,22 @@ try {
   await rm(root, { recursive: true, force: true });
 }
 
-await writeFile(args.out!, report(rows));
+await writeFile(args.out!, report(rows) + soakSection(args.out!));
 log(`wrote ${args.out} in ${Math.round((Date.now() - started) / 1000)} s`);
 const missed = rows.filter((r) => r.pass === false);
 for (const r of missed) log(`target missed: ${r.scenario}: ${r.measurement}: ${r.ratio ?? r.value} (target ${r.target})`);
 // Explicitly: a library in the scenarios resets process.exitCode.
 process.exit(failures.length || missed.length ? 1 : 0);
+
+/** The soak's own section of the results (written by test/stress/soak.stress.ts), kept as it was. */
+function soakSection(file: string): string {
+  const current = existsSync(file) ? readFileSync(file, 'utf8') : '';
+  const start = current.indexOf('\n## Soak\n');
+  if (start < 0) return '';
+  const section = current.slice(start + 1);
+  const next = section.indexOf('\n## ');
+  return `\n${(next < 0 ? section : section.slice(0, next + 1)).trimEnd()}\n`;
+}
 
 function version(pkg: string): string {
   try {
