@@ -89,9 +89,12 @@ async function firstBlockedFolder(dir: string): Promise<{ folder: string; mode: 
   return null;
 }
 
-/** The last line PostgreSQL or initdb gave as the reason it stopped. */
+/**
+ * The last line PostgreSQL (FATAL, PANIC) or initdb (error) gave as the reason it stopped. Not a
+ * query's ERROR: those may quote what a request sent.
+ */
 export function lastComplaint(output: readonly string[]): string | null {
-  const line = output.findLast((l) => /\b(FATAL|PANIC|ERROR|error):/.test(l));
+  const line = output.findLast((l) => /\b(FATAL|PANIC):|\berror:/.test(l));
   return line ? oneLine(line.replace(/^\[STDERR\]\s*/, '')) : null;
 }
 
