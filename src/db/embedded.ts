@@ -87,7 +87,13 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       // PostgreSQL refuses to run as root; CI and containers run as root.
       createPostgresUser: true,
       initdbFlags: ['--encoding=UTF8'],
-      postgresFlags: ['-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories='],
+      postgresFlags: [
+        '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+        // Crash recovery (after a kill, see src/db/supervisor.ts) first makes every file of the
+        // cluster durable. One syncfs() of its file system does that in a fraction of the time of
+        // an fsync() per file (measured here: 0.3-0.9 s instead of 1.2-3.9 s to ready). Linux only.
+        ...(process.platform === 'linux' ? ['-c', 'recovery_init_sync_method=syncfs'] : []),
+      ],
       onLog: (message) => {
         output.add(String(message));
         log(String(message).trimEnd());
