@@ -1,6 +1,6 @@
 import { environmentSnapshot } from './config/env.ts';
 import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
-import { loadSettings } from './config/settings.ts';
+import { loadSettings, type Settings } from './config/settings.ts';
 import { openDatabase, migrate, type Database } from './db/orm.ts';
 import { superviseEmbeddedPostgres, type Supervisor } from './db/supervisor.ts';
 import { createApp, type App } from './app.ts';
@@ -9,7 +9,7 @@ import { createLogger } from './logging/logger.ts';
 import { applyProvisioning, readDataSourceProvisioning } from './provisioning/index.ts';
 import { createDataSourceService } from './services/index.ts';
 import { oneLine } from './errors/startup.ts';
-import { explainStartupFailure } from './startup/failure.ts';
+import { explainDataFolderFailure, explainStartupFailure } from './startup/failure.ts';
 
 const [major, minor] = process.versions.node.split('.').map(Number) as [number, number];
 if (major < 22 || (major === 22 && minor < 17)) {
@@ -17,8 +17,25 @@ if (major < 22 || (major === 22 && minor < 17)) {
   process.exit(1);
 }
 
-const settings = withInstanceSecretKey(loadSettings());
+const settings = prepareSettings();
 const log = createLogger(settings.log.level);
+
+/** The settings, with this installation's own key when it needs one; one line and exit 1 if they cannot be had. */
+function prepareSettings(): Settings {
+  let loaded: Settings;
+  try {
+    loaded = loadSettings();
+  } catch (error) {
+    console.error(`dashgate: start-up failed: ${oneLine(error instanceof Error ? error.message : String(error))}`);
+    process.exit(1);
+  }
+  try {
+    return withInstanceSecretKey(loaded);
+  } catch (error) {
+    console.error(`dashgate: start-up failed: ${explainDataFolderFailure(error, loaded.paths.data)}`);
+    process.exit(1);
+  }
+}
 
 /** What start-up has opened so far, for shutdown and for cleaning up after a failed start. */
 const running: { db: Database | null; app: App | null; supervisor: Supervisor | null } = { db: null, app: null, supervisor: null };

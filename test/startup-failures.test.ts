@@ -55,10 +55,13 @@ async function failedStart(env: Record<string, string>): Promise<{ code: number 
   return { code, line: lines[0]!, stderr: main.stderr(), stdout: main.stdout() };
 }
 
+/** A configured [security] secret_key: without one, an external database refuses to start and an embedded one generates its own in the data folder. */
+const KEY = { GF_SECURITY_SECRET_KEY: 'startup-failures-test-key-0123456789' };
+
 /** Settings of the external test database, as GF_* variables. */
 function external(overrides: Partial<PgConnection> = {}): Record<string, string> {
   const c = { ...database, ...overrides };
-  return { GF_DATABASE_TYPE: 'postgres', GF_DATABASE_HOST: `${c.host}:${c.port}`, GF_DATABASE_NAME: c.database, GF_DATABASE_USER: c.user, GF_DATABASE_PASSWORD: c.password };
+  return { ...KEY, GF_DATABASE_TYPE: 'postgres', GF_DATABASE_HOST: `${c.host}:${c.port}`, GF_DATABASE_NAME: c.database, GF_DATABASE_USER: c.user, GF_DATABASE_PASSWORD: c.password };
 }
 
 describe('the embedded database\'s folder, run as root', () => {
@@ -138,11 +141,14 @@ describe('disks (simulated with tmpfs mounts)', () => {
     expect(line).toMatch(new RegExp(`^dashgate: start-up failed: no space left on the disk holding the embedded PostgreSQL's folder ${disk}/data/postgres; free space there, or set \\[paths\\] data / GF_PATHS_DATA`));
   }, 120_000);
 
-  it('a read-only disk', async () => {
+  it('a read-only disk, where the generated key or the cluster would go', async () => {
     const disk = await smallDisk(6, true);
-    const { code, line } = await failedStart({ GF_PATHS_DATA: join(disk, 'data') });
-    expect(code).toBe(1);
-    expect(line).toBe(`dashgate: start-up failed: the embedded PostgreSQL's folder ${disk}/data is on a read-only file system; set [paths] data / GF_PATHS_DATA (or [database] path) to a writable folder`);
+    const withoutKey = await failedStart({ GF_PATHS_DATA: join(disk, 'data') });
+    expect(withoutKey.code).toBe(1);
+    expect(withoutKey.line).toBe(`dashgate: start-up failed: the data folder ${disk}/data is on a read-only file system; set [paths] data / GF_PATHS_DATA to a writable folder`);
+    const withKey = await failedStart({ ...KEY, GF_PATHS_DATA: join(disk, 'data') });
+    expect(withKey.code).toBe(1);
+    expect(withKey.line).toBe(`dashgate: start-up failed: the embedded PostgreSQL's folder ${disk}/data is on a read-only file system; set [paths] data / GF_PATHS_DATA (or [database] path) to a writable folder`);
   }, 120_000);
 });
 
@@ -158,7 +164,7 @@ describe('an external PostgreSQL', () => {
 
   it('refusing the password given in [database] url: names the url setting, and never shows it', async () => {
     const url = `postgres://${database.user}:not-the-password-4711@${database.host}:${database.port}/${database.database}`;
-    const { code, line, stderr, stdout } = await failedStart({ GF_DATABASE_TYPE: 'postgres', GF_DATABASE_URL: url });
+    const { code, line, stderr, stdout } = await failedStart({ ...KEY, GF_DATABASE_TYPE: 'postgres', GF_DATABASE_URL: url });
     expect(code).toBe(1);
     expect(line).toBe(
       `dashgate: start-up failed: PostgreSQL at ${database.host}:${database.port} refused the password of user "${database.user}"; set it in [database] url / GF_DATABASE_URL to that user's password`,
@@ -189,6 +195,9 @@ describe('a failure without a known cause', () => {
     await writeFile(join(data, 'data'), 'not a folder');
     const { code, line } = await failedStart({ GF_PATHS_DATA: join(data, 'data') });
     expect(code).toBe(1);
-    expect(line).toBe(`dashgate: start-up failed: the embedded PostgreSQL in ${data}/data/postgres did not start: EEXIST: file already exists, mkdir '${data}/data'`);
+    expect(line).toBe(`dashgate: start-up failed: cannot read ${data}/data/secret_key: ENOTDIR: not a directory, open '${data}/data/secret_key'`);
+    const withKey = await failedStart({ ...KEY, GF_PATHS_DATA: join(data, 'data') });
+    expect(withKey.code).toBe(1);
+    expect(withKey.line).toBe(`dashgate: start-up failed: the embedded PostgreSQL in ${data}/data/postgres did not start: EEXIST: file already exists, mkdir '${data}/data'`);
   }, 120_000);
 });

@@ -6,7 +6,7 @@ import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
-import { StartupError } from '../errors/startup.ts';
+import { mkdirCause, StartupError } from '../errors/startup.ts';
 import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
 
 export interface PgConnection {
@@ -209,20 +209,12 @@ class RunningCluster implements EmbeddedCluster {
   }
 }
 
-/**
- * mkdir -p, returning the first folder it created. A recursive mkdir reports ENOENT whatever
- * stopped it (a read-only or full disk, a folder it may not write): the real cause comes from
- * creating the first missing folder on its own.
- */
+/** mkdir -p, returning the first folder it created; a failure with its real cause (see `mkdirCause`). */
 async function makeFolder(path: string): Promise<string | undefined> {
   try {
     return await mkdir(path, { recursive: true });
   } catch (error) {
-    if ((error as NodeJS.ErrnoException).code !== 'ENOENT') throw error;
-    let missing = path;
-    while (dirname(missing) !== missing && !existsSync(dirname(missing))) missing = dirname(missing);
-    await mkdir(missing);
-    throw error;
+    throw mkdirCause(error, path);
   }
 }
 

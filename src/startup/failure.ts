@@ -1,6 +1,7 @@
+import { userInfo } from 'node:os';
 import type { Settings } from '../config/settings.ts';
 import { settingName as setting } from '../config/env-key.ts';
-import { oneLine, StartupError } from '../errors/startup.ts';
+import { mkdirCause, oneLine, StartupError } from '../errors/startup.ts';
 
 /** Every error in a wrapped chain (MikroORM wraps driver errors; a refused connect may report several). */
 function* chain(error: unknown): Generator<Record<string, unknown>> {
@@ -84,4 +85,20 @@ export function explainStartupFailure(error: unknown, settings: Settings): { cau
     }
   }
   return null;
+}
+
+/**
+ * Why dashgate could not prepare its data folder (`[paths] data`, where an embedded installation
+ * keeps the key it generated), as one line naming the fix; the error itself, on one line, when the
+ * cause is not one of a disk or a permission.
+ */
+export function explainDataFolderFailure(error: unknown, dataFolder: string): string {
+  const real = mkdirCause(error, dataFolder) as NodeJS.ErrnoException | undefined;
+  const code = typeof real?.code === 'string' ? real.code : '';
+  const path = real?.path ?? dataFolder;
+  const fix = `set ${setting('paths', 'data')} to`;
+  if (code === 'ENOSPC') return `no space left on the disk holding the data folder ${path}; free space there, or ${fix} a folder on a disk with room`;
+  if (code === 'EROFS') return `the data folder ${path} is on a read-only file system; ${fix} a writable folder`;
+  if (code === 'EACCES' || code === 'EPERM') return `dashgate (OS user "${userInfo().username}") may not write to ${path}; give it write access there, or ${fix} a folder it can write`;
+  return oneLine(error instanceof Error ? error.message : String(error));
 }

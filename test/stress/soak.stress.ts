@@ -108,6 +108,8 @@ describe(`soak: ${SECONDS} s of mixed traffic on two instances over one database
       await writeFile(config, [
         '[server]', 'http_addr = 127.0.0.1', `http_port = ${port}`,
         '[database]', 'type = postgres', `host = ${db.host}:${db.port}`, `name = ${db.database}`, `user = ${db.user}`, `password = ${db.password}`,
+        // Instances sharing a database share its key.
+        '[security]', 'secret_key = soak-test-key-0123456789abcdef',
         '[log]', 'level = info', '',
       ].join('\n'));
       const main = spawnMain({ config });
