@@ -49,6 +49,10 @@ export const MESSAGES = {
     deleted: 'Data source deleted',
   },
   user: {
+    created: 'User created',
+    passwordUpdated: 'User password updated',
+    permissionsUpdated: 'User permissions updated',
+    deleted: 'User deleted',
     needLogin: 'Validation error, need specify either username or email',
     passwordTooShort: 'Password is missing or too short',
     newPasswordTooShort: 'New password too short',
@@ -95,6 +99,8 @@ export const MESSAGES = {
     lastAdminRemoved: 'Cannot remove last organization admin',
   },
   apiKey: {
+    deleted: 'API key deleted',
+    revoked: 'API key revoked',
     negativeTtl: 'negative value for SecondsToLive',
     invalidRole: 'Invalid role specified',
     nameTaken: 'API key, organization ID and name must be unique',
@@ -102,6 +108,8 @@ export const MESSAGES = {
     notFound: 'API key not found',
   },
   serviceAccount: {
+    deleted: 'Service account deleted',
+    tokenDeleted: 'Service account token deleted',
     badRequest: 'Bad request data',
     createFailed: 'Failed to create service account',
     notFound: 'Failed to retrieve service account',

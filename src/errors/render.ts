@@ -23,7 +23,7 @@ const DROPPED_CONNECTION = /Connection terminated|Client has encountered a conne
 const BAD_INPUT_STATES = new Set(['22P05', '22021', '08P01']);
 
 /** Every error in a wrapped chain (MikroORM wraps driver errors; sockets may report several). */
-function* chain(error: unknown): Generator<{ code?: unknown; message?: unknown }> {
+export function* errorChain(error: unknown): Generator<Record<string, unknown>> {
   const seen = new Set<unknown>();
   const pending = [error];
   while (pending.length) {
@@ -31,7 +31,7 @@ function* chain(error: unknown): Generator<{ code?: unknown; message?: unknown }
     if (!next || typeof next !== 'object' || seen.has(next)) continue;
     seen.add(next);
     const e = next as { cause?: unknown; previous?: unknown; errors?: unknown };
-    yield e as { code?: unknown; message?: unknown };
+    yield e as Record<string, unknown>;
     pending.push(e.cause, e.previous);
     if (Array.isArray(e.errors)) pending.push(...e.errors);
   }
@@ -44,7 +44,7 @@ function* chain(error: unknown): Generator<{ code?: unknown; message?: unknown }
  */
 export function classify(error: unknown): DomainError | null {
   if (error instanceof DomainError) return error;
-  for (const e of chain(error)) {
+  for (const e of errorChain(error)) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (BAD_INPUT_STATES.has(code)) return badRequest();
     if (SOCKET_CODES.has(code) || isUnavailableState(code)) return unavailable();

@@ -1,22 +1,8 @@
 import { userInfo } from 'node:os';
 import type { Settings } from '../config/settings.ts';
 import { settingName as setting } from '../config/env-key.ts';
+import { errorChain } from '../errors/render.ts';
 import { mkdirCause, oneLine, StartupError } from '../errors/startup.ts';
-
-/** Every error in a wrapped chain (MikroORM wraps driver errors; a refused connect may report several). */
-function* chain(error: unknown): Generator<Record<string, unknown>> {
-  const seen = new Set<unknown>();
-  const pending = [error];
-  while (pending.length) {
-    const next = pending.pop();
-    if (!next || typeof next !== 'object' || seen.has(next)) continue;
-    seen.add(next);
-    const e = next as { cause?: unknown; previous?: unknown; errors?: unknown };
-    yield e as Record<string, unknown>;
-    pending.push(e.cause, e.previous);
-    if (Array.isArray(e.errors)) pending.push(...e.errors);
-  }
-}
 
 /** host:port, user and database of the external PostgreSQL, as configured (never the password). */
 function externalTarget(settings: Settings): { where: string; user: string; database: string } {
@@ -42,7 +28,7 @@ export function explainStartupFailure(error: unknown, settings: Settings): { cau
   const external = settings.database.type === 'postgres';
   const viaUrl = Boolean(settings.database.url);
   const fix = (key: string) => (viaUrl ? `set it in ${setting('database', 'url')}` : `set ${setting('database', key)}`);
-  for (const e of chain(error)) {
+  for (const e of errorChain(error)) {
     const code = typeof e.code === 'string' ? e.code : '';
     const message = typeof e.message === 'string' ? oneLine(e.message) : '';
     if (e.syscall === 'listen' && (code === 'EADDRINUSE' || code === 'EACCES')) {

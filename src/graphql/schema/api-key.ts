@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import { MESSAGES } from '../../errors/messages.ts';
 import { MessageType } from './message.ts';
 import { orgRole } from '../../auth/access.ts';
 import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type NewApiKey } from '../../services/api-keys.ts';
@@ -60,7 +61,7 @@ builder.mutationFields((t) => ({
     description: 'Deletes a legacy API key of the caller\'s org; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
       await deleteApiKey(ctx.em, ctx.orgId, id);
-      return { message: 'API key deleted' };
+      return { message: MESSAGES.apiKey.deleted };
     },
   }),
   revokeApiKey: t.field({
@@ -70,7 +71,7 @@ builder.mutationFields((t) => ({
     description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins only.',
     resolve: async (_root, { id }, ctx) => {
       await revokeApiKey(ctx.em, ctx.orgId, id);
-      return { message: 'API key revoked' };
+      return { message: MESSAGES.apiKey.revoked };
     },
   }),
 }));

@@ -179,7 +179,7 @@ builder.mutationFields((t) => ({
     args: { id: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: async (_root, { id }, ctx) => {
       await deleteServiceAccount(ctx.em, ctx.orgId, id);
-      return { message: 'Service account deleted' };
+      return { message: MESSAGES.serviceAccount.deleted };
     },
   }),
   createServiceAccountToken: t.field({
@@ -203,7 +203,7 @@ builder.mutationFields((t) => ({
     },
     resolve: async (_root, { serviceAccountId, tokenId }, ctx) => {
       await deleteServiceAccountToken(ctx.em, ctx.orgId, serviceAccountId, tokenId);
-      return { message: 'Service account token deleted' };
+      return { message: MESSAGES.serviceAccount.tokenDeleted };
     },
   }),
 }));

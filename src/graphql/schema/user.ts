@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import { MESSAGES } from '../../errors/messages.ts';
 import { MessageType } from './message.ts';
 import { serverAdmin } from '../../auth/access.ts';
 import { badRequest } from '../../errors/domain.ts';
@@ -31,7 +32,7 @@ builder.mutationFields((t) => ({
     description: 'Creates a global user in the default (or given) org with the auto-assign role. Server admins only (Basic auth).',
     resolve: async (_root, { input }, ctx) => {
       const user = await createUser(ctx.em, input, ctx.services.settings.users);
-      return { id: user.id, message: 'User created' };
+      return { id: user.id, message: MESSAGES.user.created };
     },
   }),
   adminUpdateUserPassword: t.field({
@@ -44,7 +45,7 @@ builder.mutationFields((t) => ({
     description: 'Sets a user\'s password; the old one stops working at once on every instance. Server admins only (Basic auth).',
     resolve: async (_root, { id, password }, ctx) => {
       await updatePassword(ctx.em, id, password);
-      return { message: 'User password updated' };
+      return { message: MESSAGES.user.passwordUpdated };
     },
   }),
   adminUpdateUserPermissions: t.field({
@@ -61,7 +62,7 @@ builder.mutationFields((t) => ({
       // A body without the flag is malformed; reading it as `false` would silently demote.
       if (isAdmin == null) throw badRequest();
       await updatePermissions(ctx.em, args.id, isAdmin);
-      return { message: 'User permissions updated' };
+      return { message: MESSAGES.user.permissionsUpdated };
     },
   }),
   adminDeleteUser: t.field({
@@ -71,7 +72,7 @@ builder.mutationFields((t) => ({
     description: 'Deletes a user with its memberships and stars. Server admins only (Basic auth).',
     resolve: async (_root, { id }, ctx) => {
       await deleteUser(ctx.em, id);
-      return { message: 'User deleted' };
+      return { message: MESSAGES.user.deleted };
     },
   }),
 }));
