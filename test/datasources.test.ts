@@ -171,6 +171,26 @@ describe('GET /api/datasources', () => {
     const custom = res.body.find((d: { name: string }) => d.name === 'aaa');
     expect(custom).toMatchObject({ typeName: 'TestData', jsonData: {} });
   });
+
+  it('lists each data source with the values a single read answers', async () => {
+    const created = (await call(server, 'POST', '/api/datasources', {
+      body: {
+        name: 'listed-in-full', type: 'prometheus', access: 'proxy', url: 'http://prom:9090', user: 'u', database: 'db', basicAuth: true,
+        basicAuthUser: 'reader', isDefault: false, jsonData: { httpMethod: 'POST', nested: { list: [1, 'two', null] } }, secureJsonData: { basicAuthPassword: 's3cret' },
+      },
+    })).body;
+    const list = await call(server, 'GET', '/api/datasources', { auth: viewer });
+    for (const item of list.body as Array<Record<string, unknown>>) {
+      const single = (await call(server, 'GET', `/api/datasources/${item.id}`)).body as Record<string, unknown>;
+      const shared = Object.keys(item).filter((key) => key !== 'typeName'); // only lists carry typeName
+      expect(Object.fromEntries(shared.map((key) => [key, item[key]]))).toEqual(Object.fromEntries(shared.map((key) => [key, single[key]])));
+    }
+    expect(list.body.find((d: { id: number }) => d.id === created.id)).toMatchObject({ basicAuth: true, jsonData: { nested: { list: [1, 'two', null] } } });
+    // The fields the list route leaves out still resolve on list items through GraphQL.
+    const gql = await call(server, 'POST', '/graphql', { body: { query: '{ dataSources { id secureJsonFields version withCredentials basicAuthUser } }' } });
+    expect(gql.body.data.dataSources.find((d: { id: number }) => d.id === created.id))
+      .toEqual({ id: created.id, secureJsonFields: { basicAuthPassword: true }, version: 1, withCredentials: false, basicAuthUser: 'reader' });
+  });
 });
 
 describe('reading one data source', () => {

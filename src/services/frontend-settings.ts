@@ -4,7 +4,7 @@ import { roleAtLeast } from '../roles.ts';
 import type { Settings } from '../config/settings.ts';
 import { COMMIT, VERSION } from '../version.ts';
 import { typeLogoUrl, typeName } from './data-source-types.ts';
-import type { DataSourceRow, DataSourceService } from './data-sources.ts';
+import type { DataSourceRecord, DataSourceService } from './data-sources.ts';
 
 /**
  * `GET /api/frontend/settings`: the part of the original's `FrontendSettingsDTO` that clients
@@ -140,7 +140,7 @@ export async function frontendSettings(em: EntityManager, settings: Settings, da
  * URL, the store's own URL kept for Prometheus (`jsonData.directUrl`). Unlike the original, direct
  * (browser) access data sources never carry their Basic credentials or InfluxDB password here.
  */
-function frontendDataSource(row: DataSourceRow): FrontendDataSource {
+function frontendDataSource(row: DataSourceRecord): FrontendDataSource {
   const jsonData: Record<string, unknown> = { ...(row.jsonData ?? {}) };
   if (SQL_TYPES.has(row.type) && (jsonData.database === undefined || jsonData.database === null || jsonData.database === '')) jsonData.database = row.database;
   if (row.type === 'prometheus') jsonData.directUrl = row.url;

@@ -2,10 +2,10 @@ import { builder } from '../builder.ts';
 import { orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { DataSourceInput, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
+import type { DataSourceInput, DataSourceRecord, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
 import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
 
-export const DataSourceType = builder.objectRef<DataSourceRow>('DataSource').implement({
+export const DataSourceType = builder.objectRef<DataSourceRecord>('DataSource').implement({
   description: 'A named connection to an external metric or log store, owned by one org.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Assigned by the server.' }),
