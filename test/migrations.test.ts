@@ -4,8 +4,9 @@ import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { bootstrap } from '../src/bootstrap.ts';
 import { loadSettings } from '../src/config/settings.ts';
-import { migrate, ormOptions } from '../src/db/orm.ts';
+import { loadMigrator, migrate, ormOptions } from '../src/db/orm.ts';
 import { MIGRATIONS } from '../src/db/migrations/index.ts';
+import { MIGRATION_NAMES } from '../src/db/migrations/names.ts';
 import { dataSourceSecretBinding, SecretBox } from '../src/db/secrets.ts';
 import { dropTestDatabase, testCluster } from './support/database.ts';
 
@@ -14,6 +15,10 @@ const connection = { ...testCluster(), database: `m_${randomBytes(6).toString('h
 afterAll(() => dropTestDatabase(connection));
 
 describe('start-up migrations', () => {
+  it('names every migration, in order, where start-up looks for pending ones', () => {
+    expect(MIGRATION_NAMES).toEqual(MIGRATIONS.map((m) => m.name));
+  });
+
   it('are safe when several instances start together on an empty database', async () => {
     const admin = new pg.Client({ ...connection, database: 'postgres' });
     await admin.connect();
@@ -43,6 +48,15 @@ describe('start-up migrations', () => {
     } finally {
       await client.end();
     }
+
+    // Started again on the migrated database, an instance finds nothing pending and never loads the migrator.
+    const again = await MikroORM.init(ormOptions(connection, { maxConnections: 2, sslMode: 'disable' }));
+    try {
+      await migrate(again, connection);
+      expect(again.config.get('migrations').migrationsList).toBeUndefined();
+    } finally {
+      await again.close(true);
+    }
   });
 });
 
@@ -54,7 +68,7 @@ async function databaseAt(last: string, secretKey?: string): Promise<{ connectio
   await admin.query(`create database ${db.database}`);
   await admin.end();
   const orm = await MikroORM.init(ormOptions(db, { maxConnections: 2, sslMode: 'disable', secretKey }));
-  await orm.migrator.up({ to: last });
+  await (await loadMigrator(orm)).up({ to: last });
   const pool = new pg.Pool({ ...db, max: 1 });
   cleanups.push(async () => {
     await pool.end();

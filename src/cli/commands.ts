@@ -3,7 +3,7 @@ import { bootstrap } from '../bootstrap.ts';
 import type { Settings } from '../config/settings.ts';
 import { LISTENER_APPLICATION_NAME } from '../db/change-listener.ts';
 import { Org } from '../db/entities/index.ts';
-import { migrate, type Database } from '../db/orm.ts';
+import { loadMigrator, migrate, type Database } from '../db/orm.ts';
 import { createApiKey } from '../services/api-keys.ts';
 import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
 import { updatePassword } from '../services/users.ts';
@@ -21,9 +21,10 @@ export async function prepare(db: Database, settings: Settings): Promise<void> {
 
 /** `dashgate migrate`: applies pending migrations; returns the names of those applied. */
 export async function runMigrations(db: Database): Promise<string[]> {
-  const before = new Set((await db.orm.migrator.getExecuted()).map((m) => m.name));
+  const migrator = await loadMigrator(db.orm);
+  const before = new Set((await migrator.getExecuted()).map((m) => m.name));
   await migrate(db.orm, db.connection);
-  return (await db.orm.migrator.getExecuted()).map((m) => m.name).filter((name) => !before.has(name));
+  return (await migrator.getExecuted()).map((m) => m.name).filter((name) => !before.has(name));
 }
 
 /**

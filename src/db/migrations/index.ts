@@ -9,7 +9,7 @@ import { Migration20261126000100_datasource_change_notify } from './Migration202
 import { Migration20261126000200_bind_data_source_secrets } from './Migration20261126000200_bind_data_source_secrets.ts';
 import { Migration20261126000300_login_attempt_reservation } from './Migration20261126000300_login_attempt_reservation.ts';
 
-/** Every migration, in order. Listed explicitly so that no file globbing happens at start-up. */
+/** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
   { name: 'Migration20261122000000_initial', class: Migration20261122000000_initial },
   { name: 'Migration20261123000000_auth_change_notify', class: Migration20261123000000_auth_change_notify },
