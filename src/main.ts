@@ -1,13 +1,11 @@
 import { environmentSnapshot } from './config/env.ts';
 import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
 import { loadSettings, type Settings } from './config/settings.ts';
-import { openDatabase, migrate, type Database } from './db/orm.ts';
-import { superviseEmbeddedPostgres, type Supervisor } from './db/supervisor.ts';
-import { createApp, type App } from './app.ts';
-import { bootstrap } from './bootstrap.ts';
+import { resolveConnection } from './db/connection.ts';
+import type { Database } from './db/orm.ts';
+import type { Supervisor } from './db/supervisor.ts';
+import type { App } from './app.ts';
 import { createLogger } from './logging/logger.ts';
-import { applyProvisioning, readDataSourceProvisioning } from './provisioning/index.ts';
-import { createDataSourceService } from './services/index.ts';
 import { oneLine } from './errors/startup.ts';
 import { explainDataFolderFailure, explainStartupFailure } from './startup/failure.ts';
 
@@ -41,17 +39,35 @@ function prepareSettings(): Settings {
 const running: { db: Database | null; app: App | null; supervisor: Supervisor | null } = { db: null, app: null, supervisor: null };
 let stopping = false;
 
+/**
+ * The server's modules, loaded while PostgreSQL starts: loading them takes most of a second, and
+ * the database (a process of its own) starts meanwhile rather than after.
+ */
+function loadServer() {
+  return Promise.all([import('./db/orm.ts'), import('./db/supervisor.ts'), import('./app.ts'), import('./bootstrap.ts'), import('./provisioning/index.ts'), import('./services/index.ts')])
+    .then(([orm, supervisor, app, boot, provisioning, services]) => ({ ...orm, ...supervisor, ...app, ...boot, ...provisioning, ...services }));
+}
+
 async function start(): Promise<void> {
   const key = checkSecretKey(settings);
   if (key && 'error' in key) throw new Error(key.error);
   if (key) log.warn({ setting: '[security] secret_key' }, key.warning);
-  // Read and checked before anything starts, so a bad file fails start-up at once, naming its line.
+  const loading = loadServer();
+  loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
+  // Read and checked before the database starts, so a bad file fails start-up at once, naming its line.
+  const { readDataSourceProvisioning } = await import('./provisioning/index.ts');
   const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
-  const opened = (running.db = await openDatabase(
-    settings,
-    (line) => log.debug({ component: 'postgres' }, line),
-    (line) => log.info({ component: 'postgres' }, line),
-  ));
+  const connecting = resolveConnection(settings, (line) => log.debug({ component: 'postgres' }, line), (line) => log.info({ component: 'postgres' }, line));
+  let server: Awaited<typeof loading>;
+  let resolved: Awaited<typeof connecting>;
+  try {
+    [server, resolved] = await Promise.all([loading, connecting]);
+  } catch (error) {
+    await connecting.then((started) => started.embedded?.stop(), () => {});
+    throw error;
+  }
+  const { applyProvisioning, bootstrap, createApp, createDataSourceService, migrate, superviseEmbeddedPostgres } = server;
+  const opened = (running.db = await server.databaseOn(settings, resolved));
   if (opened.embedded) running.supervisor = superviseEmbeddedPostgres(opened.embedded, log, giveUp);
   await migrate(opened.orm, opened.connection, async () => {
     await bootstrap(opened.orm.em.fork(), settings);

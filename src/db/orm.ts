@@ -5,7 +5,8 @@ import type { Settings } from '../config/settings.ts';
 import { ALL_ENTITIES } from './entities/index.ts';
 import { MIGRATION_NAMES } from './migrations/names.ts';
 import { releaseConnectionsLostInUse } from './pool-leaks.ts';
-import { startEmbeddedPostgres, type EmbeddedCluster, type PgConnection } from './embedded.ts';
+import { resolveConnection, type ResolvedConnection } from './connection.ts';
+import type { EmbeddedCluster, PgConnection } from './embedded.ts';
 
 export interface Database {
   orm: MikroORM;
@@ -13,29 +14,6 @@ export interface Database {
   /** Present when this process started the embedded cluster (and so must stop it). */
   embedded: EmbeddedCluster | null;
   close(): Promise<void>;
-}
-
-/** Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`. */
-export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void): Promise<{ connection: PgConnection; embedded: EmbeddedCluster | null }> {
-  const db = settings.database;
-  if (db.type === 'embedded') {
-    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data });
-    return { connection: embedded.connection, embedded };
-  }
-  if (db.url) {
-    const url = new URL(db.url);
-    return {
-      embedded: null,
-      connection: {
-        host: url.hostname,
-        port: Number(url.port || 5432),
-        user: decodeURIComponent(url.username),
-        password: decodeURIComponent(url.password),
-        database: decodeURIComponent(url.pathname.replace(/^\//, '')) || db.name,
-      },
-    };
-  }
-  return { embedded: null, connection: { host: db.host, port: db.port, user: db.user, password: db.password, database: db.name } };
 }
 
 export interface PoolOptions {
@@ -144,7 +122,11 @@ export async function lockAgainstMigrations(em: EntityManager): Promise<void> {
 
 /** `log` gets PostgreSQL's own output, `notice` what dashgate changed on the way (folder permissions). */
 export async function openDatabase(settings: Settings, log: (line: string) => void, notice?: (line: string) => void): Promise<Database> {
-  const { connection, embedded } = await resolveConnection(settings, log, notice);
+  return databaseOn(settings, await resolveConnection(settings, log, notice));
+}
+
+/** The ORM on a database already reached (and started, when embedded): stopped again if that fails. */
+export async function databaseOn(settings: Settings, { connection, embedded }: ResolvedConnection): Promise<Database> {
   let orm: MikroORM;
   try {
     // The synchronous constructor, not init(): init also loads every optional MikroORM package
