@@ -1,10 +1,13 @@
 /**
- * Data source proxy scenario: the same small upstream answer fetched four ways in one run,
+ * Data source proxy scenario: the same small upstream answer fetched five ways in one run,
  * interleaved round by round, each server in its own process reporting its CPU:
  * - direct: the upstream itself;
  * - bare pipe: a minimal node:http proxy (`http.request(...)` + `pipe` both ways, keep-alive agent);
  * - http-proxy-3 alone: the library dashgate's proxy is built on, on its node:http path with the
  *   same options as dashgate's and nothing else (the floor for any proxy built on it);
+ * - http-proxy-3's fetch path: the same library and options, upstream calls made by undici's fetch
+ *   over an undici Agent (a keep-alive pool), the answer's head written from `onAfterResponse`
+ *   as the node:http variant writes it from `proxyRes`;
  * - dashgate: `GET /api/datasources/proxy/:id/...` through the real application (Basic auth as
  *   REST does it, data source cache, header rules, egress checks, http-proxy-3).
  * One connection gives the time a single client waits per request; many connections give
@@ -13,7 +16,8 @@
  * time per request at one connection. dashgate against the bare pipe's throughput is shown without
  * a target.
  *
- * `node bench/proxy.ts --serve upstream|pipe|http-proxy-3` is how it starts its own servers.
+ * `node bench/proxy.ts --serve upstream|pipe|http-proxy-3|http-proxy-3-fetch` is how it starts its
+ * own servers.
  */
 import { fork, type ChildProcess } from 'node:child_process';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
@@ -22,6 +26,7 @@ import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
 import { MikroORM } from '@mikro-orm/postgresql';
 import { createProxyServer } from 'http-proxy-3';
+import { Agent as UndiciAgent, fetch as undiciFetch } from 'undici';
 import { loadSettings } from '../src/config/settings.ts';
 import { ChangeListener } from '../src/db/change-listener.ts';
 import type { PgConnection } from '../src/db/embedded.ts';
@@ -47,7 +52,7 @@ const MANY_CONNECTIONS = 32;
 const TARGET_LIBRARY_RATIO = 0.9;
 const TARGET_ADDED_LATENCY_MS = 0.2;
 
-type ServeKind = 'upstream' | 'pipe' | 'http-proxy-3';
+type ServeKind = 'upstream' | 'pipe' | 'http-proxy-3' | 'http-proxy-3-fetch';
 
 /** Starts `node bench/proxy.ts --serve <kind>` and waits for its port. */
 function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
@@ -110,6 +115,41 @@ async function serve(kind: ServeKind): Promise<void> {
       const query = url.indexOf('?');
       const target = { protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port), pathname: query < 0 ? url : url.slice(0, query), search: query < 0 ? '' : url.slice(query) };
       proxy.web(req, res, { target: target as never, ignorePath: true, selfHandleResponse: true, agent }, () => {
+        if (!res.headersSent) res.writeHead(502);
+        res.end();
+      });
+    };
+  } else if (kind === 'http-proxy-3-fetch') {
+    // The same library and options on its fetch path, which it takes when given `fetch` or
+    // `fetchOptions`: undici's own fetch with an undici Agent (one version of both), a keep-alive
+    // pool with no cap on connections, as the node:http agent has none. The target carries an
+    // `href`: without one this path builds the URL from `host` and `port` (doubling a port that
+    // `host` already has) and reads only `https` without its colon as TLS.
+    const port = Number(process.env.BENCH_PROXY_UPSTREAM_PORT);
+    const dispatcher = new UndiciAgent();
+    // Passed as on the node:http path, though this path makes no use of it: without an `agent` the
+    // library sets `connection: close` on the upstream request, and undici then closes every
+    // connection after one answer (seen here: about 5x the CPU per request, no keep-alive at all).
+    const agent = new Agent({ keepAlive: true, maxFreeSockets: 256 });
+    const proxy = createProxyServer({});
+    handler = (req, res) => {
+      const url = req.url ?? '/';
+      const query = url.indexOf('?');
+      const target = { href: `http://127.0.0.1:${port}/`, protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port), pathname: query < 0 ? url : url.slice(0, query), search: query < 0 ? '' : url.slice(query) };
+      proxy.web(req, res, {
+        target: target as never,
+        ignorePath: true,
+        agent,
+        fetch: undiciFetch as never,
+        fetchOptions: {
+          requestOptions: { dispatcher } as never,
+          // selfHandleResponse on this path hands `proxyRes` a plain object without the body (and
+          // drains the body itself), so the head is written here and the library pipes the body.
+          onAfterResponse: async (answer) => {
+            res.writeHead(answer.status, Object.fromEntries(answer.headers));
+          },
+        },
+      }, () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();
       });
@@ -191,6 +231,7 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
   const upstreamPort = Number(new URL(upstream.url).port);
   const pipe = await serveInChild('pipe', upstreamPort);
   const library = await serveInChild('http-proxy-3', upstreamPort);
+  const libraryFetch = await serveInChild('http-proxy-3-fetch', upstreamPort);
   const database = await ctx.createDatabase('bench_proxy');
   const app = await ctx.startTarget({ kind: 'app', connection: database });
   try {
@@ -204,24 +245,25 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
     const headers = { authorization: ADMIN, accept: 'application/json' };
     const proxyPath = `/api/datasources/proxy/${datasource.id}${UPSTREAM_PATH}`;
     // Every variant must answer the same body, or the comparison is meaningless.
-    for (const [url, path] of [[upstream.url, UPSTREAM_PATH], [pipe.url, UPSTREAM_PATH], [library.url, UPSTREAM_PATH], [app.url, proxyPath]] as const) {
+    for (const [url, path] of [[upstream.url, UPSTREAM_PATH], [pipe.url, UPSTREAM_PATH], [library.url, UPSTREAM_PATH], [libraryFetch.url, UPSTREAM_PATH], [app.url, proxyPath]] as const) {
       const res = await fetch(url + path, { headers });
       const text = await res.text();
       if (res.status !== 200 || text !== UPSTREAM_BODY) throw new Error(`${url}${path} answered ${res.status}: ${text.slice(0, 200)}`);
     }
-    // Each pair compared sits side by side, so it runs back to back in every round: http-proxy-3
-    // and dashgate, dashgate and the bare pipe.
+    // Each pair compared sits side by side, so it runs back to back in every round: fetch path and
+    // node:http path, http-proxy-3 and dashgate, dashgate and the bare pipe.
     const variants = (connections: number): Variant[] => [
       { name: 'direct', target: upstream, load: { path: UPSTREAM_PATH, headers, connections } },
+      { name: 'http-proxy-3 fetch path', target: libraryFetch, load: { path: UPSTREAM_PATH, headers, connections } },
       { name: 'http-proxy-3', target: library, load: { path: UPSTREAM_PATH, headers, connections } },
       { name: 'dashgate', target: app, load: { path: proxyPath, headers, connections } },
       { name: 'pipe', target: pipe, load: { path: UPSTREAM_PATH, headers, connections } },
     ];
 
     ctx.log('proxy: 1 connection (latency)');
-    const [direct1, library1, ours1, pipe1] = await ctx.compare(variants(1));
+    const [direct1, fetch1, library1, ours1, pipe1] = await ctx.compare(variants(1));
     ctx.log(`proxy: ${MANY_CONNECTIONS} connections (throughput)`);
-    const [directN, libraryN, oursN, pipeN] = await ctx.compare(variants(MANY_CONNECTIONS));
+    const [directN, fetchN, libraryN, oursN, pipeN] = await ctx.compare(variants(MANY_CONNECTIONS));
     const auth = await timeAuthentication(database, 1000);
 
     const one = (measurement: string, m: Measured | undefined) => ({
@@ -238,11 +280,16 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
       unit: 'req/s' as const,
       load: figures(m!),
     });
+    const cpuOnly = (a: Measured | undefined, b: Measured | undefined, of: string) => compareRounds(a!, b!, of).filter((c) => c.kind === 'cpu');
     const added = addedRounds(ours1!, pipe1!, 'the bare pipe');
     return [
       one('upstream direct', direct1),
       one('bare http.request().pipe() proxy', pipe1),
       { ...one('http-proxy-3 alone, same options', library1), comparisons: [addedRounds(library1!, pipe1!, 'the bare pipe')] },
+      {
+        ...one('http-proxy-3 fetch path (undici Agent, keep-alive pool), same options', fetch1),
+        comparisons: [addedRounds(fetch1!, library1!, 'its node:http path'), ...cpuOnly(fetch1, library1, 'its node:http path')],
+      },
       { ...one('dashgate proxy', ours1), comparisons: [added], target: { on: 'added', op: '<=', bound: TARGET_ADDED_LATENCY_MS } },
       {
         scenario: SCENARIO,
@@ -255,12 +302,13 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
       many('upstream direct', directN),
       many('bare http.request().pipe() proxy', pipeN),
       { ...many('http-proxy-3 alone, same options', libraryN), comparisons: compareRounds(libraryN!, pipeN!, 'the bare pipe') },
+      { ...many('http-proxy-3 fetch path (undici Agent, keep-alive pool), same options', fetchN), comparisons: compareRounds(fetchN!, libraryN!, 'its node:http path') },
       { ...many('dashgate proxy', oursN), comparisons: compareRounds(oursN!, libraryN!, 'http-proxy-3 alone'), target: { on: 'ratio', op: '>=', bound: TARGET_LIBRARY_RATIO } },
       // For information: the issue's target is against the library dashgate is built on.
       { ...many('dashgate proxy against the bare pipe', oursN), comparisons: compareRounds(oursN!, pipeN!, 'the bare pipe') },
     ];
   } finally {
-    await Promise.all([app.close(), pipe.close(), library.close(), upstream.close()]);
+    await Promise.all([app.close(), pipe.close(), library.close(), libraryFetch.close(), upstream.close()]);
   }
 }
 

@@ -187,7 +187,7 @@ function report(results: RowOverRuns[]): string {
     '',
     '## Versions',
     '',
-    `dashgate ${own.version} (${commit()}), @mikro-orm/core ${version('@mikro-orm/core')}, graphql ${version('graphql')}, graphql-yoga ${version('graphql-yoga')}, pg ${version('pg')}, http-proxy-3 ${version('http-proxy-3')}, autocannon ${version('autocannon')}.`,
+    `dashgate ${own.version} (${commit()}), @mikro-orm/core ${version('@mikro-orm/core')}, graphql ${version('graphql')}, graphql-yoga ${version('graphql-yoga')}, pg ${version('pg')}, http-proxy-3 ${version('http-proxy-3')}, undici ${version('undici')}, autocannon ${version('autocannon')}.`,
     '',
     '## Results',
     ...renderTables(results, runCount),
