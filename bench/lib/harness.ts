@@ -2,7 +2,8 @@ import { fork, type ChildProcess } from 'node:child_process';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import type { PgConnection } from '../../src/db/embedded.ts';
-import type { BenchContext, LoadOptions, LoadResult, Measured, Target, TargetOptions, Variant } from './types.ts';
+import { medianOf } from './report.ts';
+import type { BenchContext, Comparison, LoadFigures, LoadOptions, LoadResult, Measured, Target, TargetOptions, Variant } from './types.ts';
 
 const TARGET_SCRIPT = new URL('./target.ts', import.meta.url);
 
@@ -74,20 +75,43 @@ export async function load(target: Target, options: LoadOptions, duration: numbe
 }
 
 /**
- * `a`'s throughput over `b`'s, round by round (each pair ran back to back), then the median: less
- * sensitive to a machine whose load drifts than the ratio of the two medians.
+ * `a` against `b`, round by round (each pair ran back to back, so drift in the machine's load hits
+ * both alike), each comparison the median of its rounds: throughput, and server CPU per request
+ * when both processes report their CPU. Both ratios are above 1 when `a` is better.
  */
-export function pairedRatio(a: Measured, b: Measured): number {
-  const ratios = roundRatios(a, b).sort((x, y) => x - y);
-  return ratios[Math.floor((ratios.length - 1) / 2)]!;
+export function compareRounds(a: Measured, b: Measured, of: string): Comparison[] {
+  const paired = a.rounds.map((round, i) => [round, b.rounds[i]!] as const);
+  const throughput = paired.map(([x, y]) => x.requestsPerSecond / y.requestsPerSecond);
+  const result: Comparison[] = [{ kind: 'throughput', of, value: medianOf(throughput), rounds: throughput }];
+  if (paired.every(([x, y]) => x.cpuMicrosPerRequest && y.cpuMicrosPerRequest)) {
+    const cpu = paired.map(([x, y]) => y.cpuMicrosPerRequest! / x.cpuMicrosPerRequest!);
+    result.push({ kind: 'cpu', of, value: medianOf(cpu), rounds: cpu });
+  }
+  return result;
 }
 
-/** Each round's ratio, in round order: their spread shows how much the machine's load moved. */
-export function roundRatios(a: Measured, b: Measured): number[] {
-  return a.rounds.map((round, i) => round.requestsPerSecond / b.rounds[i]!.requestsPerSecond);
+/**
+ * The time per request `a` adds to `b`'s at one connection, round by round, in ms. autocannon's
+ * latency histogram has whole-millisecond buckets; with one request in flight the time per request
+ * is the inverse of the rate, to the microsecond.
+ */
+export function addedRounds(a: Measured, b: Measured, of: string): Comparison {
+  const added = a.rounds.map((round, i) => timePerRequestMs(round) - timePerRequestMs(b.rounds[i]!));
+  return { kind: 'added', of, value: medianOf(added), rounds: added };
 }
 
-export const spread = (ratios: number[]) => `rounds: ${ratios.map((r) => r.toFixed(2)).join(', ')}`;
+export const timePerRequestMs = (r: LoadResult) => 1000 / r.requestsPerSecond;
+
+/** Each figure of a variant's rounds, the median of its own. */
+export function figures(m: Measured): LoadFigures {
+  const cpu = m.rounds.map((r) => r.cpuMicrosPerRequest);
+  return {
+    requestsPerSecond: medianOf(m.rounds.map((r) => r.requestsPerSecond)),
+    latencyP50Ms: medianOf(m.rounds.map((r) => r.latencyP50Ms)),
+    latencyP99Ms: medianOf(m.rounds.map((r) => r.latencyP99Ms)),
+    cpuMicrosPerRequest: cpu.every((n) => n !== undefined) ? medianOf(cpu as number[]) : undefined,
+  };
+}
 
 export function median(results: LoadResult[]): LoadResult {
   const sorted = [...results].sort((a, b) => a.requestsPerSecond - b.requestsPerSecond);
@@ -161,16 +185,6 @@ export function createContext(cluster: PgConnection, options: { duration: number
   };
   return ctx;
 }
-
-/** Formatting shared by scenarios. */
-export const fmt = {
-  rps: (n: number) => `${Math.round(n).toLocaleString('en-US')} req/s`,
-  ms: (n: number) => `${n < 10 ? n.toFixed(2) : n.toFixed(1)} ms`,
-  ratio: (n: number, of: string) => `${n.toFixed(2)}x ${of}`,
-  mib: (bytes: number) => `${(bytes / 1024 / 1024).toFixed(1)} MiB`,
-  bytes: (n: number) => (n < 1024 * 1024 ? `${(n / 1024).toFixed(1)} KiB` : `${(n / 1024 / 1024).toFixed(1)} MiB`),
-  latency: (r: LoadResult) => `p50 ${fmt.ms(r.latencyP50Ms)}, p99 ${fmt.ms(r.latencyP99Ms)}${r.cpuMicrosPerRequest === undefined ? '' : `; ${Math.round(r.cpuMicrosPerRequest)} µs server CPU/request`}`,
-};
 
 /** Creates what a read benchmark needs through the API itself: an admin's token and a data source. */
 export async function seed(target: Target): Promise<{ token: string; dataSourceId: number }> {

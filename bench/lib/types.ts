@@ -1,24 +1,68 @@
 /**
  * The contract between the bench runner (bench/run.ts) and its scenarios. A scenario is a module
- * whose default export is `(ctx: BenchContext) => Promise<BenchRow[]>`; the runner prints its rows
- * into bench/RESULTS.md. Scenarios measure their own baselines in the same run and report ratios.
+ * whose default export is `(ctx: BenchContext) => Promise<BenchRow[]>`; the runner runs it once per
+ * run (`--runs`), takes the median of every row over the runs and prints it into bench/RESULTS.md
+ * (bench/lib/report.ts). Scenarios measure their own baselines in the same run and report ratios.
  */
 import type { PgConnection } from '../../src/db/embedded.ts';
 
+/** The unit of a row's headline figure; report.ts formats each. */
+export type Unit = 'req/s' | 'ms' | 'µs' | 'MiB' | 'count';
+
+/**
+ * How a variant compares with another. `throughput` and `cpu` are ratios oriented alike (above 1
+ * means the variant is better): its requests per second over the other's, and the other's server
+ * CPU per request over its own. `added` is the time per request the variant adds to the other's,
+ * in ms; `share` a fraction (0.6 for 60%) of what `of` names.
+ */
+export interface Comparison {
+  kind: 'throughput' | 'cpu' | 'added' | 'share';
+  /** What it is compared with, e.g. "MikroORM by hand", "the bare pipe". */
+  of: string;
+  /** The median of `rounds` when there are rounds. */
+  value: number;
+  /** One value per round, each from the two variants' loads run back to back. */
+  rounds?: number[];
+}
+
+/**
+ * A target on the row. `ratio` is decided by the server CPU ratio when the row has one (both
+ * processes reported their CPU), else by the throughput ratio; `added` by the added time per
+ * request; `value` by the headline figure. The runner judges it on the median over the runs.
+ */
+export interface Goal {
+  on: 'value' | 'ratio' | 'added';
+  op: '>=' | '<=' | '<' | '>';
+  bound: number;
+  /** Shown instead of the formatted bound, e.g. "constant (no N+1)". */
+  label?: string;
+}
+
+/** Figures of a load, each the median over its rounds. */
+export interface LoadFigures {
+  requestsPerSecond: number;
+  latencyP50Ms: number;
+  latencyP99Ms: number;
+  cpuMicrosPerRequest?: number;
+}
+
+/** One measurement of one run; the runner takes medians over the runs and formats every number. */
 export interface BenchRow {
-  /** Groups rows into one table per scenario, e.g. "REST read". */
+  /** Groups rows into one table per scenario, e.g. "Data source read with a token". */
   scenario: string;
-  /** What was measured, e.g. "GET /api/datasources/:id (REST, token)". */
+  /** What was measured, e.g. "GET /api/datasources/:id (REST)"; the same in every run. */
   measurement: string;
-  /** The median, already formatted with its unit, e.g. "5,210 req/s". */
-  value: string;
-  /** The ratio to the baseline, e.g. "0.94x hand-written MikroORM"; empty when not compared. */
-  ratio?: string;
-  /** The target, e.g. ">= 0.9x"; empty when none. */
-  target?: string;
-  /** Whether the target holds; undefined when there is none. */
-  pass?: boolean;
-  /** Anything else worth a reader's attention (p99, rows, statements per request...). */
+  /** The headline figure, in `unit`. */
+  value: number;
+  unit: Unit;
+  /** Shown instead of the number (e.g. "1 / 1 / 1 / 1" statements by size); the number is still judged. */
+  text?: string;
+  /** Latency and server CPU per request, when the row is a load: printed in the notes. */
+  load?: LoadFigures;
+  /** At most one of each kind. */
+  comparisons?: Comparison[];
+  target?: Goal;
+  /** Anything else worth a reader's attention; the median run's notes are shown. */
   notes?: string;
 }
 
@@ -84,6 +128,7 @@ export interface Variant {
 export interface Measured {
   name: string;
   rounds: LoadResult[];
+  /** The round of median throughput. */
   median: LoadResult;
 }
 

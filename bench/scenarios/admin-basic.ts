@@ -1,5 +1,6 @@
 import { ROUTES } from '../../src/http/routes.ts';
-import { fmt, pairedRatio, roundRatios, seed, spread } from '../lib/harness.ts';
+import { compareRounds, figures, seed } from '../lib/harness.ts';
+import { fmt } from '../lib/report.ts';
 import type { BenchContext, BenchRow } from '../lib/types.ts';
 
 const ADMIN = `Basic ${Buffer.from('admin:admin').toString('base64')}`;
@@ -31,14 +32,13 @@ export default async function adminBasic(ctx: BenchContext): Promise<BenchRow[]>
       { name: 'Basic, cache on', target: cached, load: { path, headers: { authorization: ADMIN } } },
       { name: 'token read', target: cached, load: { path: `/api/datasources/${dataSourceId}`, headers: { authorization: token } } },
     ]);
-    const vsUncached = pairedRatio(withCache!, withoutCache!);
-    const vsToken = pairedRatio(withCache!, tokenRead!);
     const scenario = 'Basic authentication (verified-credential cache)';
+    const row = (measurement: string, m: typeof withCache) => ({ scenario, measurement, value: figures(m!).requestsPerSecond, unit: 'req/s' as const, load: figures(m!) });
     return [
-      { scenario, measurement: `GET ${path}, Basic, cache on`, value: fmt.rps(withCache!.median.requestsPerSecond), ratio: fmt.ratio(vsUncached, 'cache off'), target: '>= 50x', pass: vsUncached >= 50, notes: `${fmt.latency(withCache!.median)}; ${spread(roundRatios(withCache!, withoutCache!))}; 50x the uncached route would take ${fmt.rps(50 * withoutCache!.median.requestsPerSecond)}` },
-      { scenario, measurement: `GET ${path}, Basic, cache on (vs token)`, value: fmt.rps(withCache!.median.requestsPerSecond), ratio: fmt.ratio(vsToken, 'token read'), target: '>= 0.8x', pass: vsToken >= 0.8, notes: spread(roundRatios(withCache!, tokenRead!)) },
-      { scenario, measurement: `GET ${path}, Basic, cache off (argon2id every request)`, value: fmt.rps(withoutCache!.median.requestsPerSecond), notes: fmt.latency(withoutCache!.median) },
-      { scenario, measurement: 'GET /api/datasources/:id, token (baseline)', value: fmt.rps(tokenRead!.median.requestsPerSecond), notes: fmt.latency(tokenRead!.median) },
+      { ...row(`GET ${path}, Basic, cache on`, withCache), comparisons: compareRounds(withCache!, withoutCache!, 'cache off'), target: { on: 'ratio', op: '>=', bound: 50 }, notes: `50x the uncached route's throughput would be ${fmt.rps(50 * figures(withoutCache!).requestsPerSecond)}` },
+      { ...row(`GET ${path}, Basic, cache on (vs token)`, withCache), comparisons: compareRounds(withCache!, tokenRead!, 'token read'), target: { on: 'ratio', op: '>=', bound: 0.8 } },
+      { ...row(`GET ${path}, Basic, cache off (argon2id every request)`, withoutCache) },
+      { ...row('GET /api/datasources/:id, token (baseline)', tokenRead) },
     ];
   } finally {
     await Promise.all([cached.close(), uncached.close()]);

@@ -4,11 +4,16 @@ import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { fmt, load, median, seed } from '../lib/harness.ts';
+import { load, median, seed } from '../lib/harness.ts';
+import { fmt } from '../lib/report.ts';
 import type { BenchContext, BenchRow, Target } from '../lib/types.ts';
 
 const ROOT = new URL('../..', import.meta.url).pathname;
 const STARTS = 3;
+/** Issue targets: start-up on a fresh and on an existing data folder, and the idle server's RSS. */
+const TARGET_FRESH_MS = 2000;
+const TARGET_WARM_MS = 1000;
+const TARGET_IDLE_RSS = 160 * 1024 * 1024;
 
 function freePort(): Promise<number> {
   return new Promise((resolve) => {
@@ -61,7 +66,8 @@ const middle = (values: number[]) => [...values].sort((a, b) => a - b)[Math.floo
 
 /**
  * `npm start` on the embedded database: time to "dashgate listening" on a fresh data folder
- * (initdb, migrations, bootstrap) and on an existing one; the server's RSS idle and under load.
+ * (initdb, migrations, bootstrap) and on an existing one, the middle of three starts each; the
+ * server's RSS idle and under load.
  */
 export default async function startup(ctx: BenchContext): Promise<BenchRow[]> {
   const fresh: number[] = [];
@@ -103,9 +109,9 @@ export default async function startup(ctx: BenchContext): Promise<BenchRow[]> {
   }
   const scenario = 'Start-up and memory (`node src/main.ts`, embedded PostgreSQL)';
   return [
-    { scenario, measurement: 'fresh data folder to "dashgate listening"', value: fmt.ms(middle(fresh)), notes: `initdb, migrations and bootstrap included; runs: ${fresh.map((n) => Math.round(n)).join(', ')} ms` },
-    { scenario, measurement: 'existing data folder to "dashgate listening"', value: fmt.ms(middle(existing)), notes: `runs: ${existing.map((n) => Math.round(n)).join(', ')} ms` },
-    { scenario, measurement: 'RSS idle (server process)', value: fmt.mib(idleRss), notes: 'after start-up and one token and data source created' },
-    { scenario, measurement: 'RSS under load (peak)', value: fmt.mib(loadedRss), notes: `GET /api/datasources/:id with a token, 50 connections, ${fmt.rps(loadRps)}` },
+    { scenario, measurement: 'fresh data folder to "dashgate listening"', value: middle(fresh), unit: 'ms', target: { on: 'value', op: '<=', bound: TARGET_FRESH_MS, label: '<= 2 s' }, notes: `initdb, migrations and bootstrap included; middle of ${STARTS} starts: ${fresh.map((n) => Math.round(n)).join(', ')} ms` },
+    { scenario, measurement: 'existing data folder to "dashgate listening"', value: middle(existing), unit: 'ms', target: { on: 'value', op: '<=', bound: TARGET_WARM_MS, label: '<= 1 s' }, notes: `middle of ${STARTS} starts: ${existing.map((n) => Math.round(n)).join(', ')} ms` },
+    { scenario, measurement: 'RSS idle (server process)', value: idleRss, unit: 'MiB', target: { on: 'value', op: '<=', bound: TARGET_IDLE_RSS }, notes: 'after start-up and one token and data source created' },
+    { scenario, measurement: 'RSS under load (peak)', value: loadedRss, unit: 'MiB', notes: `GET /api/datasources/:id with a token, 50 connections, ${fmt.rps(loadRps)}` },
   ];
 }

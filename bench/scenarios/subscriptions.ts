@@ -1,5 +1,6 @@
-import { fmt, seed } from '../lib/harness.ts';
-import type { BenchContext } from '../lib/types.ts';
+import { seed } from '../lib/harness.ts';
+import { fmt } from '../lib/report.ts';
+import type { BenchContext, BenchRow } from '../lib/types.ts';
 
 const STREAMS = 1000;
 const CHANGES = 10;
@@ -43,7 +44,7 @@ const at = (values: number[], q: number) => sorted(values)[Math.min(values.lengt
  * 1,000 `dataSourceChanged` subscriptions open on one instance (one token, one org): the server's
  * extra RSS for holding them, and how long a change made through REST takes to reach every one.
  */
-export default async function subscriptions(ctx: BenchContext): Promise<string> {
+export default async function subscriptions(ctx: BenchContext): Promise<BenchRow[]> {
   const connection = await ctx.createDatabase('bench_subscriptions');
   const target = await ctx.startTarget({
     kind: 'app',
@@ -98,20 +99,25 @@ export default async function subscriptions(ctx: BenchContext): Promise<string> 
 
     const extra = rssOpen - rssBefore;
     const worst = Math.max(...slowest);
-    const rows = [
-      `| ${STREAMS} subscriptions open: extra server RSS | ${fmt.mib(extra)} (${fmt.bytes(extra / STREAMS)} each) | < 100 MiB | ${extra < RSS_LIMIT ? 'PASS' : '**FAIL**'} | RSS ${fmt.mib(rssBefore)} before, ${fmt.mib(rssOpen)} with them open, ${fmt.mib(peak)} at most while changes flowed; opened in ${Math.round(openedMs)} ms, 100 at a time |`,
-      `| a change through REST reaching all ${STREAMS}: slowest stream | ${fmt.ms(at(slowest, 0.5))} median of ${CHANGES} changes, ${fmt.ms(worst)} worst | < 1 s | ${worst < DELIVERY_LIMIT_MS ? 'PASS' : '**FAIL**'} | from sending the PUT to the last stream's event; median stream ${fmt.ms(at(medians, 0.5))}; per change: ${slowest.map((n) => Math.round(n)).join(', ')} ms |`,
-    ];
+    const scenario = 'GraphQL subscriptions (Server-Sent Events), one instance';
     return [
-      '### GraphQL subscriptions (Server-Sent Events), one instance',
-      '',
-      `\`npm run bench -- --only subscriptions\`: ${STREAMS} \`dataSourceChanged\` streams opened by the runner with one token, then ${CHANGES} updates of one`,
-      'data source through REST, 0.5 s apart. RSS is the server process\'s, read after the streams settled for 3 s.',
-      '',
-      '| measurement | result | target | verdict | notes |',
-      '|---|---|---|---|---|',
-      ...rows,
-    ].join('\n');
+      {
+        scenario,
+        measurement: `${STREAMS} \`dataSourceChanged\` subscriptions open: extra server RSS`,
+        value: extra,
+        unit: 'MiB',
+        target: { on: 'value', op: '<', bound: RSS_LIMIT },
+        notes: `${fmt.bytes(extra / STREAMS)} each; opened by the runner with one token, 100 at a time, in ${Math.round(openedMs)} ms; RSS ${fmt.mib(rssBefore)} before, ${fmt.mib(rssOpen)} with them open after 3 s, ${fmt.mib(peak)} at most while changes flowed`,
+      },
+      {
+        scenario,
+        measurement: `a change through REST reaching all ${STREAMS}: slowest stream, worst of ${CHANGES} changes`,
+        value: worst,
+        unit: 'ms',
+        target: { on: 'value', op: '<', bound: DELIVERY_LIMIT_MS, label: '< 1 s' },
+        notes: `from sending the PUT to the last stream's event, changes 0.5 s apart; slowest stream ${fmt.ms(at(slowest, 0.5))} for the median change, median stream ${fmt.ms(at(medians, 0.5))}; per change: ${slowest.map((n) => Math.round(n)).join(', ')} ms`,
+      },
+    ];
   } finally {
     for (const stream of streams) stream.close();
     await target.close();
