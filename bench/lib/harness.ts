@@ -1,4 +1,5 @@
 import { fork, type ChildProcess } from 'node:child_process';
+import { readFileSync } from 'node:fs';
 import autocannon from 'autocannon';
 import pg from 'pg';
 import type { PgConnection } from '../../src/db/embedded.ts';
@@ -8,12 +9,33 @@ import type { BenchContext, Comparison, LoadFigures, LoadOptions, LoadResult, Me
 const TARGET_SCRIPT = new URL('./target.ts', import.meta.url);
 
 /**
- * Node flags for a server under test: the runner's own, plus a CPU profile written into
- * `BENCH_CPU_PROFILE_DIR` when that is set (open it in Chrome DevTools to see where time goes).
+ * How `npm start` runs the server, read from package.json's start script
+ * (`[NAME=value ...] node [--flag ...] src/main.ts`): its environment assignments and Node flags.
+ */
+export function startScript(): { env: Record<string, string>; nodeFlags: string[]; script: string } {
+  const pkg = JSON.parse(readFileSync(new URL('../../package.json', import.meta.url), 'utf8')) as { scripts: { start: string } };
+  const words = pkg.scripts.start.trim().split(/\s+/);
+  const env: Record<string, string> = {};
+  while (words[0] && /^[A-Z_][A-Z0-9_]*=/.test(words[0])) {
+    const [name, ...value] = words.shift()!.split('=');
+    env[name!] = value.join('=');
+  }
+  if (words.shift() !== 'node') throw new Error(`package.json start script does not run node: ${pkg.scripts.start}`);
+  const nodeFlags = words.filter((w) => w.startsWith('--'));
+  const script = words.find((w) => !w.startsWith('--'));
+  if (!script) throw new Error(`package.json start script names no script: ${pkg.scripts.start}`);
+  return { env, nodeFlags, script };
+}
+
+/**
+ * Node flags for every server under test, the baselines included: those `npm start` gives the
+ * server (so it is measured as it runs, and the baselines on the same runtime settings), plus a CPU
+ * profile written into `BENCH_CPU_PROFILE_DIR` when that is set (open it in Chrome DevTools).
  */
 export function profilingArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  return [...process.execArgv, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
+  const flags = new Set([...process.execArgv, ...startScript().nodeFlags]);
+  return [...flags, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
 /** Starts a target process and wraps its IPC requests. */
