@@ -3,7 +3,7 @@ import { authorize } from '../auth/access.ts';
 import { RequestContext } from '../context.ts';
 import { notFound } from '../errors/domain.ts';
 import { renderError } from '../errors/render.ts';
-import type { GraphQLHandler } from '../graphql/yoga.ts';
+import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';

@@ -1,0 +1,63 @@
+import { sendNodeResponse } from '@whatwg-node/server';
+import { createYoga } from 'graphql-yoga';
+import type { RequestContext } from '../context.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { Settings } from '../config/settings.ts';
+import { useJsonErrorBodies } from './error-bodies.ts';
+import { maskError } from './errors.ts';
+import { useCompiledExecution } from './compiled-execution.ts';
+import { CSRF_HEADER, protectionPlugins } from './protection.ts';
+import { getSchema } from './schema/index.ts';
+import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
+import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
+
+/** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST, subscriptions over Server-Sent Events. */
+export function createYogaHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler {
+  const config = settings.graphql;
+  const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
+  const yoga = createYoga<RequestContext>({
+    schema: getSchema(),
+    graphqlEndpoint: '/graphql',
+    graphiql: config.graphiql
+      ? {
+          title: 'dashgate GraphQL',
+          // Queries go out as GET, which CSRF prevention accepts only with its header.
+          useGETForQueries: true,
+          additionalHeaders: config.csrfPrevention ? { [CSRF_HEADER]: '1' } : {},
+        }
+      : false,
+    // GraphiQL served from the package itself, not a CDN: it works in closed networks too. Loaded
+    // when a browser first asks for it: its bundle is a third of the server's idle memory.
+    renderGraphiQL: async (options) => (await import('@graphql-yoga/render-graphiql')).renderGraphiQL(options),
+    landingPage: false,
+    // Yoga's default reflects any Origin and allows credentials: any site could then read answers
+    // made with the Basic credentials a browser holds for this server. Same-origin only, as REST.
+    cors: false,
+    // The front door reads the body under [server] request_body_limit_bytes before yoga sees it;
+    // yoga's own limit would only stream it through a second, costlier check.
+    maxRequestBodySize: false,
+    logging: false,
+    // The persisted-documents convention sends a trusted document's hash as `documentId`.
+    extraParamNames: trusted.length > 0 ? ['documentId'] : [],
+    plugins: [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log))],
+    maskedErrors: {
+      // With mask_errors off (development), unexpected errors keep their own message.
+      maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),
+    },
+  });
+  // The request context is yoga's server context as it is (not a copy), and so every resolver's.
+  return async (ctx, req, res) => {
+    const response = await yoga.handleNodeRequestAndResponse(req, res, ctx);
+    await sendNodeResponse(response, res, req, false);
+  };
+}
+
+function onCompiled(log: Logger) {
+  return (operationName: string | null, compiled: boolean) =>
+    log.debug({ operationName }, compiled ? 'GraphQL operation compiled' : 'GraphQL operation not compilable, left to the interpreter');
+}
+
+function originalMessage(error: unknown): string | undefined {
+  const original = error instanceof Error && 'originalError' in error && error.originalError instanceof Error ? error.originalError : error;
+  return original instanceof Error ? original.message : undefined;
+}
