@@ -33,7 +33,7 @@ import type { PgConnection } from '../src/db/embedded.ts';
 import { ormOptions } from '../src/db/orm.ts';
 import { createLogger } from '../src/logging/logger.ts';
 import { createServices } from '../src/services/index.ts';
-import { addedRounds, compareRounds, figures, profilingArgs, timePerRequestMs } from './lib/harness.ts';
+import { addedRounds, compareRounds, figures, serverNodeArgs, timePerRequestMs } from './lib/harness.ts';
 import { medianOf } from './lib/report.ts';
 import type { BenchContext, BenchRow, Measured, Target, Variant } from './lib/types.ts';
 
@@ -57,7 +57,7 @@ type ServeKind = 'upstream' | 'pipe' | 'http-proxy-3' | 'http-proxy-3-fetch';
 /** Starts `node bench/proxy.ts --serve <kind>` and waits for its port. */
 function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind], {
-    execArgv: profilingArgs(),
+    execArgv: serverNodeArgs(),
     env: { ...process.env, BENCH_PROXY_UPSTREAM_PORT: String(upstreamPort ?? '') },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });

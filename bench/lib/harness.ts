@@ -32,7 +32,7 @@ export function startScript(): { env: Record<string, string>; nodeFlags: string[
  * server (so it is measured as it runs, and the baselines on the same runtime settings), plus a CPU
  * profile written into `BENCH_CPU_PROFILE_DIR` when that is set (open it in Chrome DevTools).
  */
-export function profilingArgs(): string[] {
+export function serverNodeArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
   const flags = new Set([...process.execArgv, ...startScript().nodeFlags]);
   return [...flags, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
@@ -41,7 +41,7 @@ export function profilingArgs(): string[] {
 /** Starts a target process and wraps its IPC requests. */
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const child: ChildProcess = fork(TARGET_SCRIPT, [], {
-    execArgv: profilingArgs(),
+    execArgv: serverNodeArgs(),
     env: { ...process.env, BENCH_TARGET: JSON.stringify(options) },
     stdio: ['ignore', 'ignore', 'inherit', 'ipc'],
   });
