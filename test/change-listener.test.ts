@@ -48,6 +48,29 @@ describe('ChangeListener barrier', () => {
     expect(listener.caughtUp(covered)).toBe(true);
   });
 
+  it('lets every caller that arrives while a round trip is in flight, up to the end of the turn in which it is answered, share the next one', async () => {
+    const before = listener.mark();
+    const first = listener.caughtUp(before);
+    const waiting: Array<boolean | Promise<boolean>> = [];
+    for (let i = 0; i < 5; i++) {
+      await Promise.resolve();
+      waiting.push(listener.caughtUp(listener.mark()));
+    }
+    // Callers read in the same turn as the answer, after it: they join the trip not yet sent.
+    const late = Promise.resolve(first).then(() => Array.from({ length: 5 }, () => listener.caughtUp(listener.mark())));
+    expect(await first).toBe(true);
+    expect(await Promise.all([...waiting, ...(await late)])).toEqual(Array(10).fill(true));
+    expect(listener.mark() - before).toBe(2);
+  });
+
+  it('has heard a notification committed while round trips were under way once a later mark is caught up', async () => {
+    const busy = Array.from({ length: 20 }, () => listener.caughtUp(listener.mark()));
+    await writer.query(`select pg_notify('barrier_test', 'while-busy')`);
+    expect(await listener.caughtUp(listener.mark())).toBe(true);
+    expect(heard.at(-1)).toBe('while-busy');
+    expect(await Promise.all(busy)).toEqual(Array(20).fill(true));
+  });
+
   it('says false, without hanging, when the connection is lost, and works again once it is back', async () => {
     await writer.query('select pg_terminate_backend(pid) from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME]);
     expect(await listener.caughtUp(listener.mark())).toBe(false);
