@@ -45,9 +45,11 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
       maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),
     },
   });
+  // Taken once: yoga is a Proxy that binds the method afresh on every read.
+  const handleNodeRequest = yoga.handleNodeRequestAndResponse;
   // The request context is yoga's server context as it is (not a copy), and so every resolver's.
   return async (ctx, req, res) => {
-    const response = await yoga.handleNodeRequestAndResponse(req, res, ctx);
+    const response = await handleNodeRequest(req, res, ctx);
     await sendNodeResponse(response, res, req, false);
   };
 }
