@@ -48,21 +48,6 @@ describe('ChangeListener barrier', () => {
     expect(listener.caughtUp(covered)).toBe(true);
   });
 
-  it('lets every caller that arrives while a round trip is in flight, up to the end of the turn in which it is answered, share the next one', async () => {
-    const before = listener.mark();
-    const first = listener.caughtUp(before);
-    const waiting: Array<boolean | Promise<boolean>> = [];
-    for (let i = 0; i < 5; i++) {
-      await Promise.resolve();
-      waiting.push(listener.caughtUp(listener.mark()));
-    }
-    // Callers read in the same turn as the answer, after it: they join the trip not yet sent.
-    const late = Promise.resolve(first).then(() => Array.from({ length: 5 }, () => listener.caughtUp(listener.mark())));
-    expect(await first).toBe(true);
-    expect(await Promise.all([...waiting, ...(await late)])).toEqual(Array(10).fill(true));
-    expect(listener.mark() - before).toBe(2);
-  });
-
   it('has heard a notification committed while round trips were under way once a later mark is caught up', async () => {
     const busy = Array.from({ length: 20 }, () => listener.caughtUp(listener.mark()));
     await writer.query(`select pg_notify('barrier_test', 'while-busy')`);

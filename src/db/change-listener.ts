@@ -39,11 +39,7 @@ export interface ChangeBarrier {
  * listening connection sent after a commit is answered only after that commit's notifications
  * (PostgreSQL delivers pending notifications before it reads the next command on a listening
  * connection, and the writer signals listeners before its commit returns). Concurrent requests
- * share one round trip: each waits for the first one sent after its mark. While one is in flight,
- * the next is sent only at the end of the event loop's turn in which the first was answered, so
- * every request read in that turn joins it. Under load that is one round trip per turn of the
- * loop rather than one per answer: each costs a write and a read on both sides, on cores that the
- * server and PostgreSQL share.
+ * share one round trip: each waits for the first one sent after its mark.
  */
 export class ChangeListener implements ChangeBarrier {
   readonly #subscribers = new Map<string, ChangeSubscriber[]>();
@@ -57,8 +53,8 @@ export class ChangeListener implements ChangeBarrier {
   /** The highest-numbered round trip answered (a lost connection empties the caches anyway). */
   #answered = 0;
   #inFlight: { number: number; done: Promise<boolean> } | null = null;
-  /** The next round trip, not sent yet (its number not taken): anyone may join it. */
-  #next: Promise<boolean> | null = null;
+  /** The next round trip, waiting for the one in flight; anyone may join it. */
+  #queued: Promise<boolean> | null = null;
 
   constructor(connection: PgConnection, log: Logger) {
     this.#connection = connection;
@@ -83,20 +79,14 @@ export class ChangeListener implements ChangeBarrier {
     if (!this.#client) return false;
     if (this.#answered > mark) return true;
     if (this.#inFlight && this.#inFlight.number > mark) return this.#inFlight.done;
-    // Nothing under way (a quiet server): no one else to wait for.
-    if (!this.#inFlight && !this.#next) return this.#roundTrip();
-    return (this.#next ??= this.#sendNext());
-  }
-
-  /**
-   * The round trip after the one in flight, sent at the end of the event loop's turn in which that
-   * one was answered, so that the requests read in that turn join it too.
-   */
-  async #sendNext(): Promise<boolean> {
-    if (this.#inFlight) await this.#inFlight.done;
-    await new Promise(setImmediate);
-    this.#next = null;
-    return this.#roundTrip();
+    if (this.#queued) return this.#queued;
+    if (!this.#inFlight) return this.#roundTrip();
+    const queued = this.#inFlight.done.then(() => {
+      this.#queued = null;
+      return this.#roundTrip();
+    });
+    this.#queued = queued;
+    return queued;
   }
 
   #roundTrip(): Promise<boolean> {
