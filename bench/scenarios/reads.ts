@@ -6,7 +6,8 @@ const FIELDS = 'id uid orgId name type typeLogoUrl access url password user data
 
 /**
  * One data source read with a token: the REST route, the same through POST /graphql, and two
- * hand-written baselines doing the same work (token lookup + one select) with MikroORM and raw pg.
+ * hand-written baselines doing the same work (token lookup + one select) with MikroORM and raw pg;
+ * and REST once more in a second process, as the control.
  */
 export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   const connection = await ctx.createDatabase('bench_reads');
@@ -15,6 +16,9 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
   // same authentication and MikroORM paths.
   const app = await ctx.startTarget({ kind: 'app', connection });
   const graphqlApp = await ctx.startTarget({ kind: 'app', connection });
+  // The control: REST again, the same code in a process of its own. How far it strays from REST
+  // is how far two processes of one server differ, which no ratio between processes can beat.
+  const restTwin = await ctx.startTarget({ kind: 'app', connection });
   const orm = await ctx.startTarget({ kind: 'orm-handler', connection });
   const raw = await ctx.startTarget({ kind: 'pg-handler', connection });
   try {
@@ -28,13 +32,14 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
       return `${res.status} ${JSON.stringify(shown)} ${await res.text()}`;
     };
     const expected = await answer(app.url);
-    for (const baseline of [orm, raw]) {
+    for (const baseline of [orm, raw, restTwin]) {
       const got = await answer(baseline.url);
       if (got !== expected) throw new Error(`baseline answers differently:\n${got}\n${expected}`);
     }
     ctx.log(`reads: GET ${path} (REST, GraphQL, hand-written MikroORM, raw pg)`);
     // REST sits between the two variants its targets compare it with.
-    const [handOrm, rest, graphql, handPg] = await ctx.compare([
+    const [twin, handOrm, rest, graphql, handPg] = await ctx.compare([
+      { name: 'REST, second process', target: restTwin, load: { path, headers } },
       { name: 'MikroORM by hand', target: orm, load: { path, headers } },
       { name: 'REST', target: app, load: { path, headers } },
       { name: 'GraphQL', target: graphqlApp, load: { method: 'POST', path: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ dataSource(id: ${dataSourceId}) { ${FIELDS} } }` }) } },
@@ -48,8 +53,9 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
       { ...row('hand-written node:http + MikroORM findOne (baseline)', handOrm) },
       // REST's ratio to the floor of the work it does, on the baseline's row.
       { ...row('hand-written node:http + raw pg (baseline; REST compared with it)', handPg), comparisons: compareRounds(rest!, handPg!, 'raw pg by hand') },
+      { ...row('GET /api/datasources/:id (REST), the same code in a second process (control)', twin), comparisons: compareRounds(twin!, rest!, 'REST') },
     ];
   } finally {
-    await Promise.all([app.close(), graphqlApp.close(), orm.close(), raw.close()]);
+    await Promise.all([app.close(), graphqlApp.close(), restTwin.close(), orm.close(), raw.close()]);
   }
 }
