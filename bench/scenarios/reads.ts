@@ -36,7 +36,7 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
       const got = await answer(baseline.url);
       if (got !== expected) throw new Error(`baseline answers differently:\n${got}\n${expected}`);
     }
-    ctx.log(`reads: GET ${path} (REST, GraphQL, hand-written MikroORM, raw pg)`);
+    ctx.log(`reads: GET ${path} (REST, GraphQL, hand-written MikroORM, raw pg, and REST in a second process as the control)`);
     // REST sits between the two variants its targets compare it with.
     const [twin, handOrm, rest, graphql, handPg] = await ctx.compare([
       { name: 'REST, second process', target: restTwin, load: { path, headers } },
