@@ -1,9 +1,11 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceService } from '../services/data-sources.ts';
-import { applyDataSourceProvisioning, type DataSourcePlan } from './datasources.ts';
+import { applyDataSourceProvisioning } from './apply.ts';
+import type { DataSourcePlan } from './datasources.ts';
 
-export { readDataSourceProvisioning, applyDataSourceProvisioning, ProvisioningError, ProvisioningFolderError, type DataSourcePlan } from './datasources.ts';
+export { readDataSourceProvisioning, ProvisioningError, ProvisioningFolderError, type DataSourcePlan } from './datasources.ts';
+export { applyDataSourceProvisioning } from './apply.ts';
 export { createProvisioningReloader } from './reload.ts';
 
 /**

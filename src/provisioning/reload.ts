@@ -5,7 +5,8 @@ import type { Logger } from '../logging/logger.ts';
 import type { ProvisioningReloader } from '../services/data-source-health.ts';
 import type { DataSourceService } from '../services/data-sources.ts';
 import { badRequest } from '../errors/domain.ts';
-import { applyDataSourceProvisioning, ProvisioningError, ProvisioningFolderError, readDataSourceProvisioning } from './datasources.ts';
+import { applyDataSourceProvisioning } from './apply.ts';
+import { ProvisioningError, ProvisioningFolderError, readDataSourceProvisioning } from './datasources.ts';
 
 /**
  * `POST /api/admin/provisioning/datasources/reload`: reads and checks every file first (a bad one
