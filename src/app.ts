@@ -58,13 +58,14 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
     (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
-  const server = createHttpServer(settings, createFrontDoor(services, {
+  const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments }),
     proxy,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
-  }, log));
+  }, log);
+  const server = createHttpServer(settings, frontDoor);
 
   return {
     services,
@@ -76,6 +77,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
         server.once('error', reject);
         server.listen(port, host || undefined, () => {
           server.off('error', reject);
+          frontDoor.compileOperations();
           resolve(server.address() as AddressInfo);
         });
       });

@@ -4,7 +4,7 @@ import { orgRole, serverAdmin } from '../src/auth/access.ts';
 import { declaredAccess, rootTypes } from '../src/graphql/access.ts';
 import { getSchema, printSdl } from '../src/graphql/schema/index.ts';
 import { FRAGMENTS, ROUTES } from '../src/http/routes.ts';
-import { compileRestOperation } from '../src/rest/executor.ts';
+import { checkRestOperations, compileRestFunction, compileRestOperation } from '../src/rest/executor.ts';
 
 describe('committed GraphQL SDL', () => {
   it('matches the schema the code builds (run `npm run schema:print` after changing it)', () => {
@@ -25,6 +25,26 @@ describe('REST rows and the root fields they run', () => {
     expect(() => compileRestOperation(getSchema(), document, '', serverAdmin)).toThrow(/route admits server admin.*dataSources declares org Viewer \(datasources:read\)/);
     expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:write'))).toThrow(/declares org Viewer \(datasources:read\)/);
     expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:read'))).not.toThrow();
+  });
+
+  it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
+    const viewer = orgRole('Viewer', 'datasources:read');
+    const rest = ROUTES.filter((r) => r.kind === 'rest');
+    const checked = checkRestOperations(getSchema(), rest.map((r) => ({ source: r.document, access: r.access })), FRAGMENTS);
+    expect(checked.map((op) => op.compiled)).toEqual(rest.map(() => null));
+    // Each carries exactly the fragments it spreads, transitively.
+    const listing = checked.find((op) => op.name === 'ListDataSources')!;
+    expect(listing.document.definitions.map((d) => ('name' in d ? d.name?.value : undefined))).toEqual(['ListDataSources', 'DataSourceListItem']);
+    expect(compileRestFunction(listing)).toBe(compileRestFunction(listing));
+
+    const sources = [
+      { source: 'query One { dataSources { ...DataSourceListItem } }', access: viewer },
+      { source: 'query Two { dataSources { nope } }', access: viewer },
+    ];
+    expect(() => checkRestOperations(getSchema(), sources, FRAGMENTS)).toThrow(/^REST operation Two is invalid: Cannot query field "nope"/);
+    expect(() => checkRestOperations(getSchema(), [sources[0]!, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }], FRAGMENTS))
+      .toThrow(/invalid together: There can be only one operation named "Two"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { dataSources { ...Missing } }', access: viewer }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
   });
 
   it('every root field declares its access rule', () => {

@@ -7,7 +7,7 @@ import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
-import { compileRestOperation, runRestOperation, type RestOperation } from '../rest/executor.ts';
+import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
 import { preloadBody, readJsonBody } from './body.ts';
@@ -16,6 +16,28 @@ import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
 import { FRAGMENTS, ROUTES, type Endpoint, type RestRoute, type Route } from './routes.ts';
 import { originForm, pathOf } from './request-target.ts';
+
+/**
+ * Compiles the checked operations one per event-loop turn. Started once the server listens, so
+ * start-up neither waits for them (some 35 ms of CPU) nor has its last round trips held up by them;
+ * a request reaching a route first compiles it then. One that fails to compile is logged here and
+ * fails its route's requests through the renderer.
+ */
+function compileInIdleTurns(operations: RestOperation[], log: Logger): void {
+  let next = operations.findIndex((op) => !op.compiled);
+  if (next < 0) return;
+  const step = () => {
+    if (next >= operations.length) return;
+    const op = operations[next++]!;
+    try {
+      compileRestFunction(op);
+    } catch (error) {
+      log.error({ err: error, operation: op.name }, 'REST operation cannot be compiled');
+    }
+    setImmediate(step).unref();
+  };
+  setImmediate(step).unref();
+}
 
 /** The original server's default headers, except on proxied responses (those are the upstream's). */
 const DEFAULT_HEADERS: Record<string, string> = {
@@ -42,11 +64,18 @@ type EndpointHandler = (ctx: RequestContext, req: IncomingMessage, res: ServerRe
  * (principal, org, lazily forked EntityManager, change mark), is authenticated and authorized from
  * its row, then dispatched. Every failure is answered here, through the one renderer.
  */
-export function createFrontDoor(services: Services, handlers: FrontDoorHandlers, log: Logger): (req: IncomingMessage, res: ServerResponse) => void {
+export interface FrontDoor {
+  (req: IncomingMessage, res: ServerResponse): void;
+  /** Compiles the REST operations not compiled yet, in the turns after this call: once listening. */
+  compileOperations(): void;
+}
+
+export function createFrontDoor(services: Services, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
   const router = new Router(ROUTES);
   const schema = getSchema();
-  const operations = new Map<RestRoute, RestOperation>();
-  for (const route of ROUTES) if (route.kind === 'rest') operations.set(route, compileRestOperation(schema, route.document, FRAGMENTS, route.access));
+  const restRoutes = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
+  const checked = checkRestOperations(schema, restRoutes.map((route) => ({ source: route.document, access: route.access })), FRAGMENTS);
+  const operations = new Map<RestRoute, RestOperation>(restRoutes.map((route, i) => [route, checked[i]!]));
   const bodyLimit = services.settings.server.requestBodyLimitBytes;
   const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';
 
@@ -111,7 +140,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     sendJson(res, rendered.status, body, headers);
   }
 
-  return (req, res) => {
+  const frontDoor = (req: IncomingMessage, res: ServerResponse) => {
     const started = performance.now();
     const method = req.method ?? 'GET';
     // Every handler after this point, the proxy included, sees the origin form.
@@ -140,4 +169,5 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     if (!match) return fail(null, res, notFound(), method);
     dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
   };
+  return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
 }

@@ -3,7 +3,7 @@
  * original server's `pkg/api/api.go` writes it. The front door (src/http/server.ts) matches a row,
  * authenticates, authorizes from the row and dispatches; nothing else decides access.
  *
- * A REST row carries the GraphQL operation it runs, compiled once at start-up: its path parameters
+ * A REST row carries the GraphQL operation it runs, checked at start-up and compiled once: its path parameters
  * become the operation's variables of the same name (`Int` ones parsed, 400 "id is invalid"
  * otherwise), its JSON body becomes `$input` (`body: 'input'`) or is spread over the other
  * variables (`body: 'variables'`), the query-string parameters it reads (`query`) become the
