@@ -52,12 +52,18 @@ async function start(): Promise<void> {
   const key = checkSecretKey(settings);
   if (key && 'error' in key) throw new Error(key.error);
   if (key) log.warn({ setting: '[security] secret_key' }, key.warning);
+  // Read and checked before the database starts, so a bad file fails start-up at once, naming its line.
+  const { readDataSourceProvisioning } = await import('./provisioning/datasources.ts');
+  const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
+  let onLaunched!: () => void;
+  const launched = new Promise<void>((resolve) => (onLaunched = resolve));
+  const connecting = resolveConnection(settings, (line) => log.debug({ component: 'postgres' }, line), (line) => log.info({ component: 'postgres' }, line), onLaunched);
+  // Loading holds the event loop for its whole length, so the embedded database's own first steps
+  // (folders, its OS user, spawning) would wait for it: they go first, a few milliseconds, and the
+  // database then starts up on the other core while the modules load.
+  await Promise.race([launched, connecting.then(() => {}, () => {})]);
   const loading = loadServer();
   loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
-  // Read and checked before the database starts, so a bad file fails start-up at once, naming its line.
-  const { readDataSourceProvisioning } = await import('./provisioning/index.ts');
-  const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
-  const connecting = resolveConnection(settings, (line) => log.debug({ component: 'postgres' }, line), (line) => log.info({ component: 'postgres' }, line));
   let server: Awaited<typeof loading>;
   let resolved: Awaited<typeof connecting>;
   try {

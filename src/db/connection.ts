@@ -7,11 +7,14 @@ export interface ResolvedConnection {
   embedded: EmbeddedCluster | null;
 }
 
-/** Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`. */
-export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void): Promise<ResolvedConnection> {
+/**
+ * Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`.
+ * `onLaunched`: see startEmbeddedPostgres; never called for an external server.
+ */
+export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void, onLaunched?: () => void): Promise<ResolvedConnection> {
   const db = settings.database;
   if (db.type === 'embedded') {
-    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data });
+    const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data, onLaunched });
     return { connection: embedded.connection, embedded };
   }
   if (db.url) {

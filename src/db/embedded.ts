@@ -47,6 +47,11 @@ interface EmbeddedOptions {
    * permission the database's OS user needs, when they lack it.
    */
   ownedFolder?: string;
+  /**
+   * Called once the database's own processes are running (its first line of output, from initdb or
+   * the postmaster), before it is ready: the caller may then take the event loop for a while.
+   */
+  onLaunched?: () => void;
 }
 
 const SUPERUSER = 'postgres';
@@ -70,6 +75,7 @@ function forgetPostmaster(cluster: EmbeddedPostgres): void {
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const log = options.onLog ?? (() => {});
   const output = new RecentOutput();
+  let launched = options.onLaunched;
   let port = options.port;
   let started: RunningCluster | null = null;
   try {
@@ -97,6 +103,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       onLog: (message) => {
         output.add(String(message));
         log(String(message).trimEnd());
+        launched?.();
+        launched = undefined;
       },
       onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
     });
