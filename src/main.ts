@@ -1,3 +1,4 @@
+import { enableCompileCache, flushCompileCache } from 'node:module';
 import { environmentSnapshot } from './config/env.ts';
 import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
 import { loadSettings, type Settings } from './config/settings.ts';
@@ -14,6 +15,11 @@ if (major < 22 || (major === 22 && minor < 17)) {
   console.error(`dashgate needs Node.js 22.17 or newer (this is ${process.versions.node}); run it with \`npm start\`, which uses the pinned Node.`);
   process.exit(1);
 }
+// V8 keeps the code it compiles for the server's modules (loaded below) on disk, in Node's default
+// place (`NODE_COMPILE_CACHE` moves it): a later start skips compiling them again (some 50 ms).
+// A failure to use it is silent; it only costs that time. Written once listening, not only at exit,
+// so that a server that is killed rather than stopped still leaves it.
+enableCompileCache();
 
 const settings = prepareSettings();
 const log = createLogger(settings.log.level);
@@ -83,6 +89,7 @@ async function start(): Promise<void> {
   const app = (running.app = createApp(settings, opened, log));
   const address = await app.listen(settings.server.httpPort, settings.server.httpAddr);
   log.info({ address: address.address, port: address.port, database: settings.database.type }, 'dashgate listening');
+  flushCompileCache();
 }
 
 const started = start();
