@@ -24,8 +24,7 @@ import { originForm, pathOf } from './request-target.ts';
  * fails its route's requests through the renderer.
  */
 function compileInIdleTurns(operations: RestOperation[], log: Logger): void {
-  let next = operations.findIndex((op) => !op.compiled);
-  if (next < 0) return;
+  let next = 0;
   const step = () => {
     if (next >= operations.length) return;
     const op = operations[next++]!;

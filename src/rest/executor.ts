@@ -44,14 +44,17 @@ export function checkRestOperations(schema: GraphQLSchema, sources: readonly Res
     if (!definition?.name) throw new Error(`REST operation must be one named operation: ${source}`);
     return { definition, document: { kind: Kind.DOCUMENT, definitions: [definition, ...fragmentsUsedBy(definition, fragmentDefinitions)] } as DocumentNode };
   });
-  const all: DocumentNode = { kind: Kind.DOCUMENT, definitions: [...parsed.map((p) => p.definition), ...fragmentDefinitions.filter((f) => parsed.some((p) => p.document.definitions.includes(f)))] };
-  if (validate(schema, all).length) {
+  // Every fragment some operation uses, once (an unused one would fail validation).
+  const used = new Set(parsed.flatMap((p) => p.document.definitions.slice(1)));
+  const all: DocumentNode = { kind: Kind.DOCUMENT, definitions: [...parsed.map((p) => p.definition), ...fragmentDefinitions.filter((f) => used.has(f))] };
+  const errors = validate(schema, all);
+  if (errors.length) {
     // Rare (a wrong document fails its test first): validate one by one to name the culprit.
     for (const { definition, document } of parsed) {
-      const errors = validate(schema, document);
-      if (errors.length) throw new Error(`REST operation ${definition.name!.value} is invalid: ${errors.map((e) => e.message).join('; ')}`);
+      const own = validate(schema, document);
+      if (own.length) throw new Error(`REST operation ${definition.name!.value} is invalid: ${own.map((e) => e.message).join('; ')}`);
     }
-    throw new Error(`REST operations are invalid together: ${validate(schema, all).map((e) => e.message).join('; ')}`);
+    throw new Error(`REST operations are invalid together: ${errors.map((e) => e.message).join('; ')}`);
   }
   return parsed.map(({ definition, document }, i) => restOperation(schema, definition, document, sources[i]!.access));
 }
