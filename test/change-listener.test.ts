@@ -48,6 +48,19 @@ describe('ChangeListener barrier', () => {
     expect(listener.caughtUp(covered)).toBe(true);
   });
 
+  it('sends one round trip for every caller of the same event-loop turn, and a new one for a mark taken after it went out', async () => {
+    await listener.caughtUp(listener.mark());
+    const before = listener.mark();
+    const sameTurn = Array.from({ length: 50 }, () => listener.caughtUp(listener.mark()));
+    expect(await Promise.all(sameTurn)).toEqual(Array(50).fill(true));
+    expect(listener.mark() - before).toBe(1);
+    // Marks taken after that round trip was sent are not covered by it.
+    const later = listener.mark();
+    expect(listener.caughtUp(later)).toBeInstanceOf(Promise);
+    expect(await listener.caughtUp(later)).toBe(true);
+    expect(listener.mark() - later).toBe(1);
+  });
+
   it('has heard a notification committed while round trips were under way once a later mark is caught up', async () => {
     const busy = Array.from({ length: 20 }, () => listener.caughtUp(listener.mark()));
     await writer.query(`select pg_notify('barrier_test', 'while-busy')`);

@@ -39,7 +39,9 @@ export interface ChangeBarrier {
  * listening connection sent after a commit is answered only after that commit's notifications
  * (PostgreSQL delivers pending notifications before it reads the next command on a listening
  * connection, and the writer signals listeners before its commit returns). Concurrent requests
- * share one round trip: each waits for the first one sent after its mark.
+ * share one round trip: each waits for the first one sent after its mark. A round trip goes out at
+ * the end of the event-loop turn that asked for it, not at once, so requests read in the same turn
+ * (under load, many) share it too; with one request in flight that is a few µs later.
  */
 export class ChangeListener implements ChangeBarrier {
   readonly #subscribers = new Map<string, ChangeSubscriber[]>();
@@ -53,8 +55,8 @@ export class ChangeListener implements ChangeBarrier {
   /** The highest-numbered round trip answered (a lost connection empties the caches anyway). */
   #answered = 0;
   #inFlight: { number: number; done: Promise<boolean> } | null = null;
-  /** The next round trip, waiting for the one in flight; anyone may join it. */
-  #queued: Promise<boolean> | null = null;
+  /** The next round trip, not sent yet (its number is taken when it is): anyone may join it. */
+  #next: Promise<boolean> | null = null;
 
   constructor(connection: PgConnection, log: Logger) {
     this.#connection = connection;
@@ -79,14 +81,15 @@ export class ChangeListener implements ChangeBarrier {
     if (!this.#client) return false;
     if (this.#answered > mark) return true;
     if (this.#inFlight && this.#inFlight.number > mark) return this.#inFlight.done;
-    if (this.#queued) return this.#queued;
-    if (!this.#inFlight) return this.#roundTrip();
-    const queued = this.#inFlight.done.then(() => {
-      this.#queued = null;
-      return this.#roundTrip();
-    });
-    this.#queued = queued;
-    return queued;
+    return (this.#next ??= this.#sendNext());
+  }
+
+  /** Once the round trip in flight (if any) is answered, at the end of that turn: the next one. */
+  async #sendNext(): Promise<boolean> {
+    if (this.#inFlight) await this.#inFlight.done;
+    await new Promise((resolve) => setImmediate(resolve));
+    this.#next = null;
+    return this.#roundTrip();
   }
 
   #roundTrip(): Promise<boolean> {
