@@ -9,6 +9,7 @@ import { useCompiledExecution } from './compiled-execution.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
+import { useValidationCache } from './validation-cache.ts';
 import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 
 /** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST, subscriptions over Server-Sent Events. */
@@ -39,7 +40,9 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
     logging: false,
     // The persisted-documents convention sends a trusted document's hash as `documentId`.
     extraParamNames: trusted.length > 0 ? ['documentId'] : [],
-    plugins: [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log))],
+    plugins: [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log)), useValidationCache()],
+    // Parsed documents are cached by yoga; their validation results by useValidationCache.
+    parserAndValidationCache: { validationCache: false },
     maskedErrors: {
       // With mask_errors off (development), unexpected errors keep their own message.
       maskError: (error, message) => maskError(error, config.maskErrors ? message : originalMessage(error) ?? message),
