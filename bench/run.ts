@@ -78,7 +78,8 @@ try {
   await client.connect();
   postgresVersion = (await client.query<{ server_version: string }>('show server_version')).rows[0]!.server_version;
   await client.end();
-  const ctx = createContext({ ...cluster.connection, database: 'postgres' }, { duration, rounds, log });
+  // Servers and baselines alike reach the cluster as `npm start` reaches its own: over its Unix socket.
+  const ctx = createContext({ ...cluster.local, database: 'postgres' }, { duration, rounds, log });
   // Whole runs one after another (not each scenario N times in a row), so that a slow stretch of
   // the machine lands in one run of several scenarios rather than in every run of one.
   for (let run = 1; run <= runCount; run++) {
@@ -181,7 +182,7 @@ function report(results: RowOverRuns[]): string {
     `| memory | ${(os.totalmem() / 1024 ** 3).toFixed(1)} GiB |`,
     `| OS | ${os.type()} ${os.release()} ${os.arch()} |`,
     `| Node.js | ${process.versions.node} |`,
-    `| PostgreSQL | ${postgresVersion} (embedded, same machine) |`,
+    `| PostgreSQL | ${postgresVersion} (embedded, same machine, ${cluster.local.host.startsWith('/') ? 'Unix socket' : 'loopback TCP'}) |`,
     `| load average before / after | ${loadBefore.map((n) => n.toFixed(2)).join(' ')} / ${os.loadavg().map((n) => n.toFixed(2)).join(' ')} |`,
     `| date | ${new Date().toISOString()} |`,
     '',

@@ -126,6 +126,14 @@ describe('the embedded PostgreSQL killed under load', () => {
         listeners = (await client.query('select 1 from pg_stat_activity where application_name = $1', [LISTENER_APPLICATION_NAME])).rowCount ?? 0;
       }
       expect(listeners).toBe(1);
+      // The server's own connections (listener and pool) come over the cluster's Unix socket,
+      // which PostgreSQL shows as client port -1; this one came over TCP.
+      const own = await client.query<{ application_name: string; client_port: number }>(
+        "select application_name, client_port from pg_stat_activity where datname = current_database() and backend_type = 'client backend' and pid <> pg_backend_pid()",
+      );
+      expect(own.rows.map((row) => row.application_name)).toContain(LISTENER_APPLICATION_NAME);
+      expect(own.rows.map((row) => row.client_port)).toEqual(own.rows.map(() => -1));
+      expect((await client.query<{ client_port: number }>('select client_port from pg_stat_activity where pid = pg_backend_pid()')).rows[0]!.client_port).toBeGreaterThan(0);
     } finally {
       await client.end();
     }

