@@ -48,6 +48,8 @@ const UPSTREAM_BODY = JSON.stringify({
 });
 const UPSTREAM_PATH = '/api/v1/query?query=up';
 const MANY_CONNECTIONS = 32;
+/** `[dataproxy] dialTimeout` by default, which dashgate passes as `connectTimeout`. */
+const DIAL_TIMEOUT_MS = 10_000;
 /** Issue targets: against http-proxy-3 alone (many connections), and over the bare pipe (one). */
 const TARGET_LIBRARY_RATIO = 0.9;
 const TARGET_ADDED_LATENCY_MS = 0.2;
@@ -94,11 +96,14 @@ async function serve(kind: ServeKind): Promise<void> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void;
   if (kind === 'upstream') {
     const body = Buffer.from(UPSTREAM_BODY);
+    // Only the one path: a proxy that sent another would fail the check of every variant's answer.
+    const notFound = Buffer.from('not found');
     handler = (req, res) => {
       req.resume();
       req.on('end', () => {
-        res.writeHead(200, { 'content-type': 'application/json', 'content-length': body.length });
-        res.end(body);
+        const found = req.url === UPSTREAM_PATH;
+        res.writeHead(found ? 200 : 404, { 'content-type': found ? 'application/json' : 'text/plain', 'content-length': (found ? body : notFound).length });
+        res.end(found ? body : notFound);
       });
     };
   } else if (kind === 'http-proxy-3') {
@@ -110,11 +115,20 @@ async function serve(kind: ServeKind): Promise<void> {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
+    // dashgate's options for a path that URL parsing would leave as it is (src/proxy/stream.ts):
+    // the path goes verbatim as the request URL, so the library parses no URL.
+    const origin = { protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) };
     handler = (req, res) => {
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      const target = { protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port), pathname: query < 0 ? url : url.slice(0, query), search: query < 0 ? '' : url.slice(query) };
-      proxy.web(req, res, { target: target as never, ignorePath: true, selfHandleResponse: true, agent }, () => {
+      proxy.web(req, res, {
+        method: req.method,
+        target: origin as never,
+        prependPath: false,
+        toProxy: true,
+        changeOrigin: false,
+        selfHandleResponse: true,
+        connectTimeout: DIAL_TIMEOUT_MS,
+        agent,
+      }, () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();
       });
@@ -132,13 +146,15 @@ async function serve(kind: ServeKind): Promise<void> {
     // connection after one answer (seen here: about 5x the CPU per request, no keep-alive at all).
     const agent = new Agent({ keepAlive: true, maxFreeSockets: 256 });
     const proxy = createProxyServer({});
+    const target = { href: `http://127.0.0.1:${port}/`, protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) };
     handler = (req, res) => {
-      const url = req.url ?? '/';
-      const query = url.indexOf('?');
-      const target = { href: `http://127.0.0.1:${port}/`, protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port), pathname: query < 0 ? url : url.slice(0, query), search: query < 0 ? '' : url.slice(query) };
       proxy.web(req, res, {
+        method: req.method,
         target: target as never,
-        ignorePath: true,
+        prependPath: false,
+        toProxy: true,
+        changeOrigin: false,
+        connectTimeout: DIAL_TIMEOUT_MS,
         agent,
         fetch: undiciFetch as never,
         fetchOptions: {
