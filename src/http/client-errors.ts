@@ -47,7 +47,8 @@ export function createClientErrorHandling(): ClientErrorHandling {
     // One set per connection; without pipelining it never holds more than this response.
     const pending = connection.pending;
     pending.add(res);
-    res.once('close', () => pending.delete(res));
+    // 'close' comes once per response; `on` spares the wrapper `once` would add on every request.
+    res.on('close', () => pending.delete(res));
   };
 
   const onClientError = (error: Error, socket: Duplex): void => {

@@ -149,10 +149,12 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     const ctx = new RequestContext(services);
     ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
 
-    res.once('close', () => {
+    // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).
+    res.on('close', () => {
       const seconds = (performance.now() - started) / 1000;
       const status = res.headersSent ? res.statusCode : 499;
       handlers.onRequestDone(method, ctx.route, status, seconds);
+      if (!log.isLevelEnabled(accessLevel)) return;
       log[accessLevel]({
         method,
         route: ctx.route,

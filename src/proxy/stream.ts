@@ -92,7 +92,7 @@ export class UpstreamStreamer {
         }, call.timeoutMs);
       };
       // A client that goes away ends the call; http-proxy-3 destroys the upstream request then.
-      res.once('close', () => settle(res.writableFinished ? res.statusCode : 499));
+      res.on('close', () => settle(res.writableFinished ? res.statusCode : 499));
 
       this.#calls.set(req, {
         onRequest(proxyReq) {
@@ -167,16 +167,17 @@ export class UpstreamStreamer {
     const upstreamUrl = call.path + call.search;
     const verbatim = URL_INERT.test(upstreamUrl) && !DOT_SEGMENT.test(call.path);
     if (verbatim) req.url = upstreamUrl;
-    const origin = { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port };
     try {
       this.#proxy.web(
         req,
         res,
         {
           method,
+          // The prepared upstream serves as the target as it is: with `prependPath` off the library
+          // reads only its protocol, host, hostname and port.
           ...(verbatim
-            ? { target: origin as never, prependPath: false, toProxy: true }
-            : { target: { ...origin, pathname: call.path, search: call.search } as never, ignorePath: true }),
+            ? { target: upstream as never, prependPath: false, toProxy: true }
+            : { target: { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port, pathname: call.path, search: call.search } as never, ignorePath: true }),
           // The Host header is set with the rest of the request headers.
           changeOrigin: false,
           selfHandleResponse: true,
