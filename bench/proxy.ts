@@ -91,6 +91,19 @@ function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
   });
 }
 
+/** The bench upstream as an http-proxy-3 target without a path, as dashgate's prepared upstream is. */
+function upstreamOrigin(port: number) {
+  return { protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) };
+}
+
+/**
+ * The options dashgate gives http-proxy-3 for a path that URL parsing would leave as it is
+ * (src/proxy/stream.ts): the path goes verbatim as the request URL, so the library parses no URL.
+ */
+function dashgateOptions(req: IncomingMessage, target: object, agent: Agent, selfHandleResponse: boolean) {
+  return { method: req.method, target: target as never, prependPath: false, toProxy: true, changeOrigin: false, selfHandleResponse, connectTimeout: DIAL_TIMEOUT_MS, agent };
+}
+
 /** Child side: the upstream data source, or the bare pipe proxy in front of it. */
 async function serve(kind: ServeKind): Promise<void> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void;
@@ -101,9 +114,9 @@ async function serve(kind: ServeKind): Promise<void> {
     handler = (req, res) => {
       req.resume();
       req.on('end', () => {
-        const found = req.url === UPSTREAM_PATH;
-        res.writeHead(found ? 200 : 404, { 'content-type': found ? 'application/json' : 'text/plain', 'content-length': (found ? body : notFound).length });
-        res.end(found ? body : notFound);
+        const [status, type, answer] = req.url === UPSTREAM_PATH ? [200, 'application/json', body] : [404, 'text/plain', notFound];
+        res.writeHead(status, { 'content-type': type, 'content-length': answer.length });
+        res.end(answer);
       });
     };
   } else if (kind === 'http-proxy-3') {
@@ -115,20 +128,9 @@ async function serve(kind: ServeKind): Promise<void> {
       res.writeHead(answer.statusCode ?? 502, answer.headers);
       answer.pipe(res);
     });
-    // dashgate's options for a path that URL parsing would leave as it is (src/proxy/stream.ts):
-    // the path goes verbatim as the request URL, so the library parses no URL.
-    const origin = { protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) };
+    const origin = upstreamOrigin(port);
     handler = (req, res) => {
-      proxy.web(req, res, {
-        method: req.method,
-        target: origin as never,
-        prependPath: false,
-        toProxy: true,
-        changeOrigin: false,
-        selfHandleResponse: true,
-        connectTimeout: DIAL_TIMEOUT_MS,
-        agent,
-      }, () => {
+      proxy.web(req, res, dashgateOptions(req, origin, agent, true), () => {
         if (!res.headersSent) res.writeHead(502);
         res.end();
       });
@@ -146,16 +148,11 @@ async function serve(kind: ServeKind): Promise<void> {
     // connection after one answer (seen here: about 5x the CPU per request, no keep-alive at all).
     const agent = new Agent({ keepAlive: true, maxFreeSockets: 256 });
     const proxy = createProxyServer({});
-    const target = { href: `http://127.0.0.1:${port}/`, protocol: 'http:', host: `127.0.0.1:${port}`, hostname: '127.0.0.1', port: String(port) };
+    const target = { href: `http://127.0.0.1:${port}/`, ...upstreamOrigin(port) };
     handler = (req, res) => {
       proxy.web(req, res, {
-        method: req.method,
-        target: target as never,
-        prependPath: false,
-        toProxy: true,
-        changeOrigin: false,
-        connectTimeout: DIAL_TIMEOUT_MS,
-        agent,
+        // Without `selfHandleResponse`, see `onAfterResponse`.
+        ...dashgateOptions(req, target, agent, false),
         fetch: undiciFetch as never,
         fetchOptions: {
           requestOptions: { dispatcher } as never,
