@@ -1,6 +1,7 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Registry } from 'prom-client';
 import { COMMIT, VERSION } from '../version.ts';
+import { TimedSeries } from './timed-series.ts';
 
 /**
  * Prometheus metrics of one app, on a registry of its own (never prom-client's global one), so
@@ -17,10 +18,10 @@ import { COMMIT, VERSION } from '../version.ts';
  */
 export class Metrics {
   readonly registry = new Registry();
-  readonly #requests: Counter<'method' | 'route' | 'status'>;
-  readonly #requestSeconds: Histogram<'method' | 'route' | 'status'>;
-  readonly #proxyCalls: Counter<'status' | 'type'>;
-  readonly #proxySeconds: Histogram<'status' | 'type'>;
+  /** `dashgate_http_requests_total` and `dashgate_http_request_duration_seconds`. */
+  readonly #requests: TimedSeries;
+  /** `dashgate_proxy_upstream_requests_total` and `dashgate_proxy_upstream_duration_seconds`. */
+  readonly #proxyCalls: TimedSeries;
   /** Restarts of the embedded PostgreSQL after it exited unexpectedly (src/db/supervisor.ts); stays 0 on an external one. */
   readonly embeddedPostgresRestarts = new Counter({
     name: 'dashgate_embedded_postgres_restarts_total',
@@ -30,24 +31,20 @@ export class Metrics {
 
   constructor(orm: MikroORM) {
     const registers = [this.registry];
-    const requestLabels = ['method', 'route', 'status'] as const;
-    this.#requests = new Counter({ name: 'dashgate_http_requests_total', help: 'HTTP requests served, by method, route template and status.', labelNames: requestLabels, registers });
-    this.#requestSeconds = new Histogram({
-      name: 'dashgate_http_request_duration_seconds',
-      help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.',
-      labelNames: requestLabels,
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
-    const proxyLabels = ['status', 'type'] as const;
-    this.#proxyCalls = new Counter({ name: 'dashgate_proxy_upstream_requests_total', help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.', labelNames: proxyLabels, registers });
-    this.#proxySeconds = new Histogram({
-      name: 'dashgate_proxy_upstream_duration_seconds',
-      help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.',
-      labelNames: proxyLabels,
-      buckets: DURATION_BUCKETS,
-      registers,
-    });
+    this.#requests = new TimedSeries(
+      this.registry,
+      { name: 'dashgate_http_requests_total', help: 'HTTP requests served, by method, route template and status.' },
+      { name: 'dashgate_http_request_duration_seconds', help: 'Time from receiving an HTTP request to the end of its response, by method, route template and status.' },
+      ['method', 'route', 'status'],
+      DURATION_BUCKETS,
+    );
+    this.#proxyCalls = new TimedSeries(
+      this.registry,
+      { name: 'dashgate_proxy_upstream_requests_total', help: 'Calls of the data source proxy to upstreams, by upstream status and data source type.' },
+      { name: 'dashgate_proxy_upstream_duration_seconds', help: 'Time upstreams took to answer the data source proxy, by upstream status and data source type.' },
+      ['status', 'type'],
+      DURATION_BUCKETS,
+    );
 
     // Read from the pg pool behind MikroORM when scraped; nothing is counted per query.
     const pool = async () => orm.em.getConnection().getNativeClient().catch(() => null);
@@ -86,15 +83,11 @@ export class Metrics {
   }
 
   recordRequest(method: string, route: string, status: number, seconds: number): void {
-    const labels = { method, route, status: String(status) };
-    this.#requests.inc(labels);
-    this.#requestSeconds.observe(labels, seconds);
+    this.#requests.observe([method, route, status], seconds);
   }
 
   recordProxy(dataSourceType: string, upstreamStatus: number, seconds: number): void {
-    const labels = { status: String(upstreamStatus), type: dataSourceType };
-    this.#proxyCalls.inc(labels);
-    this.#proxySeconds.observe(labels, seconds);
+    this.#proxyCalls.observe([upstreamStatus, dataSourceType], seconds);
   }
 }
 
