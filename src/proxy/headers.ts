@@ -56,9 +56,8 @@ export interface UpstreamHeaderOptions {
  * new object rather than by deleting from the parsed one (which would slow every later access).
  */
 export function upstreamHeaders(incoming: IncomingHttpHeaders, target: ProxyTarget, principal: Principal, options: UpstreamHeaderOptions): IncomingHttpHeaders {
-  // Headers the client listed in Connection are hop-by-hop too.
-  const connection = single(incoming.connection);
-  const listed = connection ? new Set(connection.split(',').map((name) => name.trim().toLowerCase())) : null;
+  // Headers the client listed in Connection are hop-by-hop too (usually it lists none).
+  const listed = connectionListed(single(incoming.connection));
   const headers: IncomingHttpHeaders = {};
   for (const name in incoming) {
     if (STRIPPED_REQUEST_HEADERS.has(name) || listed?.has(name)) continue;
@@ -103,14 +102,18 @@ export const PROXIED_CONTENT_SECURITY_POLICY = 'sandbox';
 
 const PLAIN_CONNECTION = /^\s*(?:keep-alive|close)\s*$/i;
 
+/** The header names a Connection header lists; null for none, or for just `keep-alive` or `close`. */
+function connectionListed(connection: string | undefined): Set<string> | null {
+  if (!connection || PLAIN_CONNECTION.test(connection)) return null;
+  return new Set(connection.split(',').map((name) => name.trim().toLowerCase()));
+}
+
 /**
  * The headers the client gets for a data source's answer: the upstream's, minus the stripped ones
  * and any the upstream named in its own Connection header, plus the sandbox policy.
  */
 export function responseHeaders(upstream: IncomingHttpHeaders): Record<string, string | string[]> {
-  const connection = upstream.connection;
-  // Usually just `keep-alive` or `close`, which name no other header.
-  const listed = connection && !PLAIN_CONNECTION.test(connection) ? new Set(connection.split(',').map((name) => name.trim().toLowerCase())) : null;
+  const listed = connectionListed(upstream.connection);
   const headers: Record<string, string | string[]> = {};
   for (const name in upstream) {
     const value = upstream[name];
