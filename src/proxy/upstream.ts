@@ -1,10 +1,10 @@
 import { Agent } from 'node:http';
-import { Agent as HttpsAgent } from 'node:https';
 import type { Settings } from '../config/settings.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import { VERSION } from '../version.ts';
 import { userAgentFor } from './headers.ts';
+import { IdleLimitedAgent, IdleLimitedHttpsAgent, sweepIdleSockets } from './idle-agents.ts';
 import { checkLiteralHost, createGuardedLookup, hostWhitelisted, type EgressPolicy, type LookupFunction } from './policy/address.ts';
 import type { UpstreamBase } from './target.ts';
 
@@ -37,14 +37,14 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
     // 0 means unlimited, as in the original.
     maxSockets: dataproxy.maxConnsPerHost > 0 ? dataproxy.maxConnsPerHost : Infinity,
     maxFreeSockets: dataproxy.maxIdleConnections > 0 ? dataproxy.maxIdleConnections : 256,
-    // Applies to idle pooled sockets only: node's agent destroys a free socket on timeout.
-    timeout: dataproxy.idleConnTimeoutSeconds * 1000,
     scheduling: 'lifo' as const,
     // Every address a connection is about to use is checked here, DNS answer by DNS answer.
     lookup: createGuardedLookup(policy, resolve) as never,
   };
-  const http = new Agent(agentOptions);
-  const https = new HttpsAgent(agentOptions);
+  const idleTimeoutMs = dataproxy.idleConnTimeoutSeconds * 1000;
+  const http = new IdleLimitedAgent(agentOptions, idleTimeoutMs);
+  const https = new IdleLimitedHttpsAgent(agentOptions, idleTimeoutMs);
+  const stopSweeping = sweepIdleSockets([http, https], idleTimeoutMs);
   const { userAgent, invalid } = userAgentFor(dataproxy.userAgent, VERSION);
   if (invalid) log.warn({ component: 'dataproxy' }, '[dataproxy] user_agent is not a valid header value; using the default');
   return {
@@ -58,6 +58,7 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
       return upstream.protocol === 'https:' ? https : http;
     },
     destroy() {
+      stopSweeping();
       http.destroy();
       https.destroy();
     },

@@ -1,0 +1,86 @@
+import { Agent, type AgentOptions } from 'node:http';
+import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
+import type { Socket } from 'node:net';
+
+/** When a pooled socket stops being worth keeping, in `performance.now()` time. */
+const IDLE_UNTIL = Symbol('idleUntil');
+type PooledSocket = Socket & { [IDLE_UNTIL]?: number; _httpMessage?: { res?: { headers: Record<string, string | string[] | undefined> } } | null };
+
+/** How often idle sockets are looked over: a quarter of the idle limit, between 50 ms and 1 s. */
+export function sweepIntervalMs(idleTimeoutMs: number): number {
+  return idleTimeoutMs > 0 ? Math.min(1_000, Math.max(50, Math.floor(idleTimeoutMs / 4))) : 1_000;
+}
+
+/**
+ * How long a socket just freed may wait in the pool, in ms; null to drop it now; Infinity for no
+ * limit. The upstream's `Keep-Alive: timeout=N` hint wins when shorter, less a second so that we
+ * close first, as node's own agent does: reusing a socket the server is closing fails the call.
+ */
+export function idleLimitMs(idleTimeoutMs: number, keepAliveHint: string | string[] | undefined): number | null {
+  let limit = idleTimeoutMs > 0 ? idleTimeoutMs : Infinity;
+  const hint = typeof keepAliveHint === 'string' ? /^timeout=(\d+)/.exec(keepAliveHint)?.[1] : undefined;
+  if (hint !== undefined) {
+    const hinted = Number(hint) * 1000 - 1000;
+    if (hinted <= 0) return null;
+    limit = Math.min(limit, hinted);
+  }
+  return limit;
+}
+
+/**
+ * `[dataproxy] idle_conn_timeout_seconds` as Go's IdleConnTimeout: a pooled connection idle that
+ * long is closed. Node's agent `timeout` would do it with a timer on every socket, which node
+ * re-arms on every read and write of calls in flight too (a few µs per proxied call); here a
+ * socket only records when it went idle, and one unref'd interval closes those past their limit.
+ */
+function keepWithIdleLimit(socket: PooledSocket, keepAliveMsecs: number, idleTimeoutMs: number): boolean {
+  // What node's own keepSocketAlive does, apart from the timer.
+  socket.setKeepAlive(true, keepAliveMsecs);
+  socket.unref();
+  const limit = idleLimitMs(idleTimeoutMs, socket._httpMessage?.res?.headers['keep-alive']);
+  if (limit === null) return false;
+  // Early by up to one sweep, so that no socket outlives its limit.
+  socket[IDLE_UNTIL] = performance.now() + Math.max(0, limit - sweepIntervalMs(idleTimeoutMs));
+  return true;
+}
+
+function closeIdle(agent: Agent): void {
+  const now = performance.now();
+  for (const sockets of Object.values(agent.freeSockets)) {
+    // Destroying emits 'close' later, which is when the agent takes the socket out of its lists.
+    for (const socket of (sockets ?? []) as PooledSocket[]) if ((socket[IDLE_UNTIL] ?? Infinity) <= now) socket.destroy();
+  }
+}
+
+export class IdleLimitedAgent extends Agent {
+  readonly #keepAliveMsecs: number;
+  readonly #idleTimeoutMs: number;
+  constructor(options: AgentOptions, idleTimeoutMs: number) {
+    super(options);
+    this.#keepAliveMsecs = options.keepAliveMsecs || 1000; // node's own default for 0
+    this.#idleTimeoutMs = idleTimeoutMs;
+  }
+  override keepSocketAlive(socket: Socket): boolean {
+    return keepWithIdleLimit(socket, this.#keepAliveMsecs, this.#idleTimeoutMs);
+  }
+}
+
+export class IdleLimitedHttpsAgent extends HttpsAgent {
+  readonly #keepAliveMsecs: number;
+  readonly #idleTimeoutMs: number;
+  constructor(options: HttpsAgentOptions, idleTimeoutMs: number) {
+    super(options);
+    this.#keepAliveMsecs = options.keepAliveMsecs || 1000; // node's own default for 0
+    this.#idleTimeoutMs = idleTimeoutMs;
+  }
+  override keepSocketAlive(socket: Socket): boolean {
+    return keepWithIdleLimit(socket, this.#keepAliveMsecs, this.#idleTimeoutMs);
+  }
+}
+
+/** Closes the agents' sockets past their idle limit until the returned function is called. */
+export function sweepIdleSockets(agents: readonly Agent[], idleTimeoutMs: number): () => void {
+  const timer = setInterval(() => agents.forEach(closeIdle), sweepIntervalMs(idleTimeoutMs));
+  timer.unref();
+  return () => clearInterval(timer);
+}
