@@ -59,14 +59,18 @@ export class Router {
   }
 }
 
+const NO_PARAMS: Readonly<Record<string, string>> = Object.freeze({});
+
 function matchSegments(candidate: CompiledRoute, method: string, parts: string[]): Record<string, string> | null {
   if (candidate.route.method !== method && candidate.route.method !== 'ANY') return null;
-  const params: Record<string, string> = {};
+  // Made on the first parameter: most candidates fail on a literal before that, and many routes have none.
+  let params: Record<string, string> | null = null;
   for (let i = 0; i < candidate.segments.length; i++) {
     const segment = candidate.segments[i]!;
     if ('literal' in segment) {
       if (segment.literal !== parts[i]) return null;
     } else {
+      params ??= {};
       try {
         params[segment.param] = decodeURIComponent(parts[i]!);
       } catch {
@@ -74,7 +78,7 @@ function matchSegments(candidate: CompiledRoute, method: string, parts: string[]
       }
     }
   }
-  return params;
+  return params ?? NO_PARAMS;
 }
 
 /** Segment by segment, literal before parameter. */

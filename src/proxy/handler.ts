@@ -55,7 +55,8 @@ export class DataSourceProxy {
     if (passedThrough(req.headers.via, this.#settings.dataproxy.viaPseudonym)) throw new DomainError('LOOP_DETECTED', MESSAGES.proxy.loopDetected);
     const principal = ctx.caller;
     const { ref, proxyPath, search } = this.#parsePath(req.url ?? '/');
-    const target = await this.#resolveTarget(ctx, ref);
+    const resolved = this.#resolveTarget(ctx, ref);
+    const target = resolved instanceof Promise ? await resolved : resolved;
     const upstream = target.upstream;
     if (!upstream) throw new DomainError('BAD_REQUEST', MESSAGES.proxy.invalidUrl(target.rawUrl));
     const method = req.method ?? 'GET';
@@ -94,19 +95,32 @@ export class DataSourceProxy {
     return { ref: extracted.ref, proxyPath, search: extracted.search };
   }
 
-  /** Step 2: the data source in the caller's org, from the cache kept exact by the change barrier. */
-  async #resolveTarget(ctx: RequestContext, ref: ProxyRef): Promise<ProxyTarget> {
-    let target: ProxyTarget | null;
+  /**
+   * Step 2: the data source in the caller's org, from the cache kept exact by the change barrier.
+   * Synchronous on a hit (the usual case once the caller is authenticated), so no promise is made.
+   */
+  #resolveTarget(ctx: RequestContext, ref: ProxyRef): ProxyTarget | Promise<ProxyTarget> {
+    let cached: ReturnType<ProxyTargetCache['get']>;
     try {
-      const cached = this.#cache.get(() => ctx.em, ctx.orgId, ref, ctx.changeMark);
-      target = cached instanceof Promise ? await cached : cached;
+      cached = this.#cache.get(() => ctx.em, ctx.orgId, ref, ctx.changeMark);
     } catch (error) {
-      if (!(error instanceof TargetSecretsError)) throw error;
-      this.#log.warn({ err: error, component: 'dataproxy' }, 'data source secrets unreadable');
-      throw new DomainError('INTERNAL', MESSAGES.proxy.secretsUnreadable);
+      throw this.#lookupFailure(error);
     }
+    if (!(cached instanceof Promise)) return this.#found(cached);
+    return cached.then((target) => this.#found(target), (error: unknown) => {
+      throw this.#lookupFailure(error);
+    });
+  }
+
+  #found(target: ProxyTarget | null): ProxyTarget {
     if (!target) throw notFound(MESSAGES.proxy.notFound);
     return target;
+  }
+
+  #lookupFailure(error: unknown): unknown {
+    if (!(error instanceof TargetSecretsError)) return error;
+    this.#log.warn({ err: error, component: 'dataproxy' }, 'data source secrets unreadable');
+    return new DomainError('INTERNAL', MESSAGES.proxy.secretsUnreadable);
   }
 
   /**
