@@ -1,6 +1,6 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { request, type Agent } from 'node:http';
-import { idleLimitMs, IdleLimitedAgent, sweepIdleSockets, sweepIntervalMs } from '../src/proxy/idle-agents.ts';
+import { idleLimitMs, IdleLimitedAgent, IdleSockets, sweepIntervalMs } from '../src/proxy/idle-agents.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 
 describe('idle limits of pooled upstream sockets', () => {
@@ -45,8 +45,10 @@ describe('IdleLimitedAgent against a real upstream', () => {
   async function startWith(keepAliveTimeoutMs: number, idleTimeoutMs: number) {
     upstream = await startUpstream((_req, res) => res.end('ok'));
     upstream.server.keepAliveTimeout = keepAliveTimeoutMs;
-    agent = new IdleLimitedAgent({ keepAlive: true }, idleTimeoutMs);
-    stop = sweepIdleSockets([agent], idleTimeoutMs);
+    const idle = new IdleSockets(idleTimeoutMs, undefined);
+    agent = new IdleLimitedAgent({ keepAlive: true }, idle);
+    idle.sweep([agent]);
+    stop = () => idle.stop();
   }
   async function waitForClose(limitMs: number): Promise<number> {
     const started = performance.now();

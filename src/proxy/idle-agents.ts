@@ -32,16 +32,42 @@ export function idleLimitMs(idleTimeoutMs: number, keepAliveHint: string | strin
  * long is closed. Node's agent `timeout` would do it with a timer on every socket, which node
  * re-arms on every read and write of calls in flight too (a few µs per proxied call); here a
  * socket only records when it went idle, and one unref'd interval closes those past their limit.
+ * One instance serves both agents (http and https), which hand it every socket they free.
  */
-function keepWithIdleLimit(socket: PooledSocket, keepAliveMsecs: number, idleTimeoutMs: number): boolean {
-  // What node's own keepSocketAlive does, apart from the timer.
-  socket.setKeepAlive(true, keepAliveMsecs);
-  socket.unref();
-  const limit = idleLimitMs(idleTimeoutMs, socket._httpMessage?.res?.headers['keep-alive']);
-  if (limit === null) return false;
-  // Early by up to one sweep, so that no socket outlives its limit.
-  socket[IDLE_UNTIL] = performance.now() + Math.max(0, limit - sweepIntervalMs(idleTimeoutMs));
-  return true;
+export class IdleSockets {
+  readonly #keepAliveMsecs: number;
+  readonly #idleTimeoutMs: number;
+  readonly #intervalMs: number;
+  #timer: NodeJS.Timeout | null = null;
+
+  constructor(idleTimeoutMs: number, keepAliveMsecs: number | undefined) {
+    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#keepAliveMsecs = keepAliveMsecs || 1000; // node's own default for 0
+    this.#intervalMs = sweepIntervalMs(idleTimeoutMs);
+  }
+
+  /** The agents' `keepSocketAlive`: what node's own does, with the idle limit instead of a timer. */
+  keep(socket: PooledSocket): boolean {
+    socket.setKeepAlive(true, this.#keepAliveMsecs);
+    socket.unref();
+    const limit = idleLimitMs(this.#idleTimeoutMs, socket._httpMessage?.res?.headers['keep-alive']);
+    if (limit === null) return false;
+    // Early by up to one sweep, so that no socket outlives its limit.
+    socket[IDLE_UNTIL] = performance.now() + Math.max(0, limit - this.#intervalMs);
+    return true;
+  }
+
+  /** Closes the agents' free sockets past their idle limit, every interval until `stop()`. */
+  sweep(agents: readonly Agent[]): void {
+    this.stop();
+    this.#timer = setInterval(() => agents.forEach(closeIdle), this.#intervalMs);
+    this.#timer.unref();
+  }
+
+  stop(): void {
+    if (this.#timer) clearInterval(this.#timer);
+    this.#timer = null;
+  }
 }
 
 function closeIdle(agent: Agent): void {
@@ -53,34 +79,23 @@ function closeIdle(agent: Agent): void {
 }
 
 export class IdleLimitedAgent extends Agent {
-  readonly #keepAliveMsecs: number;
-  readonly #idleTimeoutMs: number;
-  constructor(options: AgentOptions, idleTimeoutMs: number) {
+  readonly #idle: IdleSockets;
+  constructor(options: AgentOptions, idle: IdleSockets) {
     super(options);
-    this.#keepAliveMsecs = options.keepAliveMsecs || 1000; // node's own default for 0
-    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#idle = idle;
   }
   override keepSocketAlive(socket: Socket): boolean {
-    return keepWithIdleLimit(socket, this.#keepAliveMsecs, this.#idleTimeoutMs);
+    return this.#idle.keep(socket);
   }
 }
 
 export class IdleLimitedHttpsAgent extends HttpsAgent {
-  readonly #keepAliveMsecs: number;
-  readonly #idleTimeoutMs: number;
-  constructor(options: HttpsAgentOptions, idleTimeoutMs: number) {
+  readonly #idle: IdleSockets;
+  constructor(options: HttpsAgentOptions, idle: IdleSockets) {
     super(options);
-    this.#keepAliveMsecs = options.keepAliveMsecs || 1000; // node's own default for 0
-    this.#idleTimeoutMs = idleTimeoutMs;
+    this.#idle = idle;
   }
   override keepSocketAlive(socket: Socket): boolean {
-    return keepWithIdleLimit(socket, this.#keepAliveMsecs, this.#idleTimeoutMs);
+    return this.#idle.keep(socket);
   }
-}
-
-/** Closes the agents' sockets past their idle limit until the returned function is called. */
-export function sweepIdleSockets(agents: readonly Agent[], idleTimeoutMs: number): () => void {
-  const timer = setInterval(() => agents.forEach(closeIdle), sweepIntervalMs(idleTimeoutMs));
-  timer.unref();
-  return () => clearInterval(timer);
 }

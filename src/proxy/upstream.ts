@@ -4,7 +4,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import { VERSION } from '../version.ts';
 import { userAgentFor } from './headers.ts';
-import { IdleLimitedAgent, IdleLimitedHttpsAgent, sweepIdleSockets } from './idle-agents.ts';
+import { IdleLimitedAgent, IdleLimitedHttpsAgent, IdleSockets } from './idle-agents.ts';
 import { checkLiteralHost, createGuardedLookup, hostWhitelisted, type EgressPolicy, type LookupFunction } from './policy/address.ts';
 import type { UpstreamBase } from './target.ts';
 
@@ -41,10 +41,10 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
     // Every address a connection is about to use is checked here, DNS answer by DNS answer.
     lookup: createGuardedLookup(policy, resolve) as never,
   };
-  const idleTimeoutMs = dataproxy.idleConnTimeoutSeconds * 1000;
-  const http = new IdleLimitedAgent(agentOptions, idleTimeoutMs);
-  const https = new IdleLimitedHttpsAgent(agentOptions, idleTimeoutMs);
-  const stopSweeping = sweepIdleSockets([http, https], idleTimeoutMs);
+  const idle = new IdleSockets(dataproxy.idleConnTimeoutSeconds * 1000, agentOptions.keepAliveMsecs);
+  const http = new IdleLimitedAgent(agentOptions, idle);
+  const https = new IdleLimitedHttpsAgent(agentOptions, idle);
+  idle.sweep([http, https]);
   const { userAgent, invalid } = userAgentFor(dataproxy.userAgent, VERSION);
   if (invalid) log.warn({ component: 'dataproxy' }, '[dataproxy] user_agent is not a valid header value; using the default');
   return {
@@ -58,7 +58,7 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
       return upstream.protocol === 'https:' ? https : http;
     },
     destroy() {
-      stopSweeping();
+      idle.stop();
       http.destroy();
       https.destroy();
     },
