@@ -5,6 +5,15 @@ import { MESSAGES } from './messages.ts';
 const SOCKET_CODES = new Set(['ECONNREFUSED', 'ECONNRESET', 'EPIPE', 'ETIMEDOUT', 'EHOSTUNREACH', 'ENETUNREACH', 'EAI_AGAIN', 'ENOTFOUND']);
 
 /**
+ * A connect to a Unix socket that is not there: how a restarting PostgreSQL on its socket (the
+ * embedded one) refuses, between the old server removing the socket file and the new one
+ * creating it. Any other missing file is not the database's.
+ */
+function isMissingSocket(e: Record<string, unknown>): boolean {
+  return e.code === 'ENOENT' && e.syscall === 'connect';
+}
+
+/**
  * SQLSTATEs meaning "the server is gone or not accepting work": connection exceptions (class 08,
  * except 08P01, a protocol violation caused by the query itself) and operator intervention
  * (57P01 admin shutdown, 57P02 crash shutdown, 57P03 cannot connect now), plus too many connections.
@@ -47,7 +56,7 @@ export function classify(error: unknown): DomainError | null {
   for (const e of errorChain(error)) {
     const code = typeof e.code === 'string' ? e.code : '';
     if (BAD_INPUT_STATES.has(code)) return badRequest();
-    if (SOCKET_CODES.has(code) || isUnavailableState(code)) return unavailable();
+    if (SOCKET_CODES.has(code) || isMissingSocket(e) || isUnavailableState(code)) return unavailable();
     if (typeof e.message === 'string' && DROPPED_CONNECTION.test(e.message)) return unavailable();
   }
   return null;
