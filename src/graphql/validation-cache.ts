@@ -3,6 +3,8 @@ import type { Plugin } from 'graphql-yoga';
 
 /** Validation results of one rule list, by schema and then by parsed document. */
 interface RuleListCache {
+  /** The rules as first seen, and their names. */
+  rules: readonly ValidationRule[];
   names: readonly string[];
   bySchema: WeakMap<GraphQLSchema, WeakMap<DocumentNode, readonly GraphQLError[]>>;
 }
@@ -21,8 +23,8 @@ const MAX_RULE_LISTS = 8;
 export function useValidationCache(): Plugin {
   const lists: RuleListCache[] = [];
   const cacheFor = (rules: readonly ValidationRule[]): RuleListCache => {
-    for (const list of lists) if (sameNames(list.names, rules)) return list;
-    const list = { names: rules.map((rule) => rule.name), bySchema: new WeakMap() };
+    for (const list of lists) if (sameRules(list, rules)) return list;
+    const list = { rules: [...rules], names: rules.map((rule) => rule.name), bySchema: new WeakMap() };
     if (lists.unshift(list) > MAX_RULE_LISTS) lists.pop();
     return list;
   };
@@ -45,8 +47,16 @@ export function useValidationCache(): Plugin {
   };
 }
 
-function sameNames(names: readonly string[], rules: readonly ValidationRule[]): boolean {
-  if (names.length !== rules.length) return false;
-  for (let i = 0; i < names.length; i++) if (names[i] !== rules[i]!.name) return false;
+/**
+ * The same rules by name. Most are the same functions on every request (graphql's own), which
+ * settles them without reading `name`: that read costs far more, as the rules are functions of
+ * many shapes.
+ */
+function sameRules(list: RuleListCache, rules: readonly ValidationRule[]): boolean {
+  if (list.names.length !== rules.length) return false;
+  for (let i = 0; i < rules.length; i++) {
+    const rule = rules[i]!;
+    if (rule !== list.rules[i] && rule.name !== list.names[i]) return false;
+  }
   return true;
 }
