@@ -9,8 +9,12 @@ const CLIENT_ERRORS: Record<string, [number, string, string]> = {
 };
 
 interface Connection {
-  /** Responses of requests parsed on this connection that have not closed yet, oldest first. */
-  pending: Set<ServerResponse>;
+  /**
+   * Responses of requests parsed on this connection, oldest first, from the oldest not known to
+   * have closed: those closed are dropped as later requests arrive, so without pipelining it holds
+   * only the current one. Read only when a client error comes, by each one's `closed`.
+   */
+  pending: ServerResponse[];
   /** The response of the last request parsed; its request may still be receiving its body. */
   latest: ServerResponse | null;
   /** Set by the first client error: the parser stays failed, and reports again on every later read. */
@@ -37,18 +41,17 @@ export function createClientErrorHandling(): ClientErrorHandling {
 
   const connectionOf = (socket: Duplex): Connection => {
     let connection = connections.get(socket);
-    if (!connection) connections.set(socket, (connection = { pending: new Set(), latest: null, failed: false }));
+    if (!connection) connections.set(socket, (connection = { pending: [], latest: null, failed: false }));
     return connection;
   };
 
   const track = (req: IncomingMessage, res: ServerResponse): void => {
     const connection = connectionOf(req.socket);
     connection.latest = res;
-    // One set per connection; without pipelining it never holds more than this response.
+    // Pruned here rather than by a 'close' listener on every response.
     const pending = connection.pending;
-    pending.add(res);
-    // 'close' comes once per response; `on` spares the wrapper `once` would add on every request.
-    res.on('close', () => pending.delete(res));
+    while (pending.length > 0 && pending[0]!.closed) pending.shift();
+    pending.push(res);
   };
 
   const onClientError = (error: Error, socket: Duplex): void => {
@@ -65,12 +68,12 @@ export function createClientErrorHandling(): ClientErrorHandling {
     const inBody = latest !== null && !latest.req.complete;
     // Everything parsed before the bad bytes is answered first. A request they belong to can never
     // complete, so its own answer is decided last, once those are out.
-    const ahead = [...connection.pending].filter((res) => !(inBody && res === latest));
-    whenClosed(ahead, connection.pending, () => {
+    const ahead = connection.pending.filter((res) => !(inBody && res === latest));
+    whenClosed(ahead, () => {
       if (!socket.writable) socket.destroy();
       else if (!inBody || !latest.headersSent) socket.end(errorAnswer(code, inBody ? latest.req.method === 'HEAD' : failedMessageIsHead(error)));
       // Its answer has begun: it stands as the last one; cut short if it was still waiting for the body.
-      else if (latest.writableEnded) whenClosed([latest], connection.pending, () => socket.end());
+      else if (latest.writableEnded) whenClosed([latest], () => socket.end());
       else socket.destroy();
     });
   };
@@ -78,9 +81,9 @@ export function createClientErrorHandling(): ClientErrorHandling {
   return { track, onClientError };
 }
 
-/** Runs `then` once every response has closed (at once when there are none); `open` holds those that have not. */
-function whenClosed(responses: ServerResponse[], open: ReadonlySet<ServerResponse>, then: () => void): void {
-  const waiting = responses.filter((res) => open.has(res));
+/** Runs `then` once every response has closed (at once when all have). */
+function whenClosed(responses: ServerResponse[], then: () => void): void {
+  const waiting = responses.filter((res) => !res.closed);
   let left = waiting.length;
   if (left === 0) return then();
   for (const res of waiting) res.once('close', () => --left === 0 && then());
