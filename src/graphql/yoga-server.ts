@@ -53,7 +53,9 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
   // The request context is yoga's server context as it is (not a copy), and so every resolver's.
   return async (ctx, req, res) => {
     const response = await handleNodeRequest(req, res, ctx);
-    await sendNodeResponse(response, res, req, false);
+    // One writeHead with the answer's own header object where it has one (the adapter's default, and
+    // what yoga's own listener does); it falls back to copying the headers one by one otherwise.
+    await sendNodeResponse(response, res, req, true);
   };
 }
 
