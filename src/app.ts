@@ -38,6 +38,8 @@ export interface AppOptions {
   proxyResolver?: LookupFunction;
   /** What `$VAR` in provisioning files expands to on reload; the process environment by default. */
   environment?: Environment;
+  /** Off: every `/graphql` request goes through yoga's HTTP pipeline (tests compare the two paths). */
+  graphqlDirectPath?: boolean;
 }
 
 /** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
@@ -59,7 +61,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
     (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
   const frontDoor = createFrontDoor(services, {
-    graphql: createGraphQLHandler(settings, log, { trustedDocuments }),
+    graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,

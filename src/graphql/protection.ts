@@ -33,7 +33,7 @@ export function protectionPlugins(config: Settings['graphql']): Plugin[] {
   if (!config.introspection) {
     plugins.push({ onValidate: ({ addValidationRule }) => addValidationRule(NoSchemaIntrospectionCustomRule) });
   }
-  if (config.csrfPrevention) plugins.push(csrfPrevention());
+  if (config.csrfPrevention) plugins.push(CSRF_PREVENTION);
   return plugins;
 }
 
@@ -66,16 +66,19 @@ function rejectInvalidWith400(): Plugin {
  * content type (JSON) or the CSRF header needs a CORS preflight, which other origins fail.
  * GraphiQL's page itself is served before this check.
  */
-function csrfPrevention(): Plugin {
-  return {
-    onRequestParse({ request }) {
-      if (request.headers.has(CSRF_HEADER)) return;
-      const mediaType = request.headers.get('content-type')?.split(';')[0]?.trim().toLowerCase();
-      if (mediaType && !SIMPLE_CONTENT_TYPES.has(mediaType)) return;
-      throw createGraphQLError(
-        `Request refused as a possible cross-site request forgery: send Content-Type: application/json or a ${CSRF_HEADER} header`,
-        { extensions: { code: 'CSRF_PREVENTED', http: { status: 403 } } },
-      );
-    },
-  };
+export function passesCsrfCheck(hasCsrfHeader: boolean, contentType: string | null | undefined): boolean {
+  if (hasCsrfHeader) return true;
+  const mediaType = contentType?.split(';')[0]?.trim().toLowerCase();
+  return Boolean(mediaType) && !SIMPLE_CONTENT_TYPES.has(mediaType!);
 }
+
+/** The check as yoga's plugin; the direct path (direct-path.ts) applies `passesCsrfCheck` itself. */
+export const CSRF_PREVENTION: Plugin = {
+  onRequestParse({ request }) {
+    if (passesCsrfCheck(request.headers.has(CSRF_HEADER), request.headers.get('content-type'))) return;
+    throw createGraphQLError(
+      `Request refused as a possible cross-site request forgery: send Content-Type: application/json or a ${CSRF_HEADER} header`,
+      { extensions: { code: 'CSRF_PREVENTED', http: { status: 403 } } },
+    );
+  },
+};

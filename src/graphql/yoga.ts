@@ -10,8 +10,8 @@ import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
  */
 export function createGraphQLHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler {
   let yoga: Promise<GraphQLHandler> | undefined;
-  return async (ctx, req, res) => {
+  return async (ctx, req, res, body) => {
     yoga ??= import('./yoga-server.ts').then((module) => module.createYogaHandler(settings, log, options));
-    return (await yoga)(ctx, req, res);
+    return (await yoga)(ctx, req, res, body);
   };
 }

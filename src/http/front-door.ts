@@ -10,7 +10,7 @@ import type { DataSourceProxy } from '../proxy/handler.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
-import { preloadBody, readJsonBody } from './body.ts';
+import { readGraphQLBody, readJsonBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
@@ -97,8 +97,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       res.end(document);
     },
     async graphql(ctx, req, res) {
-      await preloadBody(req, bodyLimit);
-      await handlers.graphql(ctx, req, res);
+      await handlers.graphql(ctx, req, res, await readGraphQLBody(req, bodyLimit));
     },
     proxy: (ctx, req, res) => handlers.proxy.handle(ctx, req, res),
     async 'not-found'() {
