@@ -105,7 +105,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
   }
 
   async #load(em: LazyEntityManager, orgId: number, ref: ProxyRef, generation: number): Promise<ProxyTarget | null> {
-    const row = await resolveEntityManager(em).getRepository(this.#dataSources.entity).findOne(ref.kind === 'id' ? { orgId, id: ref.id } : { orgId, uid: ref.uid });
+    const row = await this.#dataSources.find(resolveEntityManager(em), orgId, ref.kind === 'id' ? { id: ref.id } : { uid: ref.uid });
     if (!row) return null;
     let secrets: Record<string, string>;
     try {

@@ -1,5 +1,5 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
-import type { DataSourceRow } from '../services/data-sources.ts';
+import type { DataSourceRecord } from '../services/data-sources.ts';
 
 /** Where a data source's calls go: what http-proxy-3 needs of a target URL, parsed once. */
 export interface UpstreamBase {
@@ -42,7 +42,7 @@ export interface ProxyTarget {
 const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
 /** Builds the prepared target of a stored row whose secrets are already decrypted. */
-export function prepareTarget(row: DataSourceRow, secrets: Readonly<Record<string, string>>): ProxyTarget {
+export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): ProxyTarget {
   const jsonData = row.jsonData;
   const headers: Array<readonly [string, string]> = [];
   const skippedHeaders: string[] = [];
