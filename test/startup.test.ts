@@ -19,9 +19,9 @@ function freePort(): Promise<number> {
   });
 }
 
-/** Starts `src/main.ts` the way `npm start` does and resolves once it logs that it listens. */
+/** Starts the server the way `npm start` does (dist/, through bin/start.js) and resolves once it logs that it listens. */
 function start(config: string): Promise<{ child: ChildProcess; output: () => string }> {
-  const child = spawn(process.execPath, ['--experimental-async-context-frame', 'src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
+  const child = spawn(process.execPath, ['--experimental-async-context-frame', 'bin/start.js', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
   let output = '';
   return new Promise((resolve, reject) => {
     const timer = setTimeout(() => reject(new Error(`no start within 60 s:\n${output}`)), 60_000);

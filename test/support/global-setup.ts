@@ -1,3 +1,4 @@
+import { spawnSync } from 'node:child_process';
 import { chmod, mkdtemp } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -6,12 +7,18 @@ import pg from 'pg';
 import { startEmbeddedPostgres } from '../../src/db/embedded.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { TEMPLATE_DB } from './database.ts';
+import { distIsCurrent } from '../../bin/build.js';
 
 /**
  * One real PostgreSQL for the whole run (the embedded binaries, so CI needs no service), with a
  * migrated template database that every test file clones into its own database.
  */
 export default async function globalSetup(): Promise<void> {
+  // Tests that start the server as `npm start` does run dist/: built once here, not by each of them at once.
+  if (!distIsCurrent()) {
+    const built = spawnSync(process.execPath, [new URL('../../bin/build.js', import.meta.url).pathname], { stdio: 'inherit' });
+    if (built.status !== 0) throw new Error('building dist/ failed');
+  }
   const root = await mkdtemp(join(tmpdir(), 'dashgate-test-'));
   // PostgreSQL runs as its own user when we are root; it must be able to reach its folder.
   await chmod(root, 0o755);

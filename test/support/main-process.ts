@@ -4,7 +4,7 @@ import { createServer, type Server } from 'node:net';
 
 const root = new URL('../..', import.meta.url).pathname;
 
-/** `src/main.ts` running in a process of its own, as `npm start` runs it. */
+/** The server in a process of its own, as `npm start` runs it (bin/start.js, which runs dist/). */
 export interface MainProcess {
   child: ChildProcess;
   stdout(): string;
@@ -16,7 +16,7 @@ export interface MainProcess {
 }
 
 export function spawnMain(options: { config?: string; env?: Record<string, string> } = {}): MainProcess {
-  const args = ['--experimental-async-context-frame', 'src/main.ts', ...(options.config ? ['--config', options.config] : [])];
+  const args = ['--experimental-async-context-frame', 'bin/start.js', ...(options.config ? ['--config', options.config] : [])];
   const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
   let stdout = '';
   let stderr = '';
