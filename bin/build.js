@@ -8,6 +8,7 @@
 // dist/ points at the same line and column of the same file under src/.
 import { createHash } from 'node:crypto';
 import { mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
+import { stripTypeScriptTypes } from 'node:module';
 import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
@@ -49,7 +50,6 @@ const SPECIFIER = /(\bfrom\s*|\bimport\s*\(?\s*)(['"`])(\.\.?\/[^'"`\n]*)\.ts\2/
 
 /** One module: types blanked, relative `.ts` specifiers made `.js`. */
 export async function compile(source, file) {
-  const { stripTypeScriptTypes } = await import('node:module');
   const code = stripTypeScriptTypes(source, { mode: 'strip', sourceUrl: file });
   const rewritten = code.replace(SPECIFIER, (_match, lead, quote, path) => `${lead}${quote}${path}.js${quote}`);
   // Anything left would load TypeScript again at run time (or fail to load).

@@ -12,6 +12,11 @@ type Yoga = YogaServer<RequestContext, Record<string, never>>;
 /** Hook payloads are yoga's; each hook is called with the payload yoga itself would pass. */
 type Hook = (payload: never) => unknown;
 
+/** The plugin list yoga (and its server adapter) take their hooks from, in their order. */
+export function yogaPlugins(server: Yoga): Plugin[] {
+  return (server as unknown as { plugins: Array<Plugin | false | null | undefined> }).plugins.filter((p): p is Plugin => Boolean(p));
+}
+
 /**
  * The params of a request the direct path serves, or null to leave the request to yoga's HTTP
  * pipeline: a POST to exactly the endpoint (no query string: yoga's health check and routing read
@@ -67,8 +72,7 @@ export class DirectPath {
    */
   static over(server: Yoga, userPlugins: readonly Plugin[], waitUntil: WaitUntilFn): DirectPath | null {
     if (userPlugins.some((p) => p !== CSRF_PREVENTION && (p.onRequest || p.onRequestParse))) return null;
-    // The plugin list yoga and its server adapter take their hooks from, in their order.
-    const plugins = (server as unknown as { plugins: Array<Plugin | false | null | undefined> }).plugins.filter((p): p is Plugin => Boolean(p));
+    const plugins = yogaPlugins(server);
     if (plugins.some((p) => p.onExecutionResult)) return null;
     return new DirectPath(server, plugins, waitUntil);
   }

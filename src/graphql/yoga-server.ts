@@ -11,7 +11,7 @@ import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
 import { useValidationCache } from './validation-cache.ts';
-import { DirectPath, directParams } from './direct-path.ts';
+import { DirectPath, directParams, yogaPlugins } from './direct-path.ts';
 import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 
 /** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST, subscriptions over Server-Sent Events. */
@@ -54,7 +54,7 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
   });
   // What createYoga does: yoga behind its Fetch API server adapter. Built here so that the direct
   // path can reach the server's own stages, which the adapter's `handle` would shadow.
-  const yoga = createServerAdapter<RequestContext, typeof server>(server, { fetchAPI: server.fetchAPI, plugins: (server as unknown as { plugins: Plugin[] }).plugins as never });
+  const yoga = createServerAdapter<RequestContext, typeof server>(server, { fetchAPI: server.fetchAPI, plugins: yogaPlugins(server) as never });
   // Taken once: the adapter is a Proxy that binds the method afresh on every read.
   const handleNodeRequest = yoga.handleNodeRequestAndResponse;
   const direct = options.directPath === false ? null : DirectPath.over(server, plugins, yoga.waitUntil);
