@@ -16,6 +16,10 @@ export const MESSAGES = {
     clientError: 'bad request',
     requestTimeout: 'request timeout',
     headersTooLarge: 'request header fields too large',
+    /** Ours: a string argument or body field past its bound, checked before anything runs. */
+    tooLong: (field: string, max: number) => `${field} is too long (at most ${max} characters)`,
+    /** Ours: a JSON argument or body field past its bound. */
+    jsonTooLarge: (field: string, max: number) => `${field} is too large (at most ${max} bytes of JSON)`,
   },
   database: {
     /** Ours: PostgreSQL is down or restarting; the request may be retried. */
@@ -62,7 +66,7 @@ export const MESSAGES = {
     lastAdmin: 'cannot remove last grafana admin',
     /** Ours: text PostgreSQL cannot store as given. */
     nul: (field: string) => `${field} must not contain NUL characters`,
-    tooLong: (field: string, max: number) => `${field} is too long (at most ${max} characters)`,
+    tooLong: (field: string, max: number) => MESSAGES.http.tooLong(field, max),
     exists: (email: string, login: string) => `User with email '${email}' or username '${login}' already exists`,
     onlyUsers: 'Endpoint only available for users',
     updated: 'User updated',

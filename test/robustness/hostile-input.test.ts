@@ -1,7 +1,14 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import {
+  getNamedType, getNullableType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isLeafType,
+  isListType, isNonNullType, isScalarType, parse, typeFromAST,
+  type GraphQLField, type GraphQLInputObjectType, type GraphQLInputType, type OperationDefinitionNode,
+} from 'graphql';
+import { getSchema } from '../../src/graphql/schema/index.ts';
 import { MAX_JSON_DEPTH } from '../../src/graphql/schema/scalars.ts';
+import { ROUTES } from '../../src/http/routes.ts';
 import { ADMIN, call, gql, startTestServer, type TestServer } from '../support/server.ts';
-import { rawRequest } from './helpers.ts';
+import { fillPath, rawRequest, routeKey } from './helpers.ts';
 
 /**
  * The inputs the fuzzer first found answered with 500s, pinned as plain regression tests.
@@ -93,3 +100,199 @@ describe('an org header beyond PostgreSQL integers', () => {
     expect(res.status).toBe(401);
   });
 });
+
+/** Every place a string can enter: each String, ID and JSON argument or input field of a root field, as a path from it. */
+interface TextSlot {
+  operation: 'query' | 'mutation';
+  field: GraphQLField<unknown, unknown>;
+  /** Argument name, then input field names. */
+  path: string[];
+  kind: 'string' | 'json';
+}
+
+const TEN_MB = 10_000_000;
+
+function textSlots(): TextSlot[] {
+  const schema = getSchema();
+  const slots: TextSlot[] = [];
+  const walk = (operation: TextSlot['operation'], field: GraphQLField<unknown, unknown>, type: GraphQLInputType, path: string[], seen: Set<string>) => {
+    const named = getNamedType(type);
+    if (isInputObjectType(named)) {
+      if (seen.has(named.name)) return;
+      for (const f of Object.values(named.getFields())) walk(operation, field, f.type, [...path, f.name], new Set([...seen, named.name]));
+    } else if (named === GraphQLString || named === GraphQLID) slots.push({ operation, field, path, kind: 'string' });
+    else if (named.name === 'JSON' || named.name === 'JSONObject') slots.push({ operation, field, path, kind: 'json' });
+  };
+  for (const [operation, root] of [['query', schema.getQueryType()], ['mutation', schema.getMutationType()]] as const) {
+    for (const field of Object.values(root!.getFields())) for (const arg of field.args) walk(operation, field, arg.type, [arg.name], new Set());
+  }
+  return slots;
+}
+
+/** A value of `type` that passes coercion: required input fields filled, lists empty. */
+function filler(type: GraphQLInputType): unknown {
+  const nullable = getNullableType(type);
+  if (isListType(nullable)) return [];
+  if (isInputObjectType(nullable)) {
+    return Object.fromEntries(Object.values(nullable.getFields()).filter((f) => isNonNullType(f.type)).map((f) => [f.name, filler(f.type)]));
+  }
+  if (isEnumType(nullable)) return nullable.getValues()[0]!.value;
+  if (nullable === GraphQLInt || nullable === GraphQLFloat) return 1;
+  if (nullable === GraphQLBoolean) return false;
+  if (isScalarType(nullable) && nullable.name.startsWith('JSON')) return {};
+  return 'x';
+}
+
+/** The operation calling `slot.field` with every argument as a variable, and those variables with the slot set to `value`. */
+function operationFor(slot: TextSlot, value: unknown): { query: string; variables: Record<string, unknown> } {
+  const { field } = slot;
+  const variables: Record<string, unknown> = Object.fromEntries(field.args.filter((a) => isNonNullType(a.type)).map((a) => [a.name, filler(a.type)]));
+  let target = variables as Record<string, unknown>;
+  let type: GraphQLInputType = field.args.find((a) => a.name === slot.path[0])!.type;
+  for (const [i, name] of slot.path.entries()) {
+    if (i === slot.path.length - 1) target[name] = value;
+    else {
+      target[name] ??= filler(type);
+      target = target[name] as Record<string, unknown>;
+      const named = getNamedType(type) as GraphQLInputObjectType;
+      type = named.getFields()[slot.path[i + 1]!]!.type;
+    }
+  }
+  const definitions = field.args.map((a) => `$${a.name}: ${a.type.toString()}`).join(', ');
+  const call = field.args.map((a) => `${a.name}: $${a.name}`).join(', ');
+  const selection = isLeafType(getNamedType(field.type)) ? '' : ' { __typename }';
+  return { query: `${slot.operation}${definitions ? `(${definitions})` : ''} { ${field.name}${call ? `(${call})` : ''}${selection} }`, variables };
+}
+
+/** Times `/api/health` every few milliseconds until `stop` is set: the event loop's latency as a client sees it. */
+async function probeHealth(server: TestServer, stop: { done: boolean }): Promise<number[]> {
+  const times: number[] = [];
+  while (!stop.done) {
+    const started = performance.now();
+    const res = await fetch(`${server.url}/api/health`);
+    await res.arrayBuffer();
+    times.push(performance.now() - started);
+    await new Promise((resolve) => setTimeout(resolve, 5));
+  }
+  return times;
+}
+
+/** REST requests with `value` in one String or JSON body field, or a long string in one path or query parameter, each. */
+function restCases(value: string): Array<{ route: string; method: string; path: string; body?: unknown; field: string }> {
+  const schema = getSchema();
+  const cases: Array<{ route: string; method: string; path: string; body?: unknown; field: string }> = [];
+  for (const route of ROUTES) {
+    if (route.kind !== 'rest') continue;
+    const definition = parse(route.document).definitions[0] as OperationDefinitionNode;
+    const variables = (definition.variableDefinitions ?? []).map((v) => ({ name: v.variable.name.value, type: typeFromAST(schema, v.type as never) as GraphQLInputType }));
+    const pathParams = new Set([...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!));
+    const params = Object.fromEntries([...pathParams].map((p) => [p, getNullableType(variables.find((v) => v.name === p)?.type ?? GraphQLString) === GraphQLInt ? 1 : 'x']));
+    const path = fillPath(route, params);
+    const method = route.method;
+    const bodyFields = !route.body ? [] : route.body === 'input'
+      ? Object.values((getNamedType(variables.find((v) => v.name === 'input')!.type) as GraphQLInputObjectType).getFields()).map((f) => ({ name: f.name, type: f.type }))
+      : variables.filter((v) => !pathParams.has(v.name));
+    const base = route.body ? Object.fromEntries(bodyFields.filter((f) => isNonNullType(f.type)).map((f) => [f.name, filler(f.type)])) : undefined;
+    // Path and query parameters that are strings: a request head cannot carry 10 MB (its limit answers first).
+    for (const p of pathParams) {
+      if (params[p] === 'x') cases.push({ route: routeKey(route), method, path: fillPath(route, { ...params, [p]: 'y'.repeat(60_000) }), body: base, field: p });
+    }
+    for (const [param, name] of Object.entries(route.query ?? {})) {
+      const v = variables.find((x) => x.name === name);
+      if (v && getNullableType(v.type) === GraphQLString) cases.push({ route: routeKey(route), method, path: `${path}?${param}=${'q'.repeat(60_000)}`, body: base, field: name });
+    }
+    for (const f of bodyFields) {
+      const named = getNamedType(f.type);
+      if (named === GraphQLString) cases.push({ route: routeKey(route), method, path, body: { ...base, [f.name]: value }, field: f.name });
+      else if (named.name.startsWith('JSON')) cases.push({ route: routeKey(route), method, path, body: { ...base, [f.name]: { k: value } }, field: f.name });
+    }
+  }
+  return cases;
+}
+
+const TOO_LONG = (field: string) => new RegExp(`^${field} is too (long|large) \\(at most \\d+ (characters|bytes of JSON)\\)$`);
+
+describe('strings past their bound in every argument and body field', () => {
+  // Past every bound, JSON's too; the database layer's cost already showed at this size, and 10 MB
+  // for every one of them would cost this suite minutes of parsing. The 10 MB case follows.
+  const long = 'x'.repeat(300_000);
+
+  it('GraphQL: every String, ID and JSON argument and input field of every root field answers 400 naming it', async () => {
+    const slots = textSlots();
+    expect(slots.length).toBeGreaterThan(60);
+    for (const slot of slots) {
+      const { query, variables } = operationFor(slot, slot.kind === 'json' ? { k: long } : long);
+      const res = await gql(server, query, variables);
+      expect([slot.field.name, slot.path.join('.'), res.status]).toEqual([slot.field.name, slot.path.join('.'), 400]);
+      expect(res.body.errors?.[0]).toMatchObject({ message: expect.stringMatching(TOO_LONG(slot.path.at(-1)!)), extensions: { code: 'BAD_REQUEST' } });
+    }
+    // Nothing was created or changed on the way.
+    expect((await call(server, 'GET', '/api/datasources')).body.map((d: { name: string }) => d.name)).toEqual(['deep-ok']);
+  }, 60_000);
+
+  it('REST: every String and JSON body field, path and query parameter answers 400 naming it, as {"message"}', async () => {
+    const cases = restCases(long);
+    expect(cases.map((c) => `${c.route} ${c.field}`)).toEqual(expect.arrayContaining([
+      'POST /api/org/users loginOrEmail', 'POST /api/datasources jsonData', 'GET /api/datasources/name/:name name', 'GET /api/users/search query',
+    ]));
+    for (const c of cases) {
+      const res = await call(server, c.method, c.path, c.body === undefined ? {} : { body: c.body });
+      expect([c.route, c.field, res.status]).toEqual([c.route, c.field, 400]);
+      expect([c.route, res.body.message]).toEqual([c.route, expect.stringMatching(TOO_LONG(c.field))]);
+    }
+  }, 60_000);
+
+  /**
+   * Reading and parsing a 10 MB body costs what it costs whatever happens next (from 0.3 s to over a
+   * second on a busy test machine, in this process that also sends it): what is judged is the time
+   * past that, against the same body refused once parsed (its document does not parse, or its JSON
+   * has trailing garbage). Unbounded, these values cost the server 45 s of CPU each; the bound
+   * leaves room for the machine's noise, not for any work on the value.
+   */
+  it('10 MB in the arguments that took the server down: answered as soon as parsed, /api/health undelayed', async () => {
+    const huge = 'x'.repeat(TEN_MB);
+    const named = new Set(['dataSourceByName.name', 'dataSourceIdByName.name', 'dataSourceByUid.uid', 'currentOrganizationMembers.query', 'users.query', 'createDataSource.input.jsonData']);
+    const slots = textSlots().filter((slot) => named.has(`${slot.field.name}.${slot.path.join('.')}`));
+    expect(slots).toHaveLength(named.size);
+    const requests = [
+      ...slots.map((slot) => {
+        const { query, variables } = operationFor(slot, slot.kind === 'json' ? { k: huge } : huge);
+        return { path: '/graphql', body: JSON.stringify({ query, variables }), baseline: JSON.stringify({ query: '{', variables }), field: slot.path.at(-1)! };
+      }),
+      { path: '/api/org/users', body: JSON.stringify({ loginOrEmail: huge, role: 'Viewer' }), baseline: `${JSON.stringify({ loginOrEmail: huge, role: 'Viewer' })}x`, field: 'loginOrEmail' },
+    ];
+    const send = async (path: string, rawBody: string) => {
+      const started = performance.now();
+      const res = await call(server, 'POST', path, { rawBody, headers: { 'content-type': 'application/json' } });
+      return { res, took: performance.now() - started };
+    };
+    const stop = { done: false };
+    const probe = probeHealth(server, stop);
+    const extra: number[] = [];
+    const baselines: number[] = [];
+    try {
+      for (const request of requests) {
+        const baseline = await send(request.path, request.baseline);
+        expect(baseline.res.status).toBe(400);
+        const { res, took } = await send(request.path, request.body);
+        expect([request.field, res.status]).toEqual([request.field, 400]);
+        expect(res.body.errors?.[0]?.message ?? res.body.message).toMatch(TOO_LONG(request.field));
+        extra.push(took - baseline.took);
+        baselines.push(baseline.took);
+      }
+    } finally {
+      stop.done = true;
+    }
+    const health = await probe;
+    expect(Math.max(...extra)).toBeLessThan(1000);
+    expect(median(extra)).toBeLessThan(250);
+    expect(health.length).toBeGreaterThan(5);
+    // A health check waits at most for one body being parsed, never for an operation.
+    expect(median(health)).toBeLessThan(median(baselines) + 50);
+  }, 60_000);
+});
+
+function median(values: number[]): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.floor(sorted.length / 2)]!;
+}

@@ -1,6 +1,7 @@
 import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphql';
 import { enforceDeclaredAccess } from '../access.ts';
 import { builder } from '../builder.ts';
+import { enforceInputLimits } from '../input-limits.ts';
 import './scalars.ts';
 import './message.ts';
 import './data-source.ts';
@@ -21,6 +22,8 @@ let schema: GraphQLSchema | null = null;
 export function getSchema(): GraphQLSchema {
   if (!schema) {
     schema = builder.toSchema();
+    // Limits first, so that the access check wraps them and runs before them.
+    enforceInputLimits(schema);
     enforceDeclaredAccess(schema);
   }
   return schema;
