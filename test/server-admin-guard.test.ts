@@ -106,24 +106,35 @@ describe('the last enabled server admin', () => {
 });
 
 describe('removing a user from its last org', () => {
-  it('never deletes the last enabled server admin, though an org Admin may otherwise delete such a user', async () => {
-    const survivor = 'admin';
+  it('never deletes a server admin: an org Admin only removes the membership, over REST and GraphQL, and says so', async () => {
     const orgId = (await first.sql<{ id: number }>(`insert into org (name) values ('Lonely Admins') returning id`))[0]!.id;
     const orgAdmin = await call(first, 'POST', '/api/admin/users', { body: { login: 'org-boss', password: 'boss-pass', orgId } });
     await first.sql(`update org_user set role = 'Admin' where user_id = $1`, [orgAdmin.body.id]);
-    // The survivor becomes a member of that org only, and the only enabled server admin there is.
-    const survivorId = await userId(survivor!);
-    await first.sql('delete from org_user where user_id = $1', [survivorId]);
-    await first.sql(`insert into org_user (org_id, user_id, role) values ($1, $2, 'Viewer')`, [orgId, survivorId]);
-    await first.sql('update "user" set org_id = $1 where id = $2', [orgId, survivorId]);
-
-    const asBoss = { auth: basic('org-boss', 'boss-pass'), headers: { 'x-grafana-org-id': String(orgId) } };
-    expect(await call(second, 'DELETE', `/api/org/users/${survivorId}`, asBoss)).toMatchObject(LAST_ADMIN);
-    expect(await first.sql('select 1 from org_user where user_id = $1', [survivorId])).toHaveLength(1);
-    expect(await enabledAdmins()).toEqual([survivor]);
-    // With a second enabled admin, the same removal deletes the user, as the original does.
+    // Two server admins, each a member of that org only: neither is the last one.
     await createAdmin('backup-admin');
-    expect(await call(second, 'DELETE', `/api/org/users/${survivorId}`, asBoss)).toMatchObject({ status: 200, body: { message: 'User deleted' } });
-    expect(await enabledAdmins()).toEqual(['backup-admin']);
+    const admins = [await userId('admin'), await userId('backup-admin')];
+    for (const id of admins) {
+      await first.sql('delete from org_user where user_id = $1', [id]);
+      await first.sql(`insert into org_user (org_id, user_id, role) values ($1, $2, 'Viewer')`, [orgId, id]);
+      await first.sql('update "user" set org_id = $1 where id = $2', [orgId, id]);
+    }
+    const asBoss = { auth: basic('org-boss', 'boss-pass'), headers: { 'x-grafana-org-id': String(orgId) } };
+    expect(await call(second, 'DELETE', `/api/org/users/${admins[0]}`, asBoss)).toMatchObject({ status: 200, body: { message: 'User removed from organization' } });
+    const viaGraphQL = await call(second, 'POST', '/graphql', {
+      ...asBoss, body: { query: 'mutation($id: Int!) { removeCurrentOrganizationMember(userId: $id) { message } }', variables: { id: admins[1] } },
+    });
+    expect(viaGraphQL.body).toEqual({ data: { removeCurrentOrganizationMember: { message: 'User removed from organization' } } });
+    // Both kept, server admins still, in no org.
+    expect(await first.sql('select login, is_admin, org_id from "user" where id = any($1) order by login', [admins])).toEqual([
+      { login: 'admin', is_admin: true, org_id: null },
+      { login: 'backup-admin', is_admin: true, org_id: null },
+    ]);
+    expect(await first.sql('select 1 from org_user where user_id = any($1)', [admins])).toHaveLength(0);
+    expect(await enabledAdmins()).toEqual(['admin', 'backup-admin']);
+    // Anyone else left in no org is deleted, as the original does.
+    const plain = await call(first, 'POST', '/api/admin/users', { body: { login: 'plain-member', password: 'plain-pass', orgId } });
+    await first.sql('delete from org_user where user_id = $1 and org_id <> $2', [plain.body.id, orgId]);
+    expect(await call(second, 'DELETE', `/api/org/users/${plain.body.id}`, asBoss)).toMatchObject({ status: 200, body: { message: 'User deleted' } });
+    expect(await first.sql('select 1 from "user" where id = $1', [plain.body.id])).toHaveLength(0);
   });
 });

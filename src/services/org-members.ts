@@ -2,7 +2,6 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, DomainError, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { ORG_ROLES, roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
-import { guardServerAdmins } from './server-admins.ts';
 import { containsPattern } from './user-profiles.ts';
 
 /** A member of an org as the original lists one (OrgUserDTO). Service accounts are not members here. */
@@ -166,7 +165,7 @@ export async function updateOrgMemberRole(em: EntityManager, orgId: number, user
  * Removes a member from an org; the org's last Admin cannot be removed (400), however requests
  * race. If it was the user's current org, another of its orgs becomes current, or none. With
  * `deleteOrphan` (the current-org route, as in the original) a user left in no org is deleted
- * altogether, under the same guard as any deletion: the last enabled server admin stays.
+ * altogether, unless it is a server admin: that one only leaves the org.
  * Returns whether the user was deleted.
  */
 export async function removeOrgMember(em: EntityManager, orgId: number, userId: number, options: { deleteOrphan: boolean }): Promise<boolean> {
@@ -182,8 +181,10 @@ export async function removeOrgMember(em: EntityManager, orgId: number, userId: 
       [userId],
     );
     if (!other && options.deleteOrphan) {
-      await guardServerAdmins(tx, (admins) => admins.execute('delete from "user" where id = ?', [userId]));
-      return true;
+      // Never a server admin (as the original since CVE-2025-3580): an org Admin could otherwise
+      // delete one. It stays, in no org; the row lock makes a concurrent promotion count.
+      const [deleted] = await tx.execute<Array<{ id: number }>>('delete from "user" where id = ? and not is_admin returning id', [userId]);
+      if (deleted) return true;
     }
     await tx.execute(
       `update "user" set org_id = ?, updated = now() where id = ? and (org_id is null or org_id = ?)`,

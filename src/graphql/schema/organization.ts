@@ -256,7 +256,7 @@ builder.mutationFields((t) => ({
   removeCurrentOrganizationMember: t.field({
     type: MessageType,
     args: { userId: t.arg.int({ required: true }) },
-    description: 'Removes a member from the org the request acts in; a user left in no org is deleted, as by the original server (never the last enabled server admin).',
+    description: 'Removes a member from the org the request acts in; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes).',
     extensions: { access: ORG_ACCESS.membersRemove },
     resolve: async (_root, { userId }, ctx) => {
       const deleted = await removeOrgMember(ctx.em, ctx.orgId, userId, { deleteOrphan: true });
