@@ -3,7 +3,7 @@ import { mkdir, mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { checkSecretKey, instanceKeyFile, publishedSecretKey, withInstanceSecretKey } from '../src/config/secret-key.ts';
+import { checkSecretKey, instanceKeyFile, MIN_SECRET_KEY_LENGTH, publishedSecretKey, secretKeyWeakness, withInstanceSecretKey } from '../src/config/secret-key.ts';
 import { loadSettings } from '../src/config/settings.ts';
 import type { PgConnection } from '../src/db/embedded.ts';
 import { createTestDatabase, dropTestDatabase } from './support/database.ts';
@@ -69,10 +69,18 @@ describe('the public default secret_key', () => {
   }, 60_000);
 
   it('is refused in production whichever layer sets it', async () => {
-    const config = await configFile('production-env.ini', `[security]\nsecret_key = my-own-key-0123456789`, { ...connection, port: 1 });
+    const config = await configFile('production-env.ini', `[security]\nsecret_key = my-own-key-0123456789abcdefghijklmn`, { ...connection, port: 1 });
     const result = await run(config, { GF_SECURITY_SECRET_KEY: publishedSecretKey() });
     expect(result.code).toBe(1);
     expect(result.output).toContain('refusing to start in app_mode = production');
+  }, 60_000);
+
+  it('refuses a short key in production too, saying how to generate one', async () => {
+    const config = await configFile('production-short.ini', `[security]\nsecret_key = x`, { ...connection, port: 1 });
+    const result = await run(config);
+    expect({ listened: result.listened, code: result.code }).toEqual({ listened: false, code: 1 });
+    expect(result.output).toContain('dashgate: start-up failed: [security] secret_key has 1 characters, fewer than 32');
+    expect(result.output).toContain('openssl rand -hex 32');
   }, 60_000);
 
   it('is allowed in development with a warning at every start', async () => {
@@ -88,7 +96,7 @@ describe('the public default secret_key', () => {
   }, 120_000);
 
   it('gives no warning once a key of your own is set', async () => {
-    const config = await configFile('production-own.ini', `[security]\nsecret_key = my-own-key-0123456789`);
+    const config = await configFile('production-own.ini', `[security]\nsecret_key = my-own-key-0123456789abcdefghijklmn`);
     const result = await run(config);
     expect({ listened: result.listened, code: result.code }).toEqual({ listened: true, code: 0 });
     expect(warnings(result.output)).toEqual([]);
@@ -99,39 +107,36 @@ describe('the public default secret_key', () => {
 describe('checkSecretKey', () => {
   const settingsWith = (appMode: 'production' | 'development', secretKey?: string) =>
     loadSettings({ argv: [], env: {}, overrides: { DEFAULT: { app_mode: appMode }, ...(secretKey ? { security: { secret_key: secretKey } } : {}) } });
+  const strong = 'mine-0123456789abcdef0123456789ab';
 
   it('decides by app mode and key', () => {
     expect(checkSecretKey(settingsWith('production'))).toEqual({ error: expect.stringContaining('refusing to start') });
     expect(checkSecretKey(settingsWith('development'))).toEqual({ warning: expect.stringContaining('app_mode = development') });
-    expect(checkSecretKey(settingsWith('production', 'mine-0123456789'))).toBeNull();
-    expect(checkSecretKey(settingsWith('development', 'mine-0123456789'))).toBeNull();
+    expect(checkSecretKey(settingsWith('production', strong))).toBeNull();
+    expect(checkSecretKey(settingsWith('development', strong))).toBeNull();
+    expect(checkSecretKey(settingsWith('production', 'x'))).toEqual({ error: expect.stringContaining('refusing to start') });
+    expect(checkSecretKey(settingsWith('development', 'x'))).toEqual({ warning: expect.stringContaining('allowed only because app_mode = development') });
   });
 });
 
-describe('withInstanceSecretKey', () => {
-  const settingsIn = async (type: 'embedded' | 'postgres', secretKey?: string) => {
-    const data = await mkdtemp(join(dir, 'instance-'));
-    return loadSettings({ argv: [], env: {}, overrides: { paths: { data }, database: { type }, ...(secretKey ? { security: { secret_key: secretKey } } : {}) } });
-  };
-
-  it('gives a fresh embedded installation a random key of its own, the same at every start', async () => {
-    const settings = await settingsIn('embedded');
-    const first = withInstanceSecretKey(settings);
-    expect(first.security.secretKey).toMatch(/^[0-9a-f]{64}$/);
-    expect(checkSecretKey(first)).toBeNull();
-    expect(withInstanceSecretKey(settings).security.secretKey).toBe(first.security.secretKey);
-    expect((await readFile(instanceKeyFile(settings), 'utf8')).trim()).toBe(first.security.secretKey);
-  });
-
-  it('leaves a configured key, an external database and a cluster made with the public key as they are', async () => {
-    const own = await settingsIn('embedded', 'mine-0123456789');
-    expect(withInstanceSecretKey(own)).toBe(own);
-    const external = await settingsIn('postgres');
-    expect(withInstanceSecretKey(external).security.secretKey).toBe(publishedSecretKey());
-    const existing = await settingsIn('embedded');
-    await mkdir(existing.database.path, { recursive: true });
-    await writeFile(join(existing.database.path, 'PG_VERSION'), '18\n');
-    expect(withInstanceSecretKey(existing).security.secretKey).toBe(publishedSecretKey());
-    expect(checkSecretKey(withInstanceSecretKey(existing))).toEqual({ error: expect.stringContaining('refusing to start') });
+describe('secretKeyWeakness', () => {
+  const published = publishedSecretKey();
+  it.each<[string, string, RegExp | null]>([
+    ['the published default', published, /public default/],
+    ['the default padded with spaces', `  ${published}   `, /public default/],
+    ['the default in another case', published.toUpperCase(), /public default/],
+    ['the default with spaces inside', `${published.slice(0, 5)} ${published.slice(5)}`, /public default/],
+    ['one character', 'x', /has 1 characters, fewer than 32/],
+    ['31 characters padded to 40 with spaces', `${'k'.repeat(31)}         `, /has 31 characters, fewer than 32/],
+    ['32 characters', 'k'.repeat(MIN_SECRET_KEY_LENGTH), null],
+    ['a generated key', 'a3f1c9e04b7d2286f0e5c1b9d4a7e3f2a3f1c9e04b7d2286f0e5c1b9d4a7e3f2', null],
+  ])('%s', (_name, key, problem) => {
+    const weakness = secretKeyWeakness(key);
+    if (problem === null) expect(weakness).toBeNull();
+    else {
+      expect(weakness?.problem).toMatch(problem);
+      // The fix says how to make a good key.
+      expect(weakness?.fix).toContain('openssl rand -hex 32');
+    }
   });
 });

@@ -83,7 +83,7 @@ describe('graceful shutdown on SIGTERM', () => {
     await writeFile(join(dir, 'provisioning', 'datasources', 'upstream.yaml'),
       `apiVersion: 1\ndatasources:\n  - { name: upstream, uid: upstream, type: loki, url: "${upstream.url}" }\n`);
     const config = join(dir, 'custom.ini');
-    await writeFile(config, `[paths]\ndata = ${dir}/data\nprovisioning = ${dir}/provisioning\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\nshutdown_timeout_seconds = 4\n[log]\nlevel = info\n[security]\nsecret_key = shutdown-test-key-0123456789\n`);
+    await writeFile(config, `[paths]\ndata = ${dir}/data\nprovisioning = ${dir}/provisioning\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\nshutdown_timeout_seconds = 4\n[log]\nlevel = info\n[security]\nsecret_key = shutdown-test-key-0123456789abcdef\n`);
 
     const server = spawn(process.execPath, ['--experimental-async-context-frame', 'src/main.ts', '--config', config], { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] });
     child = server;

@@ -219,7 +219,7 @@ async function resolveCommand(args: string[]): Promise<Command | { help: string 
     if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}" (keys are read from stdin or files, never from the command line)`, HELP.rotateKey);
     const sources = [parsed.values['old-key-from-stdin'], parsed.values['old-key-file'] !== undefined, parsed.values['from-default-key']].filter(Boolean).length;
     if (sources !== 1) throw new UsageError('give the old key with exactly one of --old-key-from-stdin, --old-key-file or --from-default-key', HELP.rotateKey);
-    const { publishedSecretKey } = await import('../config/secret-key.ts');
+    const { isPublishedSecretKey, publishedSecretKey } = await import('../config/secret-key.ts');
     const oldKey = parsed.values['from-default-key']
       ? publishedSecretKey()
       : parsed.values['old-key-file'] !== undefined
@@ -231,7 +231,7 @@ async function resolveCommand(args: string[]): Promise<Command | { help: string 
     return (settings) => {
       const newKey = newKeyFromFile ?? settings.security.secretKey;
       if (newKey === oldKey) throw new Error('the new key is the old key: set the new one in the configuration or give --new-key-file');
-      if (newKey === publishedSecretKey()) throw new Error('the new key is the public default from conf/defaults.ini: set your own in the configuration or give --new-key-file');
+      if (isPublishedSecretKey(newKey)) throw new Error('the new key is the public default from conf/defaults.ini: set your own in the configuration or give --new-key-file');
       // Stored secrets are still sealed with the old key: pending migrations must use it.
       const withOldKey: Settings = { ...settings, security: { ...settings.security, secretKey: oldKey } };
       return withDatabase(withOldKey, true, async (db) => {

@@ -12,23 +12,39 @@ export function publishedSecretKey(): string {
   return parseIni(readFileSync(DEFAULTS_FILE, 'utf8'), DEFAULTS_FILE).get('security')?.get('secret_key') ?? '';
 }
 
+/** The published default however it is spelt: any case, with spaces around or inside it. */
 export function isPublishedSecretKey(key: string): boolean {
-  return key === publishedSecretKey();
+  const squeeze = (text: string) => text.replace(/\s+/g, '').toLowerCase();
+  return squeeze(key) === squeeze(publishedSecretKey());
 }
+
+/** Shortest key accepted in production: a key derivation cannot add strength a short key lacks. */
+export const MIN_SECRET_KEY_LENGTH = 32;
 
 export const SECRET_KEY_MESSAGES = {
   published: '[security] secret_key is the public default from conf/defaults.ini, so anyone can decrypt the data source secrets stored with it',
-  fix: 'set your own long random key (secret_key in your custom ini, or GF_SECURITY_SECRET_KEY) and move stored secrets to it with `npx dashgate secrets rotate-key --from-default-key`',
+  short: (length: number) => `[security] secret_key has ${length} characters, fewer than ${MIN_SECRET_KEY_LENGTH}, so the data source secrets stored with it could be guessed`,
+  fix: 'set your own long random key (generate one with `openssl rand -hex 32`; secret_key in your custom ini, or GF_SECURITY_SECRET_KEY) and move stored secrets to it with `npx dashgate secrets rotate-key --from-default-key`',
+  fixShort: 'set a long random key instead (generate one with `openssl rand -hex 32`; secret_key in your custom ini, or GF_SECURITY_SECRET_KEY) and move stored secrets to it with `npx dashgate secrets rotate-key --old-key-file <file with the old key>`',
 } as const;
 
+/** What is wrong with a key, with its fix, or null for a strong one. Spaces around it do not count. */
+export function secretKeyWeakness(key: string): { problem: string; fix: string } | null {
+  if (isPublishedSecretKey(key)) return { problem: SECRET_KEY_MESSAGES.published, fix: SECRET_KEY_MESSAGES.fix };
+  const length = key.trim().length;
+  if (length < MIN_SECRET_KEY_LENGTH) return { problem: SECRET_KEY_MESSAGES.short(length), fix: SECRET_KEY_MESSAGES.fixShort };
+  return null;
+}
+
 /**
- * Start-up check of the key: in production the published default stops the start (returned as
- * the error to throw); in development it is allowed, with a warning to log at every start.
+ * Start-up check of the key: in production the published default or a short key stops the start
+ * (returned as the error to throw); in development it is allowed, with a warning to log at every start.
  */
 export function checkSecretKey(settings: Pick<Settings, 'appMode' | 'security'>): { error: string } | { warning: string } | null {
-  if (!isPublishedSecretKey(settings.security.secretKey)) return null;
-  if (settings.appMode === 'production') return { error: `${SECRET_KEY_MESSAGES.published}; refusing to start in app_mode = production: ${SECRET_KEY_MESSAGES.fix}` };
-  return { warning: `${SECRET_KEY_MESSAGES.published}; allowed only because app_mode = development: ${SECRET_KEY_MESSAGES.fix}` };
+  const weakness = secretKeyWeakness(settings.security.secretKey);
+  if (!weakness) return null;
+  if (settings.appMode === 'production') return { error: `${weakness.problem}; refusing to start in app_mode = production: ${weakness.fix}` };
+  return { warning: `${weakness.problem}; allowed only because app_mode = development: ${weakness.fix}` };
 }
 
 /** Where an embedded installation keeps the key it generated for itself. */
