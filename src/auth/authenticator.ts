@@ -4,7 +4,7 @@ import type { ChangeBarrier, ChangeListener } from '../db/change-listener.ts';
 import type { OrgRole } from '../db/entities/index.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { AUTH_ERRORS } from '../errors/domain.ts';
-import { clientAddress, TrustedProxies } from '../net/client-address.ts';
+import { clientAddress, limiterKey, TrustedProxies } from '../net/client-address.ts';
 import { VerifiedCredentialCache } from './credential-cache.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
@@ -44,9 +44,10 @@ const LAST_USED_RESOLUTION_MS = 5 * 60_000;
 
 type Verdict = 'right' | 'wrong' | 'blocked';
 
+/** The login lookup's one row: the user's columns all null when no user has that login. */
 interface UserRow {
-  id: number;
-  login: string;
+  id: number | null;
+  login: string | null;
   password_hash: string | null;
   is_admin: boolean;
   is_disabled: boolean;
@@ -54,6 +55,11 @@ interface UserRow {
   role: OrgRole | null;
   attempts: string;
 }
+
+type KnownUserRow = UserRow & { id: number; login: string; password_hash: string };
+
+/** Width of login_attempt.username: an attempt for a longer login is recorded under its start. */
+const MAX_ATTEMPT_LOGIN_LENGTH = 190;
 
 interface KeyRow {
   id: number;
@@ -88,9 +94,9 @@ export class Authenticator {
     this.#trustedProxies = new TrustedProxies(options.trustedProxies);
   }
 
-  /** The client address failed logins are recorded (and, by default, counted) under. */
+  /** The client address failed logins are recorded (and, by default, counted) under: IPv6 by its /64. */
   clientAddress(credentials: Pick<Credentials, 'ip' | 'forwardedFor'>): string {
-    return clientAddress(credentials.ip, credentials.forwardedFor, this.#trustedProxies);
+    return limiterKey(clientAddress(credentials.ip, credentials.forwardedFor, this.#trustedProxies));
   }
 
   /**
@@ -175,24 +181,34 @@ export class Authenticator {
     const byAddress = this.#options.loginProtectionByAddress;
     const address = this.clientAddress(credentials);
     const requestedOrg = parseOrgId(credentials.orgIdHeader);
-    // One round trip: the user, its role in the org it acts in, and its recent failed attempts from
-    // this address, or from any when the lockout is per login.
+    // Failures count under the user's login, or under the login as given when there is no such
+    // user (cut to the column: no longer login exists): unknown logins are limited exactly as known
+    // ones, so that neither the answer nor its time tells which logins exist.
+    const asGiven = login.slice(0, MAX_ATTEMPT_LOGIN_LENGTH);
+    // One round trip: the user (if any), its role in the org it acts in, and the recent failed
+    // attempts from this address, or from any when the lockout is per login.
     const rows = await em.execute<UserRow[]>(
-      `select u.id, u.login, u.password_hash, u.is_admin, u.is_disabled, u.org_id, ou.role,
-              (select failed from dashgate_login_attempt_counts(lower(u.login), ?, ?, cast(? as interval))) as attempts
-         from "user" u
-         left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as bigint), u.org_id)
-        where (lower(u.login) = lower(?) or lower(u.email) = lower(?)) and not u.is_service_account
-        order by (lower(u.login) = lower(?)) desc
-        limit 1`,
-      [address, byAddress, LOGIN_WINDOW, requestedOrg, login, login, login],
+      `select u.id, u.login, u.password_hash, u.is_admin, u.is_disabled, u.org_id, u.role,
+              (select failed from dashgate_login_attempt_counts(lower(coalesce(u.login, ?)), ?, ?, cast(? as interval))) as attempts
+         from (select 1) as one
+         left join lateral (
+           select u.id, u.login, u.password_hash, u.is_admin, u.is_disabled, u.org_id, ou.role
+             from "user" u
+             left join org_user ou on ou.user_id = u.id and ou.org_id = coalesce(cast(? as bigint), u.org_id)
+            where (lower(u.login) = lower(?) or lower(u.email) = lower(?)) and not u.is_service_account
+            order by (lower(u.login) = lower(?)) desc
+            limit 1
+         ) u on true`,
+      [asGiven, address, byAddress, LOGIN_WINDOW, requestedOrg, login, login, login],
     );
-    const user = rows[0];
-    if (!user || !user.password_hash) {
-      await verifyPassword(await decoyHash(), password);
+    const row = rows[0]!;
+    if (protection && Number(row.attempts) >= this.#options.maxLoginAttempts) throw AUTH_ERRORS.blocked();
+    if (row.id === null || row.login === null || !row.password_hash) {
+      // The same check, reservation and cost as for a user's wrong password, on a decoy hash.
+      if ((await this.#checkReserved(em, row.login ?? asGiven, await decoyHash(), password, address)) === 'blocked') throw AUTH_ERRORS.blocked();
       throw AUTH_ERRORS.badPassword();
     }
-    if (protection && Number(user.attempts) >= this.#options.maxLoginAttempts) throw AUTH_ERRORS.blocked();
+    const user = row as KnownUserRow;
     const cached = this.#options.cacheCredentials !== false && this.#cache.has(user.id, user.password_hash, password);
     if (!cached) {
       const verdict = await this.#check(em, user, password, address);
@@ -220,23 +236,24 @@ export class Authenticator {
    * Checked at most once at a time per instance for the same user, password and address:
    * concurrent identical requests share the check and its reservation.
    */
-  #check(em: EntityManager, user: UserRow, password: string, address: string): Promise<Verdict> {
+  #check(em: EntityManager, user: KnownUserRow, password: string, address: string): Promise<Verdict> {
     // Sharing a check is a cache of sorts: off when benchmarks measure without caches.
-    if (this.#options.cacheCredentials === false) return this.#checkReserved(em, user, password, address);
+    if (this.#options.cacheCredentials === false) return this.#checkReserved(em, user.login, user.password_hash, password, address);
     const key = hash('sha256', `${this.#checkSalt}\0${user.id}\0${user.password_hash}\0${address}\0${password}`, 'base64');
     let check = this.#checks.get(key);
     if (!check) {
-      check = this.#checkReserved(em, user, password, address).finally(() => this.#checks.delete(key));
+      check = this.#checkReserved(em, user.login, user.password_hash, password, address).finally(() => this.#checks.delete(key));
       this.#checks.set(key, check);
     }
     return check;
   }
 
-  async #checkReserved(em: EntityManager, user: UserRow, password: string, address: string): Promise<Verdict> {
-    if (!this.#options.bruteForceProtection) return (await verifyPassword(user.password_hash!, password)) ? 'right' : 'wrong';
-    const reservation = await this.#reserveAttempt(em, user.login, address);
+  /** `passwordHash` checked under a reservation for `login` (a decoy hash for a login no user has). */
+  async #checkReserved(em: EntityManager, login: string, passwordHash: string, password: string, address: string): Promise<Verdict> {
+    if (!this.#options.bruteForceProtection) return (await verifyPassword(passwordHash, password)) ? 'right' : 'wrong';
+    const reservation = await this.#reserveAttempt(em, login, address);
     if (reservation === null) return 'blocked';
-    const right = await verifyPassword(user.password_hash!, password).catch(async (error: unknown) => {
+    const right = await verifyPassword(passwordHash, password).catch(async (error: unknown) => {
       // Not checked after all: the slot goes back.
       await em.execute('delete from login_attempt where id = ?', [reservation]);
       throw error;

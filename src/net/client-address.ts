@@ -79,3 +79,33 @@ function parseHop(raw: string): string | null {
   if (v4WithPort) value = v4WithPort[1]!;
   return isIP(value) === 0 ? null : normalizeAddress(value);
 }
+
+/**
+ * What brute-force limits count a client address under: an IPv4 address as it is, an IPv6 one as
+ * its /64 (`2001:db8:1:2::/64`). One subscriber, host or LAN usually gets a whole /64, so keyed by
+ * the full address every guess could come from a fresh address with a fresh budget.
+ */
+export function limiterKey(address: string): string {
+  if (isIP(address) !== 6) return address;
+  const groups = ipv6Groups(address);
+  if (!groups) return address;
+  return `${groups.slice(0, 4).map((g) => g.toString(16)).join(':')}::/64`;
+}
+
+/** The eight 16-bit groups of an IPv6 address (a zone and an embedded IPv4 tail allowed), or null. */
+function ipv6Groups(address: string): number[] | null {
+  let text = address.split('%')[0]!.toLowerCase();
+  const v4 = /(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/.exec(text);
+  if (v4) {
+    const [a, b, c, d] = v4.slice(1).map(Number) as [number, number, number, number];
+    text = `${text.slice(0, v4.index)}${((a << 8) | b).toString(16)}:${((c << 8) | d).toString(16)}`;
+  }
+  const halves = text.split('::');
+  if (halves.length > 2) return null;
+  const parse = (part: string) => (part === '' ? [] : part.split(':').map((g) => Number.parseInt(g, 16)));
+  const head = parse(halves[0]!);
+  const tail = halves.length === 2 ? parse(halves[1]!) : [];
+  const missing = 8 - head.length - tail.length;
+  if (missing < 0 || (halves.length === 1 && missing !== 0) || [...head, ...tail].some((g) => Number.isNaN(g))) return null;
+  return [...head, ...Array<number>(halves.length === 2 ? missing : 0).fill(0), ...tail];
+}

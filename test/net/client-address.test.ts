@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { clientAddress, normalizeAddress, TrustedProxies } from '../../src/net/client-address.ts';
+import { clientAddress, limiterKey, normalizeAddress, TrustedProxies } from '../../src/net/client-address.ts';
 
 describe('clientAddress', () => {
   const none = new TrustedProxies([]);
@@ -62,5 +62,23 @@ describe('TrustedProxies', () => {
     expect(normalizeAddress('2001:DB8::1')).toBe('2001:db8::1');
     expect(normalizeAddress('::ffff:abcd')).toBe('::ffff:abcd');
     expect(normalizeAddress('192.0.2.1')).toBe('192.0.2.1');
+  });
+});
+
+describe('limiterKey', () => {
+  it.each([
+    ['203.0.113.5', '203.0.113.5'],
+    ['2001:db8:1:2:3:4:5:6', '2001:db8:1:2::/64'],
+    ['2001:db8:1:2::ffff', '2001:db8:1:2::/64'],
+    ['2001:0DB8:0001:0002:aaaa:bbbb:cccc:dddd', '2001:db8:1:2::/64'],
+    ['2001:db8::1', '2001:db8:0:0::/64'],
+    ['::1', '0:0:0:0::/64'],
+    ['fe80::1%eth0', 'fe80:0:0:0::/64'],
+    ['64:ff9b::192.0.2.33', '64:ff9b:0:0::/64'],
+    ['2001:db8:1:2:3:4:192.0.2.33', '2001:db8:1:2::/64'],
+    // Not an address: as it is.
+    ['', ''],
+  ])('%s -> %s', (address, key) => {
+    expect(limiterKey(address)).toBe(key);
   });
 });

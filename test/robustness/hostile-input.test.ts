@@ -7,7 +7,7 @@ import {
 import { getSchema } from '../../src/graphql/schema/index.ts';
 import { MAX_JSON_DEPTH } from '../../src/graphql/schema/scalars.ts';
 import { ROUTES } from '../../src/http/routes.ts';
-import { ADMIN, call, gql, startTestServer, type TestServer } from '../support/server.ts';
+import { ADMIN, basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
 import { fillPath, rawRequest, routeKey } from './helpers.ts';
 
 /**
@@ -296,3 +296,58 @@ function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
   return sorted[Math.floor(sorted.length / 2)]!;
 }
+
+describe('login probing', () => {
+  // Behind a trusted proxy (this test's loopback), so that X-Forwarded-For names the client.
+  let proxied: TestServer;
+  beforeAll(async () => {
+    proxied = await startTestServer({ overrides: { server: { trusted_proxies: '127.0.0.1' } } });
+  });
+  afterAll(() => proxied.close());
+
+  const guess = (login: string, password: string, client = '198.51.100.7') =>
+    call(proxied, 'GET', '/api/datasources', { auth: basic(login, password), headers: { 'x-forwarded-for': client } });
+  const timedGuess = async (login: string) => {
+    const started = performance.now();
+    const res = await guess(login, 'wrong-guess');
+    return { took: performance.now() - started, res };
+  };
+
+  it('counts unknown logins as known ones: once locked, both answer the same, in the same time', async () => {
+    expect((await call(proxied, 'POST', '/api/admin/users', { body: { login: 'probe-known', password: 'probe-password' } })).status).toBe(200);
+    for (let i = 0; i < 5; i++) {
+      const [known, unknown] = [await guess('probe-known', `wrong-${i}`), await guess('probe-ghost', `wrong-${i}`)];
+      expect([known.status, known.text]).toEqual([unknown.status, unknown.text]);
+    }
+    const times = { known: [] as number[], unknown: [] as number[] };
+    for (let i = 0; i < 20; i++) {
+      const known = await timedGuess('probe-known');
+      const unknown = await timedGuess('probe-ghost');
+      expect([known.res.status, known.res.text]).toEqual([unknown.res.status, unknown.res.text]);
+      expect(known.res.status).toBe(401);
+      times.known.push(known.took);
+      times.unknown.push(unknown.took);
+    }
+    // Before, a locked login answered in 3 ms and an unknown one after a 45 ms decoy check.
+    expect(Math.abs(median(times.known) - median(times.unknown))).toBeLessThan(10);
+    // Locked: nothing more is checked or recorded, for either.
+    const counts = await proxied.sql<{ username: string; n: number }>(
+      `select username, count(*)::int as n from login_attempt where username in ('probe-known', 'probe-ghost') group by 1 order by 1`);
+    expect(counts).toEqual([{ username: 'probe-ghost', n: 5 }, { username: 'probe-known', n: 5 }]);
+    // From another address, the known login still signs in.
+    expect((await guess('probe-known', 'probe-password', '198.51.100.8')).status).toBe(200);
+  });
+
+  it('keys IPv6 clients by their /64: fresh addresses of one network share its budget', async () => {
+    expect((await call(proxied, 'POST', '/api/admin/users', { body: { login: 'v6-target', password: 'v6-password' } })).status).toBe(200);
+    for (let i = 1; i <= 5; i++) expect((await guess('v6-target', `wrong-${i}`, `2001:db8:1:2::${i.toString(16)}`)).status).toBe(401);
+    // Another address of the same /64, in another spelling, with the right password: locked.
+    expect((await guess('v6-target', 'v6-password', '2001:0DB8:0001:0002:ffff:eeee:dddd:cccc')).status).toBe(401);
+    expect((await guess('v6-target', 'v6-password', '[2001:db8:1:2::99]:443')).status).toBe(401);
+    // The next /64, and an IPv4 client: their own budgets.
+    expect((await guess('v6-target', 'v6-password', '2001:db8:1:3::1')).status).toBe(200);
+    expect((await guess('v6-target', 'v6-password', '198.51.100.9')).status).toBe(200);
+    expect(await proxied.sql(`select ip_address, count(*)::int as n from login_attempt where username = 'v6-target' group by 1`))
+      .toEqual([{ ip_address: '2001:db8:1:2::/64', n: 5 }]);
+  });
+});
