@@ -9,6 +9,7 @@ import { VerifiedCredentialCache } from './credential-cache.ts';
 import { decoyHash, verifyPassword } from './passwords.ts';
 import type { Principal } from './principal.ts';
 import { AUTH_CHANGE_CHANNEL, PrincipalCache, type VerifiedPrincipal } from './principal-cache.ts';
+import { parseOrgIdHeader } from './org-header.ts';
 import { decodeToken } from './tokens.ts';
 
 export interface AuthenticatorOptions {
@@ -118,6 +119,8 @@ export class Authenticator {
   async authenticate(db: LazyEntityManager, credentials: Credentials): Promise<Principal | null> {
     const header = credentials.authorization?.trim();
     if (!header) return null;
+    // A malformed org header is refused before anything is looked up or cached.
+    parseOrgIdHeader(credentials.orgIdHeader);
     const changes = this.#changes;
     if (this.#options.cacheCredentials === false || !changes || !this.principals.active) {
       return (await this.#verify(resolveEntityManager(db), header, credentials)).principal;
@@ -180,7 +183,7 @@ export class Authenticator {
     const protection = this.#options.bruteForceProtection;
     const byAddress = this.#options.loginProtectionByAddress;
     const address = this.clientAddress(credentials);
-    const requestedOrg = parseOrgId(credentials.orgIdHeader);
+    const requestedOrg = parseOrgIdHeader(credentials.orgIdHeader);
     // Failures count under the user's login, or under the login as given when there is no such
     // user (cut to the column: no longer login exists): unknown logins are limited exactly as known
     // ones, so that neither the answer nor its time tells which logins exist.
@@ -301,7 +304,7 @@ export class Authenticator {
     if (key.is_revoked) throw AUTH_ERRORS.revokedKey();
     if (key.expires && new Date(key.expires).getTime() <= Date.now()) throw AUTH_ERRORS.expiredKey();
     if (key.sa_disabled) throw AUTH_ERRORS.disabled();
-    const requestedOrg = parseOrgId(orgIdHeader);
+    const requestedOrg = parseOrgIdHeader(orgIdHeader);
     if (requestedOrg !== null && requestedOrg !== key.org_id) throw AUTH_ERRORS.wrongOrg();
     const verified: VerifiedPrincipal = {
       principal: {
@@ -336,8 +339,4 @@ function decodeBasic(value: string): { user: string; password: string } | null {
   return { user: text.slice(0, colon), password: text.slice(colon + 1) };
 }
 
-function parseOrgId(header: string | undefined): number | null {
-  if (header === undefined || header === '') return null;
-  const id = Number(header);
-  return Number.isSafeInteger(id) && id > 0 ? id : null;
-}
+

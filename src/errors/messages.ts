@@ -32,6 +32,8 @@ export const MESSAGES = {
     expiredKey: 'Expired API key',
     revokedKey: 'Revoked API key',
     wrongOrg: 'API key does not belong to the requested organization',
+    /** An `X-Grafana-Org-Id` that Go's strconv.ParseInt refuses, in its words. */
+    orgHeaderInvalid: (value: string, reason: string) => `strconv.ParseInt: parsing ${JSON.stringify(value)}: ${reason}`,
     /** The access-control 403, naming the missing action. */
     accessDenied: (action: string) => `You'll need additional permissions to perform this action. Permissions needed: ${action}`,
   },

@@ -179,7 +179,8 @@ export class DataSourceService {
    * the stored one; the new version is the request's plus one.
    */
   async update(em: EntityManager, orgId: number, ref: { id: number } | { uid: string }, input: DataSourceInput): Promise<DataSourceRow> {
-    const name = requiredString(input.name);
+    // Required, as the original binds it: spaces alone are no name either.
+    const name = requiredString(input.name?.trim() === '' ? '' : input.name);
     const type = requiredString(input.type);
     const access = requiredString(input.access);
     if (name.length > MAX_NAME) throw badRequest(MESSAGES.dataSource.invalidName);

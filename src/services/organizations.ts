@@ -22,9 +22,9 @@ function details(row: { id: number; name: string }): OrgDetails {
   return { id: row.id, name: row.name, address: { ...EMPTY_ADDRESS } };
 }
 
-/** An org's name as the original binds it: required (400 "bad request data" when empty), stored as sent. */
+/** An org's name as the original binds it: required (400 "bad request data" when empty, spaces alone included), stored as sent. */
 function orgName(name: string | null | undefined): string {
-  if (!name) throw badRequest();
+  if (!name || name.trim() === '') throw badRequest();
   assertStorableText(name, 'name', MAX_LOGIN_LENGTH);
   return name;
 }

@@ -4,11 +4,12 @@ import {
   isListType, isNonNullType, isScalarType, parse, typeFromAST,
   type GraphQLField, type GraphQLInputObjectType, type GraphQLInputType, type OperationDefinitionNode,
 } from 'graphql';
+import { parseOrgIdHeader } from '../../src/auth/org-header.ts';
 import { getSchema } from '../../src/graphql/schema/index.ts';
 import { MAX_JSON_DEPTH } from '../../src/graphql/schema/scalars.ts';
 import { ROUTES } from '../../src/http/routes.ts';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
-import { fillPath, rawRequest, routeKey } from './helpers.ts';
+import { createDataSource, fillPath, rawRequest, routeKey } from './helpers.ts';
 
 /**
  * The inputs the fuzzer first found answered with 500s, pinned as plain regression tests.
@@ -349,5 +350,57 @@ describe('login probing', () => {
     expect((await guess('v6-target', 'v6-password', '198.51.100.9')).status).toBe(200);
     expect(await proxied.sql(`select ip_address, count(*)::int as n from login_attempt where username = 'v6-target' group by 1`))
       .toEqual([{ ip_address: '2001:db8:1:2::/64', n: 5 }]);
+  });
+});
+
+describe('X-Grafana-Org-Id, read as Go reads an integer', () => {
+  it.each<[string, number | null | string]>([
+    ['1', 1], ['+1', 1], ['01', 1], ['0', null], ['-3', null], ['9007199254740993', Number.MAX_SAFE_INTEGER], ['9223372036854775807', Number.MAX_SAFE_INTEGER],
+    [' 2', 'strconv.ParseInt: parsing " 2": invalid syntax'],
+    ['2 ', 'strconv.ParseInt: parsing "2 ": invalid syntax'],
+    ['2.0', 'strconv.ParseInt: parsing "2.0": invalid syntax'],
+    ['0x2', 'strconv.ParseInt: parsing "0x2": invalid syntax'],
+    ['1e1', 'strconv.ParseInt: parsing "1e1": invalid syntax'],
+    ['1_0', 'strconv.ParseInt: parsing "1_0": invalid syntax'],
+    ['٣', 'strconv.ParseInt: parsing "٣": invalid syntax'],
+    ['9223372036854775808', 'strconv.ParseInt: parsing "9223372036854775808": value out of range'],
+  ])('%j', (header, expected) => {
+    if (typeof expected === 'string') expect(() => parseOrgIdHeader(header)).toThrow(expected);
+    else expect(parseOrgIdHeader(header)).toBe(expected);
+  });
+
+  it('answers 400 with that message over REST and GraphQL, and takes what Go takes', async () => {
+    // (Spaces around a header value are no part of it on the wire: HTTP parsers drop them.)
+    for (const header of ['2.0', '1e0', '0x1', '1 2']) {
+      const rest = await call(server, 'GET', '/api/datasources', { headers: { 'x-grafana-org-id': header } });
+      expect([header, rest.status, rest.body]).toEqual([header, 400, { message: `strconv.ParseInt: parsing ${JSON.stringify(header)}: invalid syntax` }]);
+      const graphql = await call(server, 'POST', '/graphql', { headers: { 'x-grafana-org-id': header }, body: { query: '{ dataSources { id } }' } });
+      expect([header, graphql.status, graphql.body.errors?.[0]?.message]).toEqual([header, 400, `strconv.ParseInt: parsing ${JSON.stringify(header)}: invalid syntax`]);
+    }
+    for (const header of ['1', '01', '+1', '0']) expect([header, (await call(server, 'GET', '/api/datasources', { headers: { 'x-grafana-org-id': header } })).status]).toEqual([header, 200]);
+    // Out of 64 bits: refused; within them but no org anyone belongs to: 401 as before.
+    expect((await call(server, 'GET', '/api/datasources', { headers: { 'x-grafana-org-id': '99999999999999999999' } })).status).toBe(400);
+    expect((await call(server, 'GET', '/api/datasources', { headers: { 'x-grafana-org-id': '9223372036854775807' } })).status).toBe(401);
+  });
+});
+
+describe('names that are empty once trimmed', () => {
+  it('are refused for orgs (create, rename) and on data source updates, over REST and GraphQL', async () => {
+    const BAD = { status: 400, body: { message: 'bad request data' } };
+    for (const name of ['', '   ', '\t\n ']) {
+      expect(await call(server, 'POST', '/api/orgs', { body: { name } })).toMatchObject(BAD);
+      expect(await call(server, 'PUT', '/api/orgs/1', { body: { name } })).toMatchObject(BAD);
+      expect(await call(server, 'PUT', '/api/org', { body: { name } })).toMatchObject(BAD);
+      const gqlCreate = await gql(server, 'mutation($name: String) { createOrganization(name: $name) { orgId } }', { name });
+      expect([gqlCreate.status, gqlCreate.body.errors?.[0]?.message]).toEqual([400, 'bad request data']);
+    }
+    const ds = await createDataSource(server, ADMIN, { name: 'named-ds' });
+    for (const name of ['', '  ']) {
+      const res = await call(server, 'PUT', `/api/datasources/${ds.id}`, { body: { name, type: 'loki', access: 'proxy' } });
+      expect([JSON.stringify(name), res.status, res.body]).toEqual([JSON.stringify(name), 400, { message: 'bad request data' }]);
+    }
+    expect((await call(server, 'GET', `/api/datasources/${ds.id}`)).body.name).toBe('named-ds');
+    expect((await server.sql(`select name from org where trim(name) = ''`))).toEqual([]);
+    await call(server, 'DELETE', `/api/datasources/${ds.id}`);
   });
 });
