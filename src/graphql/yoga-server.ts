@@ -5,6 +5,7 @@ import type { RequestContext } from '../context.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import { useJsonErrorBodies } from './error-bodies.ts';
+import { useRequestErrorStatus } from './request-errors.ts';
 import { maskError } from './errors.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
@@ -18,7 +19,7 @@ import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 export function createYogaHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler & { servesDirectly: boolean } {
   const config = settings.graphql;
   const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
-  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useCompiledExecution(onCompiled(log)), useValidationCache()];
+  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useRequestErrorStatus(), useCompiledExecution(onCompiled(log)), useValidationCache()];
   const endpoint = '/graphql';
   const server = new YogaServer<RequestContext, Record<string, never>>({
     schema: getSchema(),

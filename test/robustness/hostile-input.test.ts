@@ -39,11 +39,12 @@ describe('JSON nesting', () => {
     const raw = await call(server, 'POST', '/api/datasources', { rawBody: text, headers: { 'content-type': 'application/json' } });
     expect(raw.status).toBe(400);
 
-    // A variable that fails coercion: yoga answers application/json requests with 200 and the error.
+    // A variable that fails coercion: a request error, 400 naming the variable.
     const graphql = await gql(server, create, { input: { name: 'deep-gql', type: 'loki', access: 'proxy', jsonData: nested(MAX_JSON_DEPTH + 1) } });
-    expect(graphql.status).toBeLessThan(500);
+    expect(graphql.status).toBe(400);
     expect(graphql.body.data).toBeUndefined();
     expect(graphql.body.errors?.[0]?.message).toContain(`nested more than ${MAX_JSON_DEPTH} levels`);
+    expect(graphql.body.errors?.[0]?.extensions).toEqual({ code: 'BAD_USER_INPUT', variable: 'input' });
     expect((await call(server, 'GET', '/api/datasources')).body.map((d: { name: string }) => d.name)).toEqual(['deep-ok']);
   });
 });
@@ -402,5 +403,37 @@ describe('names that are empty once trimmed', () => {
     expect((await call(server, 'GET', `/api/datasources/${ds.id}`)).body.name).toBe('named-ds');
     expect((await server.sql(`select name from org where trim(name) = ''`))).toEqual([]);
     await call(server, 'DELETE', `/api/datasources/${ds.id}`);
+  });
+});
+
+describe('variables GraphQL refuses before running anything (request errors)', () => {
+  const byId = 'query($id: Int!) { dataSource(id: $id) { id } }';
+  const cases: Array<[string, string, Record<string, unknown>, string, RegExp]> = [
+    ['a string for Int!', byId, { id: 'abc' }, 'id', /^Variable "\$id" got invalid value "abc"; Int cannot represent non-integer value: "abc"$/],
+    ['a missing required variable', byId, {}, 'id', /^Variable "\$id" of required type "Int!" was not provided\.$/],
+    ['null for a required variable', byId, { id: null }, 'id', /^Variable "\$id" of non-null type "Int!" must not be null\.$/],
+    ['JSON nested past the limit', create, { input: { name: 'x', type: 'loki', access: 'proxy', jsonData: nested(MAX_JSON_DEPTH + 1) } }, 'input', /nested more than 100 levels/],
+    ['an unknown input field', create, { input: { name: 'x', type: 'loki', access: 'proxy', bogus: 1 } }, 'input', /Field "bogus" is not defined/],
+    ['a megabyte string for an Int', byId, { id: 'x'.repeat(1_000_000) }, 'id', /^Variable "\$id" got invalid value "x+…$/],
+  ];
+
+  it.each(cases)('%s: 400 with BAD_USER_INPUT naming the variable, for graphql-response+json and plain JSON clients alike', async (_name, query, variables, variable, message) => {
+    for (const accept of ['application/graphql-response+json', 'application/json']) {
+      const res = await call(server, 'POST', '/graphql', { headers: { accept }, body: { query, variables } });
+      expect([accept, res.status]).toEqual([accept, 400]);
+      expect(res.headers.get('content-type')).toContain(accept);
+      expect(res.body.data).toBeUndefined();
+      expect(res.body.errors).toHaveLength(1);
+      expect(res.body.errors[0].message).toMatch(message);
+      expect(res.body.errors[0].message.length).toBeLessThan(600);
+      expect(res.body.errors[0].extensions).toEqual({ code: 'BAD_USER_INPUT', variable });
+    }
+  });
+
+  it('answers the same the second time, when the operation runs compiled', async () => {
+    for (let i = 0; i < 3; i++) {
+      const res = await gql(server, byId, { id: 'abc' });
+      expect([res.status, res.body.errors?.[0]?.extensions]).toEqual([400, { code: 'BAD_USER_INPUT', variable: 'id' }]);
+    }
   });
 });
