@@ -56,7 +56,7 @@ export class DataSourceProxy {
 
     const started = performance.now();
     const { status } = await this.#upstream.stream(req, res, {
-      upstream,
+      target,
       path: joinUpstreamPath(upstream.basePath, proxyPath),
       search,
       method,

@@ -39,11 +39,14 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   /** Bumped by every invalidation; a load only caches if it is unchanged since the load began. */
   #generation = 0;
   #listening = false;
+  readonly #onChange: (key: { orgId: number; id: number } | null) => void;
 
-  constructor(dataSources: DataSourceService, changes: ChangeListener, log: Logger) {
+  /** `onChange` hears every data source change on any instance (null: any may have changed), to close what it kept for them. */
+  constructor(dataSources: DataSourceService, changes: ChangeListener, log: Logger, onChange: (key: { orgId: number; id: number } | null) => void = () => {}) {
     this.#dataSources = dataSources;
     this.#log = log;
     this.#changes = changes;
+    this.#onChange = onChange;
     changes.subscribe(CHANGE_CHANNEL, this);
   }
 
@@ -55,6 +58,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   reset(listening: boolean): void {
     this.#listening = listening;
     this.#clear();
+    this.#onChange(null);
   }
 
   #clear(): void {
@@ -67,6 +71,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   notify(payload: string): void {
     if (payload === 'all') {
       this.#clear();
+      this.#onChange(null);
       return;
     }
     this.#generation++;
@@ -75,6 +80,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
     for (const [key, entry] of this.#entries) {
       if (String(entry.orgId) === orgId && String(entry.id) === id) this.#entries.delete(key);
     }
+    this.#onChange({ orgId: Number(orgId), id: Number(id) });
   }
 
   /** The org's data source by id or uid, from memory when possible; null when there is none. */

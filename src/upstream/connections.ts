@@ -1,4 +1,5 @@
 import { Agent } from 'node:http';
+import { createSecureContext } from 'node:tls';
 import type { Settings } from '../config/settings.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
@@ -6,13 +7,20 @@ import { VERSION } from '../version.ts';
 import { userAgentFor } from './headers.ts';
 import { IdleLimitedAgent, IdleLimitedHttpsAgent, IdleSockets } from './idle-agents.ts';
 import { checkLiteralHost, createGuardedLookup, hostWhitelisted, type EgressPolicy, type LookupFunction } from './address.ts';
-import type { UpstreamBase } from './target.ts';
+import type { DataSourceTarget, UpstreamBase } from './target.ts';
+import type { TlsMaterial } from './tls.ts';
 
 /**
  * How every outbound call to a data source is made, whoever makes it (the proxy, the health
- * checks): keep-alive agents whose lookup checks each address a connection is about to use against
- * the egress policy, the whitelist and literal-address verdict, and the user agent. One set per
- * process, so every caller shares the pool and the policy.
+ * checks, queries): keep-alive agents whose lookup checks each address a connection is about to
+ * use against the egress policy, the whitelist and literal-address verdict, and the user agent.
+ * One set per process, so every caller shares the pools and the policy.
+ *
+ * Pools are keyed by what makes a connection different: plain http, https with the system's
+ * trust, and one https pool per distinct TLS material (CA, client certificate and key, skip
+ * verify, server name), so data sources with different client certificates never share a
+ * socket. A pool is retired once no data source that used it is unchanged (`release`, called on
+ * every change notification): the next call makes one from the new material.
  */
 export interface UpstreamConnections {
   readonly policy: EgressPolicy;
@@ -23,7 +31,10 @@ export interface UpstreamConnections {
    * address policy's), else null. Addresses from DNS are checked by the agents as they connect.
    */
   verdict(upstream: UpstreamBase): string | null;
-  agentFor(upstream: UpstreamBase): Agent;
+  /** The pool for the target's scheme and TLS material (its `upstream` must be set). */
+  agentFor(target: DataSourceTarget): Agent;
+  /** The data source changed (or, with null, any may have): retire the TLS pools only it used. */
+  release(key: { orgId: number; id: number } | null): void;
   destroy(): void;
 }
 
@@ -41,10 +52,34 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
     // Every address a connection is about to use is checked here, DNS answer by DNS answer.
     lookup: createGuardedLookup(policy, resolve) as never,
   };
+  const handshakeMs = dataproxy.tlsHandshakeTimeoutSeconds * 1000;
   const idle = new IdleSockets(dataproxy.idleConnTimeoutSeconds * 1000, agentOptions.keepAliveMsecs);
   const http = new IdleLimitedAgent(agentOptions, idle);
-  const https = new IdleLimitedHttpsAgent(agentOptions, idle);
-  idle.sweep([http, https]);
+  const https = new IdleLimitedHttpsAgent(agentOptions, idle, handshakeMs);
+  /** Every live agent, for the idle sweep. */
+  const agents = new Set<Agent>([http, https]);
+  /** TLS pools by material fingerprint, with the data sources (`org:id`) that used each. */
+  const pools = new Map<string, { agent: IdleLimitedHttpsAgent; users: Set<string> }>();
+  idle.sweep(agents);
+  const retire = (fingerprint: string) => {
+    const pool = pools.get(fingerprint);
+    if (!pool) return;
+    pools.delete(fingerprint);
+    pool.agent.retire();
+    // Busy sockets end with their call; the sweep forgets the agent once it has none.
+    agents.delete(pool.agent);
+  };
+  const poolFor = (material: TlsMaterial) => {
+    const agent = new IdleLimitedHttpsAgent({
+      ...agentOptions,
+      // Parsed once per pool rather than on every handshake.
+      secureContext: createSecureContext({ ca: material.ca, cert: material.cert, key: material.key }),
+      rejectUnauthorized: material.rejectUnauthorized,
+      ...(material.servername ? { servername: material.servername } : {}),
+    }, idle, handshakeMs);
+    agents.add(agent);
+    return { agent, users: new Set<string>() };
+  };
   const { userAgent, invalid } = userAgentFor(dataproxy.userAgent, VERSION);
   if (invalid) log.warn({ component: 'dataproxy' }, '[dataproxy] user_agent is not a valid header value; using the default');
   return {
@@ -54,13 +89,30 @@ export function createUpstreamConnections(settings: Settings, log: Logger, resol
       if (!hostWhitelisted(upstream.host, whitelist, upstream.protocol)) return MESSAGES.proxy.whitelist;
       return checkLiteralHost(upstream.hostname, policy).allowed ? null : MESSAGES.proxy.addressDenied;
     },
-    agentFor(upstream) {
-      return upstream.protocol === 'https:' ? https : http;
+    agentFor(target) {
+      if (target.upstream!.protocol !== 'https:') return http;
+      const material = target.tls;
+      if (!material) return https;
+      let pool = pools.get(material.fingerprint);
+      if (!pool) pools.set(material.fingerprint, (pool = poolFor(material)));
+      pool.users.add(`${target.orgId}:${target.id}`);
+      return pool.agent;
+    },
+    release(key) {
+      if (key === null) {
+        for (const fingerprint of [...pools.keys()]) retire(fingerprint);
+        return;
+      }
+      const user = `${key.orgId}:${key.id}`;
+      for (const [fingerprint, pool] of [...pools]) {
+        if (pool.users.delete(user) && pool.users.size === 0) retire(fingerprint);
+      }
     },
     destroy() {
       idle.stop();
-      http.destroy();
-      https.destroy();
+      for (const agent of agents) agent.destroy();
+      for (const pool of pools.values()) pool.agent.destroy();
+      pools.clear();
     },
   };
 }

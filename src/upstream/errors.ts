@@ -1,3 +1,5 @@
+import { describeTlsError } from './tls.ts';
+
 export type UpstreamErrorKind = 'timeout' | 'unreachable' | 'denied' | 'tls' | 'too-large' | 'aborted' | 'invalid-url';
 
 /** Why a call got no answer; `message` reads as the original's Go HTTP client words it (`Get "url": ...`). */
@@ -20,6 +22,8 @@ export function goMethod(method: string): string {
  * messages quote it), and the kind of failure it is.
  */
 export function describeNetworkError(error: NodeJS.ErrnoException, host: string): { kind: UpstreamErrorKind; text: string } {
+  const tls = describeTlsError(error);
+  if (tls) return tls;
   const { address, port } = error as NodeJS.ErrnoException & { address?: string; port?: number };
   const target = address ? (address.includes(':') ? `[${address}]:${port}` : `${address}:${port}`) : host;
   switch (error.code) {

@@ -47,7 +47,8 @@ export class Upstream {
   constructor(settings: Settings, dataSources: DataSourceService, changes: ChangeListener, log: Logger, options: UpstreamOptions = {}) {
     this.#settings = settings;
     this.#connections = createUpstreamConnections(settings, log, options.resolve);
-    this.#targets = new DataSourceTargetCache(dataSources, changes, log);
+    // A changed data source's TLS pool closes on every instance, as each hears the change.
+    this.#targets = new DataSourceTargetCache(dataSources, changes, log, (key) => this.#connections.release(key));
     this.#streamer = new UpstreamStreamer(settings, log, this.#connections);
   }
 
@@ -101,6 +102,8 @@ export class Upstream {
       timeoutMs: req.timeoutMs ?? this.timeoutMs(target),
       dialTimeoutMs: dataproxy.dialTimeoutSeconds * 1000,
       bodyLimit: req.bodyLimit ?? limit,
+      expectContinueTimeoutMs: dataproxy.expectContinueTimeoutSeconds * 1000,
+      sendUserHeader: dataproxy.sendUserHeader,
     });
   }
 

@@ -21,6 +21,8 @@ export interface UpstreamRequest {
   timeoutMs?: number;
   /** Answer bodies larger than this fail with kind `too-large`; `[dataproxy] response_limit` by default. */
   bodyLimit?: number;
+  /** The caller's login, sent as `X-Grafana-User` when `[dataproxy] send_user_header` is on. */
+  login?: string;
 }
 
 export interface UpstreamResponse {
@@ -37,6 +39,9 @@ export interface RequestLimits {
   timeoutMs: number;
   dialTimeoutMs: number;
   bodyLimit: number;
+  /** 0 sends the body at once even when the request asks for `100 Continue`. */
+  expectContinueTimeoutMs: number;
+  sendUserHeader: boolean;
 }
 
 /** The full URL a request goes to, as Go's errors quote it. */
@@ -52,10 +57,13 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
   if (!upstream) return Promise.reject(new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl)));
   const { url, path } = requestUrl(target, req);
   const headers: Record<string, string> = { host: upstream.host, 'user-agent': limits.connections.userAgent };
+  if (limits.sendUserHeader && req.login) headers['x-grafana-user'] = req.login;
   for (const [name, value] of target.headers) headers[name] = value;
   for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
   if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
   const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
+  if (target.tlsError) return Promise.reject(failed('tls', target.tlsError));
+  const awaitContinue = req.body !== undefined && /^100-continue$/i.test(headers.expect ?? '') && limits.expectContinueTimeoutMs > 0;
 
   return new Promise<UpstreamResponse>((resolve, reject) => {
     if (req.signal?.aborted) return reject(failed('aborted', 'context canceled'));
@@ -77,7 +85,7 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
       port: upstream.port || undefined,
       path,
       headers,
-      agent: limits.connections.agentFor(upstream) as never,
+      agent: limits.connections.agentFor(target) as never,
     });
     const onAbort = () => {
       finish(() => reject(failed('aborted', 'context canceled')));
@@ -122,7 +130,19 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
         finish(() => resolve({ status, statusText: res.statusMessage || STATUS_TEXT[status] || '', headers: res.headers, body: Buffer.concat(chunks) }));
       });
     });
-    outgoing.end(req.body);
+    if (!awaitContinue) return void outgoing.end(req.body);
+    // As Go's ExpectContinueTimeout: the body goes on `100 Continue`, or after the wait regardless.
+    outgoing.flushHeaders();
+    let sent = false;
+    const sendBody = () => {
+      if (sent) return;
+      sent = true;
+      clearTimeout(wait);
+      outgoing.end(req.body);
+    };
+    const wait = setTimeout(sendBody, limits.expectContinueTimeoutMs);
+    outgoing.once('continue', sendBody);
+    outgoing.once('close', () => clearTimeout(wait));
   });
 }
 

@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { DataSourceRecord } from '../services/data-sources.ts';
+import { tlsSettingsFor, type TlsMaterial } from './tls.ts';
 
 /** Where a data source's calls go: what http-proxy-3 needs of a target URL, parsed once. */
 export interface UpstreamBase {
@@ -36,6 +37,10 @@ export interface DataSourceTarget {
   timeoutSeconds: number | null;
   /** Header names from `jsonData.httpHeaderName<N>` that were skipped as unusable (never values). */
   skippedHeaders: readonly string[];
+  /** An https data source's own TLS material; null for the defaults (and for http). */
+  tls: TlsMaterial | null;
+  /** Why its TLS material is unusable (every call then fails with it), else null. Names no secret. */
+  tlsError: string | null;
 }
 
 /** Framing and routing headers a data source may not override: they would desynchronise the connection. */
@@ -65,6 +70,8 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
 
   const keep = Array.isArray(jsonData.keepCookies) ? jsonData.keepCookies.filter((c): c is string => typeof c === 'string') : [];
   const timeout = Number(jsonData.timeout);
+  const upstream = parseUpstream(row.url);
+  const tls = upstream?.protocol === 'https:' ? tlsSettingsFor(jsonData, secrets) : { material: null, error: null };
 
   return {
     id: row.id,
@@ -73,11 +80,13 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
     type: row.type,
     version: row.version,
     rawUrl: row.url,
-    upstream: parseUpstream(row.url),
+    upstream,
     keepCookies: new Set(keep),
     headers,
     timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : null,
     skippedHeaders,
+    tls: tls.material,
+    tlsError: tls.error,
   };
 }
 
