@@ -23,6 +23,8 @@ import { Upstream, type LookupFunction } from './upstream/index.ts';
 export interface App {
   services: Services;
   server: Server;
+  /** The one way out to data sources, for every caller that reaches one. */
+  upstream: Upstream;
   /** Open subscription streams. */
   live: LiveChanges;
   listen(port: number, host?: string): Promise<AddressInfo>;
@@ -70,6 +72,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   return {
     services,
     server,
+    upstream,
     live,
     async listen(port, host) {
       await changes.start();
