@@ -7,6 +7,7 @@ import type { DataSourceRecord, DataSourceService } from '../services/data-sourc
 import type { LookupFunction } from './address.ts';
 import { DataSourceTargetCache, type DataSourceRef } from './cache.ts';
 import { createUpstreamConnections, type UpstreamConnections } from './connections.ts';
+import { UpstreamError } from './errors.ts';
 import { sendRequest, type UpstreamRequest, type UpstreamResponse } from './request.ts';
 import { UpstreamStreamer, type StreamOutcome, type UpstreamCall } from './stream.ts';
 import { prepareTarget, type DataSourceTarget } from './target.ts';
@@ -91,11 +92,16 @@ export class Upstream {
   }
 
   /**
-   * One buffered call. The caller checks `verdict` first; a DNS answer the policy denies still
-   * rejects here with kind `denied`. Rejects only with `UpstreamError`.
+   * One buffered call. A target outside the whitelist or the egress policy, or a DNS answer the
+   * policy denies, rejects with kind `denied` (its message the proxy's 403 message); callers that
+   * answer as the proxy does check `verdict` first. Our `Via` entry goes along, so a data source
+   * leading back to this deployment's proxy is refused there as a loop. Rejects only with
+   * `UpstreamError`.
    */
   request(target: DataSourceTarget, req: UpstreamRequest): Promise<UpstreamResponse> {
     const dataproxy = this.#settings.dataproxy;
+    const denied = this.verdict(target);
+    if (denied) return Promise.reject(new UpstreamError('denied', denied));
     const limit = dataproxy.responseLimit > 0 ? dataproxy.responseLimit : DEFAULT_BODY_LIMIT;
     return sendRequest(target, req, {
       connections: this.#connections,
@@ -104,6 +110,7 @@ export class Upstream {
       bodyLimit: req.bodyLimit ?? limit,
       expectContinueTimeoutMs: dataproxy.expectContinueTimeoutSeconds * 1000,
       sendUserHeader: dataproxy.sendUserHeader,
+      viaPseudonym: dataproxy.viaPseudonym,
     });
   }
 

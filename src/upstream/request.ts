@@ -4,6 +4,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { UpstreamConnections } from './connections.ts';
 import { describeNetworkError, goMethod, UpstreamError, type UpstreamErrorKind } from './errors.ts';
 import { joinUpstreamPath, type DataSourceTarget } from './target.ts';
+import { withVia } from './via.ts';
 
 /** What a caller asks of a data source: the layer adds the URL, credentials, headers and limits. */
 export interface UpstreamRequest {
@@ -42,6 +43,7 @@ export interface RequestLimits {
   /** 0 sends the body at once even when the request asks for `100 Continue`. */
   expectContinueTimeoutMs: number;
   sendUserHeader: boolean;
+  viaPseudonym: string;
 }
 
 /** The full URL a request goes to, as Go's errors quote it. */
@@ -61,6 +63,7 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
   for (const [name, value] of target.headers) headers[name] = value;
   for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
   if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+  headers.via = withVia(headers.via, '1.1', limits.viaPseudonym);
   const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
   if (target.tlsError) return Promise.reject(failed('tls', target.tlsError));
   const awaitContinue = req.body !== undefined && /^100-continue$/i.test(headers.expect ?? '') && limits.expectContinueTimeoutMs > 0;

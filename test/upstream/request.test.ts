@@ -58,7 +58,16 @@ describe('upstream.request', () => {
       'x-grafana-user': 'ann',
       'content-type': 'text/plain',
       'content-length': '5',
+      via: '1.1 dashgate',
     });
+  });
+
+  it('carries our Via entry, so a data source leading back to this proxy is refused as a loop', async () => {
+    const first = await target(server, echo.url);
+    const loop = await target(server, `${server.url}/api/datasources/proxy/${first.id}/`, { basicAuth: true, basicAuthUser: 'admin', secureJsonData: { basicAuthPassword: 'admin' } });
+    const res = await server.app.upstream.request(loop, { method: 'GET', path: 'x' });
+    expect([res.status, JSON.parse(res.body.toString())]).toEqual([508, { message: 'data source proxy loop detected' }]);
+    expect(echo.requests.filter((r) => r.url === '/x')).toEqual([]);
   });
 
   it('fails with a kind and Go words: refused, timeout, too large, aborted, invalid URL', async () => {
@@ -121,7 +130,9 @@ describe('upstream.request', () => {
     const t = await target(guarded, `http://upstream.test:${echo.port}`);
     expect(guarded.app.upstream.verdict(t)).toBeNull();
     expect((await failure(guarded.app.upstream.request(t, { method: 'GET', path: '' }))).kind).toBe('denied');
+    // A literal address the policy denies is refused before any connection, with the proxy's words.
     const literal = await target(guarded, echo.url);
-    expect(guarded.app.upstream.verdict(literal)).not.toBeNull();
+    expect(guarded.app.upstream.verdict(literal)).toBe('Data proxy target address is not allowed');
+    expect(await failure(guarded.app.upstream.request(literal, { method: 'GET', path: '' }))).toMatchObject({ kind: 'denied', message: 'Data proxy target address is not allowed' });
   });
 });

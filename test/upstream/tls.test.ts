@@ -69,6 +69,8 @@ describeTls('TLS per data source', () => {
     const refused = await health(server, plain.uid);
     expect(refused.status).toBe(400);
     expect(refused.body.message).toContain(`Post "${upstream.url}/api/v1/query": tls: failed to verify certificate: x509: certificate signed by unknown authority`);
+    // The proxy answers as the original (an empty 502) and logs what failed, without the URL.
+    expect(server.logs).toContainEqual(expect.objectContaining({ msg: 'Proxy request failed', dsId: plain.id, status: 502, error: 'tls: failed to verify certificate: x509: certificate signed by unknown authority' }));
 
     // The CA sent without tlsAuthWithCACert is not used, as in the original.
     const unused = await createDs(server, upstream.url, {}, { tlsCACert: ca.cert });
