@@ -9,7 +9,10 @@
  *   over an undici Agent (a keep-alive pool), the answer's head written from `onAfterResponse`
  *   as the node:http variant writes it from `proxyRes`;
  * - dashgate: `GET /api/datasources/proxy/:id/...` through the real application (Basic auth as
- *   REST does it, data source cache, header rules, egress checks, http-proxy-3).
+ *   REST does it, data source cache, header rules, egress checks, http-proxy-3);
+ * - dashgate to an HTTPS upstream: the same upstream answer over TLS with keep-alive, the data
+ *   source trusting its certificate through `tlsAuthWithCACert` (its own pool of connections).
+ *   Target: at most 1.3x the server CPU per request of the plain one (skipped without `openssl`).
  * One connection gives the time a single client waits per request; many connections give
  * throughput and each proxy's server CPU per request. Targets: dashgate >= 0.9x http-proxy-3 alone
  * (judged on server CPU per request, see RESULTS.md), and at most 0.2 ms added to the bare pipe's
@@ -19,8 +22,12 @@
  * `node bench/proxy.ts --serve upstream|pipe|http-proxy-3|http-proxy-3-fetch` is how it starts its
  * own servers.
  */
-import { fork, type ChildProcess } from 'node:child_process';
+import { execFileSync, fork, type ChildProcess } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { Agent, createServer, request, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer as createHttpsServer } from 'node:https';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
 import type { AddressInfo } from 'node:net';
 import { createWriteStream } from 'node:fs';
 import { fileURLToPath } from 'node:url';
@@ -53,14 +60,30 @@ const DIAL_TIMEOUT_MS = 10_000;
 /** Issue targets: against http-proxy-3 alone (many connections), and over the bare pipe (one). */
 const TARGET_LIBRARY_RATIO = 0.9;
 const TARGET_ADDED_LATENCY_MS = 0.2;
+/** Issue target: an HTTPS upstream with keep-alive costs at most 1.3x the server CPU per request of the plain one. */
+const TARGET_TLS_CPU_RATIO = 1 / 1.3;
 
-type ServeKind = 'upstream' | 'pipe' | 'http-proxy-3' | 'http-proxy-3-fetch';
+type ServeKind = 'upstream' | 'upstream-tls' | 'pipe' | 'http-proxy-3' | 'http-proxy-3-fetch';
+
+/** A self-signed certificate for 127.0.0.1 made with the openssl command, or null without it. */
+function selfSignedCertificate(): { cert: string; key: string } | null {
+  const dir = mkdtempSync(join(tmpdir(), 'dashgate-bench-tls-'));
+  try {
+    execFileSync('openssl', ['req', '-x509', '-newkey', 'ec', '-pkeyopt', 'ec_paramgen_curve:P-256', '-nodes', '-keyout', 'key.pem', '-out', 'cert.pem',
+      '-days', '2', '-subj', '/CN=bench-upstream', '-addext', 'subjectAltName=IP:127.0.0.1'], { cwd: dir, stdio: 'ignore' });
+    return { cert: readFileSync(join(dir, 'cert.pem'), 'utf8'), key: readFileSync(join(dir, 'key.pem'), 'utf8') };
+  } catch {
+    return null;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
 
 /** Starts `node bench/proxy.ts --serve <kind>` and waits for its port. */
-function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
+function serveInChild(kind: ServeKind, upstreamPort?: number, tls?: { cert: string; key: string }): Promise<Target> {
   const child: ChildProcess = fork(fileURLToPath(import.meta.url), ['--serve', kind], {
     execArgv: serverNodeArgs(),
-    env: { ...process.env, BENCH_PROXY_UPSTREAM_PORT: String(upstreamPort ?? '') },
+    env: { ...process.env, BENCH_PROXY_UPSTREAM_PORT: String(upstreamPort ?? ''), BENCH_PROXY_TLS_CERT: tls?.cert ?? '', BENCH_PROXY_TLS_KEY: tls?.key ?? '' },
     stdio: ['ignore', 'inherit', 'inherit', 'ipc'],
   });
   let nextId = 0;
@@ -78,7 +101,7 @@ function serveInChild(kind: ServeKind, upstreamPort?: number): Promise<Target> {
       if (message.type !== 'ready') return;
       child.removeAllListeners('exit');
       resolve({
-        url: `http://127.0.0.1:${message.port}`,
+        url: `${kind === 'upstream-tls' ? 'https' : 'http'}://127.0.0.1:${message.port}`,
         pid: child.pid!,
         rss: async () => Number(await ask('rss')),
         queries: async () => 0,
@@ -98,7 +121,7 @@ function upstreamOrigin(port: number) {
 
 /**
  * The options dashgate gives http-proxy-3 for a path that URL parsing would leave as it is
- * (src/proxy/stream.ts): the path goes verbatim as the request URL, so the library parses no URL.
+ * (src/upstream/stream.ts): the path goes verbatim as the request URL, so the library parses no URL.
  */
 function dashgateOptions(req: IncomingMessage, target: object, agent: Agent, selfHandleResponse: boolean) {
   return { method: req.method, target: target as never, prependPath: false, toProxy: true, changeOrigin: false, selfHandleResponse, connectTimeout: DIAL_TIMEOUT_MS, agent };
@@ -107,7 +130,7 @@ function dashgateOptions(req: IncomingMessage, target: object, agent: Agent, sel
 /** Child side: the upstream data source, or the bare pipe proxy in front of it. */
 async function serve(kind: ServeKind): Promise<void> {
   let handler: (req: IncomingMessage, res: ServerResponse) => void;
-  if (kind === 'upstream') {
+  if (kind === 'upstream' || kind === 'upstream-tls') {
     const body = Buffer.from(UPSTREAM_BODY);
     // Only the one path: a proxy that sent another would fail the check of every variant's answer.
     const notFound = Buffer.from('not found');
@@ -182,7 +205,9 @@ async function serve(kind: ServeKind): Promise<void> {
       req.pipe(upstream);
     };
   }
-  const server = createServer(handler);
+  const server = kind === 'upstream-tls'
+    ? createHttpsServer({ cert: process.env.BENCH_PROXY_TLS_CERT, key: process.env.BENCH_PROXY_TLS_KEY }, handler)
+    : createServer(handler);
   server.keepAliveTimeout = 60_000;
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   process.on('message', (message: { type: string; id: number }) => {
@@ -245,6 +270,9 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
   const pipe = await serveInChild('pipe', upstreamPort);
   const library = await serveInChild('http-proxy-3', upstreamPort);
   const libraryFetch = await serveInChild('http-proxy-3-fetch', upstreamPort);
+  const certificate = selfSignedCertificate();
+  if (!certificate) ctx.log('proxy: openssl not found, so no HTTPS upstream variant');
+  const upstreamTls = certificate ? await serveInChild('upstream-tls', undefined, certificate) : null;
   const database = await ctx.createDatabase('bench_proxy');
   const app = await ctx.startTarget({ kind: 'app', connection: database });
   try {
@@ -257,8 +285,23 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
     const { datasource } = (await created.json()) as { datasource: { id: number } };
     const headers = { authorization: ADMIN, accept: 'application/json' };
     const proxyPath = `/api/datasources/proxy/${datasource.id}${UPSTREAM_PATH}`;
+    let proxyPathTls: string | null = null;
+    if (upstreamTls && certificate) {
+      const res = await fetch(`${app.url}/api/datasources`, {
+        method: 'POST',
+        headers: { authorization: ADMIN, 'content-type': 'application/json' },
+        body: JSON.stringify({
+          name: 'bench-prometheus-tls', type: 'prometheus', access: 'proxy', url: upstreamTls.url,
+          jsonData: { tlsAuthWithCACert: true }, secureJsonData: { tlsCACert: certificate.cert },
+        }),
+      });
+      if (!res.ok) throw new Error(`creating the HTTPS data source failed: ${res.status} ${await res.text()}`);
+      proxyPathTls = `/api/datasources/proxy/${((await res.json()) as { datasource: { id: number } }).datasource.id}${UPSTREAM_PATH}`;
+    }
     // Every variant must answer the same body, or the comparison is meaningless.
-    for (const [url, path] of [[upstream.url, UPSTREAM_PATH], [pipe.url, UPSTREAM_PATH], [library.url, UPSTREAM_PATH], [libraryFetch.url, UPSTREAM_PATH], [app.url, proxyPath]] as const) {
+    const checks: Array<readonly [string, string]> = [[upstream.url, UPSTREAM_PATH], [pipe.url, UPSTREAM_PATH], [library.url, UPSTREAM_PATH], [libraryFetch.url, UPSTREAM_PATH], [app.url, proxyPath]];
+    if (proxyPathTls) checks.push([app.url, proxyPathTls]);
+    for (const [url, path] of checks) {
       const res = await fetch(url + path, { headers });
       const text = await res.text();
       if (res.status !== 200 || text !== UPSTREAM_BODY) throw new Error(`${url}${path} answered ${res.status}: ${text.slice(0, 200)}`);
@@ -277,6 +320,24 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
     const [direct1, fetch1, library1, ours1, pipe1] = await ctx.compare(variants(1));
     ctx.log(`proxy: ${MANY_CONNECTIONS} connections (throughput)`);
     const [directN, fetchN, libraryN, oursN, pipeN] = await ctx.compare(variants(MANY_CONNECTIONS));
+    // The HTTPS pair on its own, back to back in every round, as each ratio's pair runs.
+    let tlsRows: BenchRow[] = [];
+    if (proxyPathTls) {
+      ctx.log(`proxy: HTTPS upstream, ${MANY_CONNECTIONS} connections`);
+      const [plainN, tlsN] = await ctx.compare([
+        { name: 'dashgate', target: app, load: { path: proxyPath, headers, connections: MANY_CONNECTIONS } },
+        { name: 'dashgate https upstream', target: app, load: { path: proxyPathTls, headers, connections: MANY_CONNECTIONS } },
+      ]);
+      tlsRows = [{
+        scenario: SCENARIO,
+        measurement: `dashgate proxy to an HTTPS upstream (keep-alive, own CA), throughput (${MANY_CONNECTIONS} connections)`,
+        value: figures(tlsN!).requestsPerSecond,
+        unit: 'req/s',
+        load: figures(tlsN!),
+        comparisons: compareRounds(tlsN!, plainN!, 'the same proxy to a plain HTTP upstream'),
+        target: { on: 'ratio', op: '>=', bound: TARGET_TLS_CPU_RATIO },
+      }];
+    }
     const auth = await timeAuthentication(database, 1000);
 
     const one = (measurement: string, m: Measured | undefined) => ({
@@ -319,9 +380,10 @@ export async function runProxyBench(ctx: BenchContext): Promise<BenchRow[]> {
       { ...many('dashgate proxy', oursN), comparisons: compareRounds(oursN!, libraryN!, 'http-proxy-3 alone'), target: { on: 'ratio', op: '>=', bound: TARGET_LIBRARY_RATIO } },
       // For information: the issue's target is against the library dashgate is built on.
       { ...many('dashgate proxy against the bare pipe', oursN), comparisons: compareRounds(oursN!, pipeN!, 'the bare pipe') },
+      ...tlsRows,
     ];
   } finally {
-    await Promise.all([app.close(), pipe.close(), library.close(), libraryFetch.close(), upstream.close()]);
+    await Promise.all([app.close(), pipe.close(), library.close(), libraryFetch.close(), upstream.close(), upstreamTls?.close()]);
   }
 }
 

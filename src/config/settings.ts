@@ -120,6 +120,10 @@ export interface Settings {
     readonly logging: boolean;
     readonly timeoutSeconds: number;
     readonly dialTimeoutSeconds: number;
+    /** Seconds a TLS handshake with a data source may take once connected. */
+    readonly tlsHandshakeTimeoutSeconds: number;
+    /** Seconds to wait for `100 Continue` before sending a body anyway, for a call that asks for it. */
+    readonly expectContinueTimeoutSeconds: number;
     readonly keepAliveSeconds: number;
     readonly sendUserHeader: boolean;
     /** Empty sends `dashgate/<version>`. */
@@ -406,6 +410,8 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       logging: bool('dataproxy', 'logging'),
       timeoutSeconds: int('dataproxy', 'timeout', 1),
       dialTimeoutSeconds: int('dataproxy', 'dialTimeout', 1),
+      tlsHandshakeTimeoutSeconds: int('dataproxy', 'tls_handshake_timeout_seconds', 1),
+      expectContinueTimeoutSeconds: int('dataproxy', 'expect_continue_timeout_seconds', 0),
       keepAliveSeconds: int('dataproxy', 'keep_alive_seconds', 0),
       sendUserHeader: bool('dataproxy', 'send_user_header'),
       userAgent: text('dataproxy', 'user_agent'),

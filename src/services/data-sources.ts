@@ -4,6 +4,7 @@ import { DataSource } from '../db/entities/index.ts';
 import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { checkTlsSecrets } from './data-source-tls.ts';
 import { UID_PATTERN } from './data-source-types.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
@@ -340,6 +341,8 @@ export class DataSourceService {
     // Legacy top-level fields only ever set a secret; an empty one means "unchanged".
     if (input.password) incoming.password = input.password;
     if (input.basicAuthPassword) incoming.basicAuthPassword = input.basicAuthPassword;
+    const tls = checkTlsSecrets(incoming);
+    if (tls) throw badRequest(MESSAGES.dataSource.tlsInvalid(failure, ...tls));
     const merged: Record<string, string> = {};
     for (const [key, sealed] of Object.entries(row?.secureJsonData ?? {})) {
       if (key in incoming) continue;

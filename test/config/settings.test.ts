@@ -56,7 +56,7 @@ describe('loadSettings defaults', () => {
     expect(s.authBasic.enabled).toBe(true);
     expect(s.authProxy).toEqual({ enabled: false, headerName: 'X-WEBAUTH-USER' });
     expect(s.dataproxy).toEqual({
-      logging: false, timeoutSeconds: 30, dialTimeoutSeconds: 10, keepAliveSeconds: 30, sendUserHeader: false,
+      logging: false, timeoutSeconds: 30, dialTimeoutSeconds: 10, tlsHandshakeTimeoutSeconds: 10, expectContinueTimeoutSeconds: 1, keepAliveSeconds: 30, sendUserHeader: false,
       userAgent: '', responseLimit: 0, maxIdleConnections: 100, maxConnsPerHost: 0, idleConnTimeoutSeconds: 90, viaPseudonym: 'dashgate',
     });
     expect(s.log).toEqual({ mode: ['console'], level: 'info' });

@@ -4,8 +4,10 @@ import type { Settings } from '../config/settings.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import { responseHeaders } from './headers.ts';
-import type { UpstreamBase } from './target.ts';
-import type { UpstreamConnections } from './upstream.ts';
+import { describeNetworkError } from './errors.ts';
+import { HANDSHAKE_TIMEOUT } from './tls.ts';
+import type { DataSourceTarget } from './target.ts';
+import type { UpstreamConnections } from './connections.ts';
 
 /**
  * Paths and query strings in which `new URL()` changes nothing: no character it percent-encodes
@@ -17,7 +19,8 @@ const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /** One call to stream: where it goes and how long the upstream may take to answer. */
 export interface UpstreamCall {
-  upstream: UpstreamBase;
+  /** Its `upstream` must be set. */
+  target: DataSourceTarget;
   /** Path below the upstream's origin, still escaped, and the query (with its `?`, or ''). */
   path: string;
   search: string;
@@ -117,11 +120,14 @@ export class UpstreamStreamer {
         // Mid-body: the status line is gone, so all that is left is to cut the response short.
         if (res.headersSent) return void res.destroy();
         if (code === 'EGRESS_DENIED') return answer(403, JSON.stringify({ message: MESSAGES.proxy.addressDenied }));
-        // As the original: an empty 504 on timeout, an empty 502 for any other upstream failure.
-        const status = timedOut || code === 'ECONNECT_TIMEOUT' ? 504 : 502;
-        this.#log.debug({ component: 'dataproxy', code, status }, 'upstream call failed');
+        // As the original: an empty 504 on timeout, an empty 502 for any other upstream failure,
+        // and what failed in the log (worded as Go's client; no URL, whose query may hold secrets).
+        const status = timedOut || code === 'ECONNECT_TIMEOUT' || code === HANDSHAKE_TIMEOUT ? 504 : 502;
+        const { text } = describeNetworkError(error as NodeJS.ErrnoException, call.target.upstream!.host);
+        this.#log.warn({ component: 'dataproxy', dsId: call.target.id, code, status, error: text }, 'Proxy request failed');
         answer(status);
       };
+      if (call.target.tlsError) return onError(Object.assign(new Error(call.target.tlsError), { code: 'ETLSCONFIG' }));
       this.#send(req, res, call, onError);
     });
   }
@@ -154,7 +160,8 @@ export class UpstreamStreamer {
   }
 
   #send(req: IncomingMessage, res: ServerResponse, call: UpstreamCall, onError: (error: Error) => void): void {
-    const { upstream, method } = call;
+    const { method } = call;
+    const upstream = call.target.upstream!;
     // http-proxy-3's deleteLength pass sets `content-length: 0` on a DELETE or OPTIONS without one,
     // which would truncate a chunked body: it is shown another method while the passes run (they
     // run synchronously), and the upstream gets the real one through the `method` option.
@@ -182,7 +189,7 @@ export class UpstreamStreamer {
           changeOrigin: false,
           selfHandleResponse: true,
           connectTimeout: this.#dialTimeoutMs,
-          agent: this.#connections.agentFor(upstream),
+          agent: this.#connections.agentFor(call.target),
         },
         onError,
       );

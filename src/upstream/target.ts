@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { DataSourceRecord } from '../services/data-sources.ts';
+import { tlsSettingsFor, type TlsMaterial } from './tls.ts';
 
 /** Where a data source's calls go: what http-proxy-3 needs of a target URL, parsed once. */
 export interface UpstreamBase {
@@ -18,7 +19,7 @@ export interface UpstreamBase {
  * What the proxy needs of one version of a data source, computed once when it is loaded: the
  * parsed URL, the headers it injects (secrets already decrypted and encoded) and its options.
  */
-export interface ProxyTarget {
+export interface DataSourceTarget {
   id: number;
   orgId: number;
   uid: string;
@@ -36,13 +37,17 @@ export interface ProxyTarget {
   timeoutSeconds: number | null;
   /** Header names from `jsonData.httpHeaderName<N>` that were skipped as unusable (never values). */
   skippedHeaders: readonly string[];
+  /** An https data source's own TLS material; null for the defaults (and for http). */
+  tls: TlsMaterial | null;
+  /** Why its TLS material is unusable (every call then fails with it), else null. Names no secret. */
+  tlsError: string | null;
 }
 
 /** Framing and routing headers a data source may not override: they would desynchronise the connection. */
 const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
 /** Builds the prepared target of a stored row whose secrets are already decrypted. */
-export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): ProxyTarget {
+export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): DataSourceTarget {
   const jsonData = row.jsonData;
   const headers: Array<readonly [string, string]> = [];
   const skippedHeaders: string[] = [];
@@ -65,6 +70,8 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
 
   const keep = Array.isArray(jsonData.keepCookies) ? jsonData.keepCookies.filter((c): c is string => typeof c === 'string') : [];
   const timeout = Number(jsonData.timeout);
+  const upstream = parseUpstream(row.url);
+  const tls = upstream?.protocol === 'https:' ? tlsSettingsFor(jsonData, secrets) : { material: null, error: null };
 
   return {
     id: row.id,
@@ -73,11 +80,13 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
     type: row.type,
     version: row.version,
     rawUrl: row.url,
-    upstream: parseUpstream(row.url),
+    upstream,
     keepCookies: new Set(keep),
     headers,
     timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : null,
     skippedHeaders,
+    tls: tls.material,
+    tlsError: tls.error,
   };
 }
 
@@ -106,4 +115,18 @@ function validHeader(name: string, value: string): boolean {
 
 function basicHeader(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/**
+ * Grafana's `JoinURLFragments`: exactly one slash between the data source URL's path and the
+ * proxy path; a trailing slash on the proxy path is kept; an empty proxy path leaves the base
+ * unchanged (an empty result is sent as `/`).
+ */
+export function joinUpstreamPath(basePath: string, proxyPath: string): string {
+  if (proxyPath === '') return basePath;
+  const baseSlash = basePath.endsWith('/');
+  const pathSlash = proxyPath.startsWith('/');
+  if (baseSlash && pathSlash) return basePath + proxyPath.slice(1);
+  if (!baseSlash && !pathSlash) return `${basePath}/${proxyPath}`;
+  return basePath + proxyPath;
 }

@@ -1,6 +1,9 @@
 import { Agent, type AgentOptions } from 'node:http';
 import { Agent as HttpsAgent, type AgentOptions as HttpsAgentOptions } from 'node:https';
 import type { Socket } from 'node:net';
+import type { Duplex } from 'node:stream';
+import type { TLSSocket } from 'node:tls';
+import { HANDSHAKE_TIMEOUT } from './tls.ts';
 
 /** When a pooled socket stops being worth keeping, in `performance.now()` time. */
 const IDLE_UNTIL = Symbol('idleUntil');
@@ -57,10 +60,12 @@ export class IdleSockets {
     return true;
   }
 
-  /** Closes the agents' free sockets past their idle limit, every interval until `stop()`. */
-  sweep(agents: readonly Agent[]): void {
+  /** Closes the agents' free sockets past their idle limit, every interval until `stop()`; `agents` may grow and shrink meanwhile. */
+  sweep(agents: Iterable<Agent>): void {
     this.stop();
-    this.#timer = setInterval(() => agents.forEach(closeIdle), this.#intervalMs);
+    this.#timer = setInterval(() => {
+      for (const agent of agents) closeIdle(agent);
+    }, this.#intervalMs);
     this.#timer.unref();
   }
 
@@ -89,13 +94,42 @@ export class IdleLimitedAgent extends Agent {
   }
 }
 
+/**
+ * The https pool of one set of TLS material. `[dataproxy] tls_handshake_timeout_seconds` as Go's
+ * TLSHandshakeTimeout: from the TCP connection to the end of the handshake. Retired when the data
+ * sources using its material change: its idle connections close at once, busy ones when their call ends.
+ */
 export class IdleLimitedHttpsAgent extends HttpsAgent {
   readonly #idle: IdleSockets;
-  constructor(options: HttpsAgentOptions, idle: IdleSockets) {
+  readonly #handshakeTimeoutMs: number;
+  #retired = false;
+  constructor(options: HttpsAgentOptions, idle: IdleSockets, handshakeTimeoutMs = 0) {
     super(options);
     this.#idle = idle;
+    this.#handshakeTimeoutMs = handshakeTimeoutMs;
   }
   override keepSocketAlive(socket: Socket): boolean {
-    return this.#idle.keep(socket);
+    return !this.#retired && this.#idle.keep(socket);
+  }
+  override createConnection(options: Parameters<HttpsAgent['createConnection']>[0], callback?: (err: Error | null, stream: Duplex) => void): Duplex | null | undefined {
+    const socket = super.createConnection(options, callback) as TLSSocket | null | undefined;
+    const limit = this.#handshakeTimeoutMs;
+    if (!socket || limit <= 0) return socket;
+    let timer: NodeJS.Timeout | undefined;
+    const clear = () => clearTimeout(timer);
+    socket.once('connect', () => {
+      timer = setTimeout(() => socket.destroy(Object.assign(new Error('TLS handshake timeout'), { code: HANDSHAKE_TIMEOUT })), limit);
+    });
+    socket.once('secureConnect', clear);
+    socket.once('close', clear);
+    return socket;
+  }
+  get retired(): boolean {
+    return this.#retired;
+  }
+  /** No new connection is kept once freed; idle ones close now. */
+  retire(): void {
+    this.#retired = true;
+    for (const sockets of Object.values(this.freeSockets)) for (const socket of sockets ?? []) socket.destroy();
   }
 }
