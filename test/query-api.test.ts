@@ -1,7 +1,7 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
+import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
 import { dataFrameFromJSON } from './support/grafana-data.ts';
 import { startPrometheus, type PrometheusUnderTest } from './support/prometheus.ts';
 
@@ -274,6 +274,42 @@ describe('resources', () => {
     expect(refused.status).toBe(502);
     const anonymous = await call(server, 'GET', `/api/datasources/uid/${promDs.uid}/resources/api/v1/labels`, { auth: null });
     expect(anonymous.status).toBe(401);
+  });
+});
+
+describe('queries in the graph', () => {
+  const FRAME_FIELDS = 'status results { refId status error errorSource frames { refId length meta fields { name type goType nullable labels { name value } displayName numbers values } } }';
+
+  it("gives a data source's query typed frames, from the same service as /api/ds/query", async () => {
+    const res = await gql(server, `query($uid: String!, $q: [JSONObject!]!) { dataSourceByUid(uid: $uid) { name query(from: "${FROM}", to: "${TO}", queries: $q) { ${FRAME_FIELDS} } } }`,
+      { uid: promDs.uid, q: [{ refId: 'A', expr: 'label_replace(vector(1), "job", "api", "", "")', intervalMs: 60000 }] });
+    expect(res.body.errors).toBeUndefined();
+    const result = res.body.data.dataSourceByUid.query;
+    expect(result.status).toBe(200);
+    const frame = result.results[0].frames[0];
+    expect(result.results[0]).toMatchObject({ refId: 'A', status: 200, error: null, errorSource: null });
+    expect(frame.length).toBe(6);
+    expect(frame.meta).toMatchObject({ type: 'timeseries-multi', executedQueryString: expect.stringContaining('Step: 1m0s') });
+    expect(frame.fields[0]).toMatchObject({ name: 'Time', type: 'TIME', goType: 'time.Time', nullable: false, labels: null });
+    expect(frame.fields[0].numbers.every((t: number) => t % 60000 === 0)).toBe(true);
+    expect(frame.fields[1]).toMatchObject({ name: 'Value', type: 'NUMBER', labels: [{ name: 'job', value: 'api' }], displayName: '{job="api"}', numbers: [1, 1, 1, 1, 1, 1] });
+  });
+
+  it('runs mixed queries through the root field, errors per refId, and refuses as the REST route does', async () => {
+    const res = await gql(server, `query($q: [JSONObject!]!) { dataQuery(from: "${FROM}", to: "${TO}", queries: $q) { ${FRAME_FIELDS} } }`, {
+      q: [promQuery(promDs, { refId: 'B', expr: 'sum(', instant: true }), promQuery(promGet, { refId: 'A', expr: '2', instant: true })],
+    });
+    expect(res.body.errors).toBeUndefined();
+    const { status, results } = res.body.data.dataQuery;
+    expect(status).toBe(400);
+    expect(results.map((r: { refId: string }) => r.refId)).toEqual(['A', 'B']);
+    expect(results[0].frames[0].fields[1].numbers).toEqual([2]);
+    expect(results[1]).toMatchObject({ status: 400, errorSource: 'downstream', error: expect.stringMatching(/^bad_data: /) });
+
+    const missing = await gql(server, 'query { dataQuery(queries: [{refId: "A", datasource: {uid: "nope"}}]) { status } }');
+    expect(missing.body.errors?.[0]).toMatchObject({ message: 'Data source not found', extensions: { code: 'NOT_FOUND' } });
+    const anonymous = await gql(server, 'query { dataQuery(queries: []) { status } }', {}, null);
+    expect(anonymous.body.errors?.[0]?.extensions?.code).toBe('UNAUTHENTICATED');
   });
 });
 
