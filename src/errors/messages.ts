@@ -210,6 +210,21 @@ export const MESSAGES = {
     elasticsearchRed: 'Health check failed: Elasticsearch data source is not healthy',
     zipkinStatus: (status: number) => `invalid response from zipkin with status code ${status}`,
   },
+  /** The TestData kind's answers (`pkg/tsdb/grafana-testdata-datasource`). */
+  testData: {
+    randomWalkError: 'this is an error and it can include URLs http://grafana.com/',
+    panic: 'Test Data Panic!',
+    csvHeader: 'failed to read header line: EOF',
+    csvLine: (cause: string) => `failed to read line: ${cause}`,
+    csvWaveValue: (raw: string) => `failed to parse value '${raw}' into nullable float: strconv.ParseFloat: parsing "${raw}": invalid syntax`,
+    waveformGap: 'did not get value at point in waveform - should not be here',
+    /** Ours: the original divides by the step and panics on zero. */
+    csvWaveStep: 'csv wave timeStep must be a positive whole number of seconds',
+    /** Ours: the slow scenario's wait cut short by the client or the request's deadline. */
+    canceled: 'context canceled',
+    /** Ours: the cap on points one refId may answer. */
+    tooManyPoints: (max: number) => `query would answer more than ${max} points; narrow the time range or raise the interval`,
+  },
   provisioning: {
     reloaded: 'Datasources config reloaded',
   },
