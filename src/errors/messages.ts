@@ -145,6 +145,22 @@ export const MESSAGES = {
     /** Ours: the request already carries this deployment's Via entry. */
     loopDetected: 'data source proxy loop detected',
   },
+  /** `POST /api/ds/query` and data source resources (`pkg/services/query/errors.go`, `pkg/api/plugin_resource.go`). */
+  query: {
+    noQueries: 'No queries found',
+    invalidDatasourceId: 'Query does not contain a valid data source identifier',
+    duplicateRefId: 'Multiple queries using the same RefId is not allowed ',
+    missingDataSourceInfo: (refId: string) => `Query ${refId} is missing datasource information`,
+    resourceFailed: 'Failed to call resource',
+    /** Ours: kinds this server does not query, answered per refId. */
+    kindNotSupported: (type: string) => `data source type "${type}" is not supported by this server's query API`,
+    /** Ours: the refId's answer is past `[query] max_points_per_response`. */
+    tooManyPoints: (limit: number) => `the response has more than ${limit} data points ([query] max_points_per_response)`,
+    /** Ours: the request was cancelled (client gone) before the refId was answered. */
+    cancelled: 'context canceled',
+    /** A kind failed in a way it did not report itself. */
+    failed: 'Query data error',
+  },
   /** Ours: GraphQL subscriptions have no original. UNAVAILABLE ones mean "subscribe again and reload". */
   live: {
     notServed: 'Subscriptions are not served here',
