@@ -3,7 +3,7 @@
  * `mathexp/resample.go`): each model is read into a command with the refIds it needs, or refused
  * with the original's words; running one turns its inputs' values into its own.
  */
-import { parseGtimeDuration } from '../go-duration.ts';
+import { parseSdkDuration } from '../durations.ts';
 import { evaluateMath } from './math-eval.ts';
 import { parseMath, type ParsedExpression } from './math-parse.ts';
 import { isNull, newSeries, setNull, typeName, type NumberValue, type Results, type Series, type Value } from './values.ts';
@@ -235,9 +235,9 @@ function resampleCommand(refId: string, model: Readonly<Record<string, unknown>>
   if (!('upsampler' in model)) throw new Error('no upsampler specified in resample command');
   if (typeof model.upsampler !== 'string') throw new Error(`expected resample downsampler to be a string, got type ${goType(model.upsampler)}`);
   const upsampler = model.upsampler;
-  const interval = parseGtimeDuration(windowText);
+  const interval = parseSdkDuration(windowText);
   // The original prints the zero duration it failed to fill, not the text.
-  if (interval === undefined) throw new Error(`failed to parse resample "window" duration field "0s": time: invalid duration ${JSON.stringify(windowText)}`);
+  if (interval === null) throw new Error(`failed to parse resample "window" duration field "0s": time: invalid duration ${JSON.stringify(windowText)}`);
   if (interval <= 0) throw new Error('the series cannot be sampled further; the time range is shorter than the interval');
   return {
     type: 'resample',

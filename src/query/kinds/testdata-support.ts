@@ -5,7 +5,7 @@
  */
 import type { Field } from '../frames/frame.ts';
 
-export { parseGoDuration } from '../go-duration.ts';
+export { parseGoDuration } from '../durations.ts';
 
 /** Uniform numbers in [0, 1). */
 export type Random = () => number;
