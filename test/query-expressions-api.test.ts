@@ -1,5 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, startTestServer, type TestServer } from './support/server.ts';
+import { call, gql, startTestServer, type TestServer } from './support/server.ts';
 import { dataFrameFromJSON } from './support/grafana-data.ts';
 
 // Server-side expressions through POST /api/ds/query, over the built-in TestData kind (no
@@ -94,5 +94,17 @@ describe('expressions through /api/ds/query', () => {
     const res = await dsQuery([{ refId: 'A', datasource: { uid: 'no-such-ds' } }, expression('B', { type: 'math', expression: '$A' })]);
     expect(res.status).toBe(404);
     expect(res.body).toEqual({ message: 'Data source not found' });
+  });
+
+  it('the graph\'s root dataQuery runs expressions through the same service, typed', async () => {
+    const res = await gql(server, `query($q: [JSONObject!]!) { dataQuery(from: "${FROM}", to: "${TO}", queries: $q) { status results { refId status error frames { refId meta fields { name type goType nullable labels { name value } numbers } } } } }`, {
+      q: [csv('A', '2,4,6', { hide: true }), expression('B', { type: 'reduce', expression: 'A', reducer: 'max' }), expression('C', { type: 'math', expression: '$A - 1' })],
+    });
+    expect(res.body.errors).toBeUndefined();
+    const { status, results } = res.body.data.dataQuery;
+    expect(status).toBe(200);
+    expect(results.map((r: { refId: string }) => r.refId)).toEqual(['B', 'C']);
+    expect(results[0].frames[0].fields[0]).toEqual({ name: 'B', type: 'NUMBER', goType: 'float64', nullable: true, labels: [{ name: '__name__', value: 'A-series' }], numbers: [6] });
+    expect(results[1].frames[0].fields[1].numbers).toEqual([1, 3, 5]);
   });
 });
