@@ -1,5 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
+import { encodeResults } from '../../src/query/frames/encode.ts';
 import type { DataQuery, KindContext } from '../../src/query/kinds/kind.ts';
+import { dataFrameFromJSON } from '../support/grafana-data.ts';
 import { loadCsvContent, seriesName, testDataKind } from '../../src/query/kinds/testdata.ts';
 import { csvValuesToField, fnv1Hex, parseGoDuration, parseLabels, readCsv, seededRandom } from '../../src/query/kinds/testdata-support.ts';
 
@@ -322,5 +324,42 @@ describe('TestData resources', () => {
     });
     expect(String(answer.body)).not.toContain('secret');
     expect(JSON.parse(String((await call('GET', 'test', 'not json')).body)).request.body).toBeNull();
+  });
+});
+
+describe('TestData frames on the wire', () => {
+  it('every scenario\'s frames decode with the original frontend\'s decoder', async () => {
+    const models: [string, Record<string, unknown>][] = [
+      ['random_walk', { seed: 1, labels: 'a=b', withNil: true }],
+      ['random_walk_table', { seed: 1, withNil: true }],
+      ['csv_metric_values', { stringInput: '1,null,3' }],
+      ['csv_content', { csvContent: 'time,value,ok\n1000,1.5,true\n2000,,false' }],
+      ['predictable_pulse', { pulseWave: { timeStep: 1, onCount: 1, offCount: 1, onValue: 'nan', offValue: 'null' } }],
+      ['predictable_csv_wave', { csvWave: [{ timeStep: 1, valuesCSV: '1,nan,null' }] }],
+      ['table_static', {}],
+      ['logs', { seed: 1, levelColumn: true, lines: 3 }],
+      ['datapoints_outside_range', {}],
+      ['random_walk_with_error', { seed: 2 }],
+    ];
+    const queries = models.map(([scenarioId, model], i) => q({ scenarioId, ...model }, { refId: `R${i}` }));
+    const results = await run(...queries);
+    expect(results.size).toBe(models.length);
+    const wire = JSON.parse(encodeResults(results)) as { results: Record<string, { frames?: unknown[] }> };
+    for (const [i, [scenarioId]] of models.entries()) {
+      const frames = wire.results[`R${i}`].frames ?? [];
+      expect([scenarioId, frames.length > 0]).toEqual([scenarioId, true]);
+      for (const [f, json] of frames.entries()) {
+        const decoded = dataFrameFromJSON(json);
+        const original = results.get(`R${i}`)!.frames![f];
+        expect(decoded.fields.map((field) => field.name)).toEqual(original.fields.map((field) => field.name));
+        for (const [k, field] of decoded.fields.entries()) expect([scenarioId, field.name, field.values]).toEqual([scenarioId, field.name, original.fields[k].values]);
+      }
+    }
+    // NaN written as an entity comes back as NaN; the enum keeps its texts.
+    const pulse = dataFrameFromJSON(wire.results.R4.frames![0]);
+    expect(pulse.fields[1].values).toEqual([NaN, null, NaN, null, NaN, null, NaN, null, NaN, null]);
+    const table = dataFrameFromJSON(wire.results.R1.frames![0]);
+    expect(table.fields[5]).toMatchObject({ name: 'State', type: 'enum', config: { type: { enum: { text: ['Unknown', 'Up', 'Down'] } } } });
+    expect(dataFrameFromJSON(wire.results.R7.frames![0]).meta).toMatchObject({ type: 'log-lines', preferredVisualisationType: 'logs' });
   });
 });
