@@ -143,3 +143,54 @@ describe('reading a command', () => {
     expect(buildCommand('B', { type: 'threshold', expression: 'A', conditions: [{ evaluator: { type: 'gt', params: [1] } }] }).needs).toEqual(['A']);
   });
 });
+
+describe('classic_conditions', () => {
+  const condition = (input: string, reducer: string, type: string, params: number[], operator = 'and') => ({ evaluator: { type, params }, operator: { type: operator }, query: { params: [input] }, reducer: { type: reducer } });
+  const runClassic = (conditions: unknown[], vars: Record<string, Value[]>) =>
+    buildCommand('C', { type: 'classic_conditions', conditions }).execute(new Map(Object.entries(vars).map(([k, values]) => [k, { values }])), { from: 0, to: 1 })[0] as NumberValue;
+  const a = series([0, 1, 2, 3], [1, null, NaN, 9], { host: 'a' });
+  const b = series([0, 1], [2, 4], { host: 'b' });
+
+  it.each([
+    ['avg', 5], ['sum', 10], ['min', 1], ['max', 9], ['count', 4], ['last', 9], ['median', 5], ['diff', 8], ['diff_abs', 8], ['percent_diff', 800], ['percent_diff_abs', 800], ['count_non_null', 2],
+  ])('reducer %s skips null and NaN', (reducer, expected) => {
+    // Firing exactly when the reduced value equals the expected one.
+    expect(runClassic([condition('A', reducer, 'eq', [expected])], { A: [a] }).value).toBe(1);
+    expect(runClassic([condition('A', reducer, 'ne', [expected])], { A: [a] }).value).toBe(0);
+  });
+
+  it('one number, 1 when any series matches, the matches in meta.custom', () => {
+    const out = runClassic([condition('A', 'max', 'gt', [3])], { A: [a, b] });
+    expect(out).toEqual({ kind: 'number', name: '', value: 1, custom: [{ value: '9', metric: 'v', labels: { host: 'a' } }, { value: '4', metric: 'v', labels: { host: 'b' } }] });
+    expect(runClassic([condition('A', 'max', 'gt', [30])], { A: [a, b] })).toMatchObject({ value: 0, custom: [] });
+  });
+
+  it('conditions combine left to right with and/or, without precedence', () => {
+    const yes = condition('A', 'max', 'gt', [3]);
+    const no = condition('A', 'max', 'gt', [30]);
+    // false OR true AND true = (false OR true) AND true = true
+    expect(runClassic([no, { ...yes, operator: { type: 'or' } }, yes], { A: [a] }).value).toBe(1);
+    expect(runClassic([yes, no], { A: [a] }).value).toBe(0);
+    expect(runClassic([no, { ...yes, operator: { type: 'or' } }], { A: [a] }).value).toBe(1);
+  });
+
+  it('no data gives null, unless the evaluator looks for no value', () => {
+    const empty = series([], []);
+    expect(runClassic([condition('A', 'avg', 'gt', [1])], { A: [empty] })).toEqual({ kind: 'number', name: '', value: null, custom: [{ value: '', metric: 'NoData', labels: null }] });
+    expect(runClassic([condition('A', 'avg', 'gt', [1])], { A: [] }).value).toBeNull();
+    expect(runClassic([condition('A', 'avg', 'no_value', [])], { A: [] })).toMatchObject({ value: 1, custom: [{ value: '', metric: '', labels: null }] });
+    // A no data value matches no_value: firing, not no data.
+    expect(runClassic([condition('A', 'avg', 'no_value', [])], { A: [{ kind: 'nodata' }] })).toMatchObject({ value: 1, custom: [{ value: '', metric: '', labels: null }] });
+  });
+
+  it.each([
+    [[{ ...condition('A', 'avg', 'gt', [1]) }, condition('A', 'avg', 'gt', [1], 'xor')], 'condition 2 operator must be `and` or `or`'],
+    [[condition('', 'avg', 'gt', [1])], 'condition 1 is missing the query RefID argument'],
+    [[condition('A', 'p95', 'gt', [1])], "invalid reducer 'p95' in condition 1"],
+    [[condition('A', 'avg', 'gt', [])], "evaluator 'gt' is missing the threshold parameter"],
+    [[condition('A', 'avg', 'within_range', [1])], 'ranged evaluator requires 2 parameters'],
+    [[condition('A', 'avg', 'around', [1])], 'evaluator invalid evaluator type: around'],
+  ])('refuses %#', (conditions, message) => {
+    expect(() => buildCommand('C', { type: 'classic_conditions', conditions })).toThrow(`failed to parse expression 'C': ${message}`);
+  });
+});

@@ -115,6 +115,11 @@ describe('runExpressionRequest', () => {
     expect(results.get('B')).toEqual({ frames: [{ name: 'no data', refId: 'B', fields: [] }] });
   });
 
+  it('classic conditions over TestData: one number, the matches in meta.custom', async () => {
+    const { results } = await run([csv('A', '1,2,9'), query('C', expr, { type: 'classic_conditions', conditions: [{ evaluator: { type: 'gt', params: [3] }, operator: { type: 'and' }, query: { params: ['A'] }, reducer: { type: 'avg' } }] })]);
+    expect(results.get('C')).toEqual({ frames: [{ refId: 'C', meta: { type: 'numeric-multi', typeVersion: [0, 1], custom: [{ value: '4', metric: 'A-series', labels: { __name__: 'A-series' } }] }, fields: [{ name: '', type: 'float64', nullable: true, values: [1] }] }] });
+  });
+
   it('expressions alone need no data source call', async () => {
     const { results, asked } = await run([query('A', expr, { type: 'math', expression: '2 ** 10' })]);
     expect(asked).toEqual([]);
@@ -127,6 +132,10 @@ describe('runExpressionRequest', () => {
     [[query('B', expr, { type: 'math', expression: '$C' }), query('C', expr, { type: 'math', expression: '$B' })], 'expression request error: topo: no topological ordering: cyclic components: [[B C]]'],
     [[query('B', expr, { type: 'math', expression: '1 +' })], "expression request error: failed to parse expression 'B': invalid math command type: expr: unexpected EOF in input: F()"],
     [[query('B', expr, { type: 'sql', expression: 'SELECT 1' })], 'expression request error: sql expressions are disabled'],
+    [[query('B', expr, { type: 'math', expression: '1' }), query('C', expr, { type: 'classic_conditions', conditions: [{ evaluator: { type: 'gt', params: [0] }, query: { params: ['B'] }, reducer: { type: 'avg' } }] })],
+      'expression request error: only data source queries may be inputs to a classic condition, B is a Expression'],
+    [[csv('A', '1'), query('C', expr, { type: 'classic_conditions', conditions: [{ evaluator: { type: 'gt', params: [0] }, query: { params: ['A'] }, reducer: { type: 'avg' } }] }), query('D', expr, { type: 'math', expression: '$C' })],
+      'expression request error: classic conditions may not be the input for other expressions, but C is the input for D'],
     [[csv('A', '1', { intervalMs: '1s' }), query('B', expr, { type: 'math', expression: '$A' })], 'expression request error: expected intervalMs to be an float64, got type string for refId A'],
   ])('refuses the whole request: %#', async (queries, message) => {
     const error = await run(queries).catch((e: unknown) => e);

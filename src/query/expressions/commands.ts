@@ -4,17 +4,13 @@
  * with the original's words; running one turns its inputs' values into its own.
  */
 import { parseSdkDuration } from '../durations.ts';
+import { classicConditionsCommand } from './classic.ts';
+import type { Command } from './command.ts';
 import { evaluateMath } from './math-eval.ts';
 import { parseMath, type ParsedExpression } from './math-parse.ts';
 import { isNull, newSeries, setNull, typeName, type NumberValue, type Results, type Series, type Value } from './values.ts';
 
-export interface Command {
-  readonly type: string;
-  /** The refIds it reads, in the order the original lists them. */
-  readonly needs: readonly string[];
-  /** Throws an Error whose message is the refId's error. */
-  execute(vars: ReadonlyMap<string, Results>, range: { from: number; to: number }): Value[];
-}
+export type { Command };
 
 /** Ours: the most points one resample may produce. */
 export const MAX_RESAMPLE_POINTS = 1_000_000;
@@ -317,6 +313,7 @@ const BUILDERS: Readonly<Record<string, (refId: string, model: Readonly<Record<s
   reduce: reduceCommand,
   resample: resampleCommand,
   threshold: thresholdCommand,
+  classic_conditions: classicConditionsCommand,
 };
 
 /** `buildCMDNode`: the command of an expression query, or the original's refusal (whole request). */
@@ -325,7 +322,7 @@ export function buildCommand(refId: string, model: Readonly<Record<string, unkno
   const type = model.type;
   if (typeof type !== 'string') throw new Error(`invalid command type in expression '${refId}': expected expression command type to be a string, got type ${goType(type)}`);
   if (type === 'sql') throw new Error('sql expressions are disabled');
-  if (type === 'classic_conditions' || type === 'hysteresis') throw new Error(`expression command type '${type}' in expression '${refId}' not implemented`);
+  if (type === 'hysteresis') throw new Error(`expression command type '${type}' in expression '${refId}' not implemented`);
   const builder = BUILDERS[type];
   if (!builder) throw new Error(`invalid command type in expression '${refId}': '${type}' is not a recognized expression type`);
   try {

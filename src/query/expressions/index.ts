@@ -87,6 +87,8 @@ function executionOrder(nodes: readonly Node[]): Node[] {
       const needed = byRefId.get(name);
       if (!needed) throw new ExpressionRequestError(`unable to find dependent node '${name}'`);
       if (needed === node) throw new ExpressionRequestError(`expression '${name}' cannot reference itself. Must be query or another expression`);
+      if (node.command?.type === 'classic_conditions' && needed.command) throw new ExpressionRequestError(`only data source queries may be inputs to a classic condition, ${name} is a Expression`);
+      if (needed.command?.type === 'classic_conditions') throw new ExpressionRequestError(`classic conditions may not be the input for other expressions, but ${name} is the input for ${node.query.refId}`);
       const list = dependents.get(needed) ?? [];
       list.push(node);
       dependents.set(needed, list);

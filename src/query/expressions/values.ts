@@ -28,6 +28,8 @@ export interface NumberValue {
   config?: Frame['fields'][number]['config'];
   value: number | null;
   notices?: Notice[];
+  /** `meta.custom` of its frame (classic conditions' matches). */
+  custom?: unknown;
 }
 
 export interface Scalar {
@@ -115,7 +117,9 @@ export function toFrame(refId: string, value: Value): Frame {
       const field: Frame['fields'][number] = { name: value.name, type: 'float64', nullable: true, values: [value.value] };
       if (value.labels) field.labels = value.labels;
       if (value.config) field.config = value.config;
-      return withNotices({ refId, meta: { type: 'numeric-multi', typeVersion: [0, 1] }, fields: [field] }, value.notices);
+      const meta: Frame['meta'] = { type: 'numeric-multi', typeVersion: [0, 1] };
+      if (value.custom !== undefined) meta.custom = value.custom;
+      return withNotices({ refId, meta, fields: [field] }, value.notices);
     }
     case 'scalar':
       return withNotices({ refId, meta: { type: 'numeric-multi', typeVersion: [0, 1] }, fields: [{ name: refId, type: 'float64', nullable: true, values: [value.value] }] }, value.notices);
