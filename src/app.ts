@@ -19,6 +19,7 @@ import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
 import { createServices, type Services } from './services/index.ts';
 import { Upstream, type LookupFunction } from './upstream/index.ts';
+import { QueryService } from './query/service.ts';
 
 export interface App {
   services: Services;
@@ -60,9 +61,11 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
+  const queries = new QueryService(settings, services.dataSources, upstream, log);
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
+    queries,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
