@@ -8,6 +8,7 @@ const LAYERS = [
   ['auth'],
   ['services', 'live'],
   ['context.ts'],
+  ['query'],
   ['graphql'],
   ['rest', 'proxy', 'provisioning', 'metrics', 'bootstrap.ts'],
   ['http'],
