@@ -7,6 +7,8 @@ const LAYERS = [
   ['db'],
   ['auth'],
   ['services', 'live'],
+  ['upstream'],
+  ['query'],
   ['context.ts'],
   ['query'],
   ['graphql'],

@@ -3,13 +3,10 @@ import type { Server } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ChangeListener } from './db/change-listener.ts';
 import type { EmbeddedCluster, PgConnection } from './db/embedded.ts';
-import { ProxyTargetCache } from './proxy/cache.ts';
 import { DataSourceProxy } from './proxy/handler.ts';
 import { createHealthChecker } from './proxy/health.ts';
-import { createUpstreamConnections } from './proxy/upstream.ts';
 import { createProvisioningReloader } from './provisioning/reload.ts';
 import { environmentSnapshot, type Environment } from './config/env.ts';
-import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
@@ -21,6 +18,8 @@ import { createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
 import { createServices, type Services } from './services/index.ts';
+import { Upstream, type LookupFunction } from './upstream/index.ts';
+import { QueryService } from './query/service.ts';
 
 export interface App {
   services: Services;
@@ -53,16 +52,18 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   }));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
-  // One set of outbound connections (and egress policy) for the proxy and the health checks.
-  const connections = createUpstreamConnections(settings, log, options.proxyResolver);
-  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, connections, log);
+  // The one way out to data sources: the proxy, the health checks and every other caller share
+  // its prepared targets, connection pools and egress policy.
+  const upstream = new Upstream(settings, services.dataSources, changes, log, { resolve: options.proxyResolver });
+  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, upstream, log);
   services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
-  const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
-    (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
+  const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
+  const queries = new QueryService(settings, services.dataSources, upstream, log);
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
+    queries,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
@@ -92,7 +93,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
-      proxy.close();
+      upstream.close();
       await changes.close();
     },
   };

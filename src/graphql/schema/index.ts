@@ -13,6 +13,7 @@ import './alert.ts';
 import './service-account.ts';
 import './live.ts';
 import './data-source-health.ts';
+import './data-query.ts';
 import './frontend-settings.ts';
 
 let schema: GraphQLSchema | null = null;
