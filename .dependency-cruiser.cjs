@@ -10,7 +10,6 @@ const LAYERS = [
   ['upstream'],
   ['query'],
   ['context.ts'],
-  ['query'],
   ['graphql'],
   ['rest', 'proxy', 'provisioning', 'metrics', 'bootstrap.ts'],
   ['http'],

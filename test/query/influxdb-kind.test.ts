@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '../../src/errors/messages.ts';
 import { influxDbKind } from '../../src/query/kinds/influxdb.ts';
 import { dataQuery, directContext } from '../support/kind-context.ts';
 import { startInfluxDb, type InfluxDb } from '../support/influxdb.ts';
@@ -109,7 +110,7 @@ describe('InfluxDB kind against a real InfluxDB 1.x', () => {
     const results = await influxDbKind.query(directContext(influx!.url, { jsonData: { dbName: 'metrics' } }, 15), [
       dataQuery('A', { rawQuery: true, query: 'SELECT "usage" FROM "cpu" WHERE $timeFilter' }, RANGE),
     ]);
-    expect(results.get('A')?.error).toBe('query returned more than 15 points; narrow the time range or the query');
+    expect(results.get('A')?.error).toBe(MESSAGES.query.tooManyPoints(15));
   });
 });
 

@@ -1,4 +1,5 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { MESSAGES } from '../../src/errors/messages.ts';
 import { lokiKind } from '../../src/query/kinds/loki.ts';
 import { dataQuery, directContext } from '../support/kind-context.ts';
 import { startLokiStandIn } from '../support/loki.ts';
@@ -58,7 +59,7 @@ describe('Loki kind', () => {
 
   it('fails a refId past the point limit', async () => {
     const results = await lokiKind.query(directContext(loki.url, {}, 10), [dataQuery('A', { expr: '{job="varlogs"}' }, RANGE)]);
-    expect(results.get('A')).toEqual({ error: 'query returned more than 10 points; narrow the time range or the query', errorSource: 'downstream', status: 400 });
+    expect(results.get('A')).toEqual({ error: MESSAGES.query.tooManyPoints(10), errorSource: 'plugin', status: 400 });
   });
 });
 

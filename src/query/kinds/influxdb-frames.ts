@@ -1,5 +1,6 @@
 import type { Field, FieldType, Frame } from '../frames/frame.ts';
-import { byteOrder, formatInterval, sortedLabels } from './go-text.ts';
+import { formatInterval } from '../durations.ts';
+import { byteOrder, sortedLabels } from './go-text.ts';
 import type { InfluxQuery } from './influxql-builder.ts';
 
 /**

@@ -1,4 +1,5 @@
-import { formatInterval, goQuote } from './go-text.ts';
+import { formatInterval } from '../durations.ts';
+import { goQuote } from './go-text.ts';
 
 /**
  * InfluxQL from the query builder's model, as the original builds it (`pkg/tsdb/influxdb/models`:

@@ -1,3 +1,4 @@
+import { MESSAGES } from '../../errors/messages.ts';
 import type { DataResponse, Frame } from '../frames/frame.ts';
 import { failed } from './kind.ts';
 
@@ -20,13 +21,8 @@ export function countPoints(frames: readonly Frame[]): number {
   return points;
 }
 
-/** Ours: the original has no such limit (its frames grow until memory runs out, grafana#89257). */
-export function tooManyPoints(max: number): string {
-  return `query returned more than ${max} points; narrow the time range or the query`;
-}
-
-/** The frames as the refId's answer, or its failure when they hold more than `max` points. */
+/** The frames as the refId's answer, or its failure when they hold more than `max` points (as Prometheus says it). */
 export function framesOrLimit(frames: Frame[], max: number): DataResponse {
-  if (countPoints(frames) > max) return failed(tooManyPoints(max), 'downstream', 400);
+  if (countPoints(frames) > max) return failed(MESSAGES.query.tooManyPoints(max), 'plugin', 400);
   return { frames };
 }

@@ -1,6 +1,7 @@
 import type { Field, Frame, FrameMeta } from '../frames/frame.ts';
 import type { DataQuery, UpstreamCall } from './kind.ts';
-import { encodeValues, formatInterval, goDuration, goJsonStringMap, goQuote, parseInterval, sortedLabels } from './go-text.ts';
+import { formatInterval, goDurationString, parseIntervalString } from '../durations.ts';
+import { encodeValues, goJsonStringMap, goQuote, sortedLabels } from './go-text.ts';
 
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
@@ -37,7 +38,9 @@ export function lokiStep(intervalMs: number, rangeMs: number, resolution: number
     const safeMs = Number((safeNs + 999_999n) / 1_000_000n);
     return Math.max(Math.ceil(intervalMs * resolution), safeMs);
   }
-  return parseInterval(step) * resolution;
+  const ms = parseIntervalString(step);
+  if (ms === null) throw new Error(`time: invalid duration ${goQuote(step)}`);
+  return ms * resolution;
 }
 
 function str(model: Readonly<Record<string, unknown>>, key: string): string | undefined {
@@ -263,7 +266,7 @@ export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
   const data = parsed?.data;
   if (!data || typeof data !== 'object') throw new Error('failed to parse the Loki response: no data');
   const stats = lokiStats(data.stats);
-  const executed = q.queryType === 'range' ? `Expr: ${q.expr}\nStep: ${goDuration(q.step)}` : `Expr: ${q.expr}`;
+  const executed = q.queryType === 'range' ? `Expr: ${q.expr}\nStep: ${goDurationString(q.step)}` : `Expr: ${q.expr}`;
   const result = data.result;
   try {
     switch (data.resultType) {
