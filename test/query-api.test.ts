@@ -188,6 +188,27 @@ describe('Prometheus queries', () => {
   });
 });
 
+describe('TestData through the envelope', () => {
+  it('answers random walks reproducibly with a seed, decodes every frame, and has a scenarios resource', async () => {
+    const td = await createDs(server, { name: 'testdata', type: 'grafana-testdata-datasource' });
+    const body = { from: FROM, to: TO, queries: [
+      { refId: 'W', datasource: { type: 'grafana-testdata-datasource', uid: td.uid }, scenarioId: 'random_walk', seriesCount: 2, seed: 7, intervalMs: 10000 },
+      { refId: 'N', datasource: { uid: td.uid }, scenarioId: 'no_data_points' },
+      { refId: 'E', datasource: { uid: td.uid }, scenarioId: 'random_walk_with_error', seed: 1 },
+    ] };
+    const [one, two] = [await dsQuery(body), await dsQuery(body)];
+    expect(one.status).toBe(400);
+    expect(one.text).toBe(two.text);
+    expect(one.body.results.W.frames).toHaveLength(2);
+    expect(one.body.results.E).toMatchObject({ errorSource: 'plugin' });
+    const decoded = decodeAll(one.body);
+    expect(decoded.W![0]!.fields[0]!.values).toHaveLength(30);
+    const scenarios = await call(server, 'GET', `/api/datasources/uid/${td.uid}/resources/scenarios`);
+    expect(scenarios.status).toBe(200);
+    expect(scenarios.body.map((s: { id: string }) => s.id)).toContain('random_walk');
+  });
+});
+
 describe('the envelope', () => {
   it.each([
     ['no queries', { from: FROM, to: TO, queries: [] }, { statusCode: 400, messageId: 'query.noQueries', message: 'No queries found' }],
