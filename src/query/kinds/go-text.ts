@@ -1,7 +1,9 @@
+import { compareGoStrings, goString } from '../frames/encode.ts';
+
 /**
  * Text the original's Go backends produce and that ends up on the wire or in upstream requests:
  * `url.Values.Encode()`, `%q` quoting and `json.Marshal` of a string map (durations and intervals
- * are in ../durations.ts). Kinds share these so their bytes match.
+ * are in ../durations.ts, JSON strings in ../frames/encode.ts). Kinds share these so their bytes match.
  */
 
 /** Go's `url.QueryEscape`: only `A-Z a-z 0-9 - _ . ~` stay, space becomes `+`. */
@@ -36,28 +38,17 @@ export function goQuote(value: string): string {
   return `${out}"`;
 }
 
-/** Go's `json.Marshal` of a string: HTML-safe (`<`, `>`, `&` escaped) and U+2028/U+2029 escaped. */
-export function goJsonString(value: string): string {
-  return JSON.stringify(value).replace(/[<>&\u2028\u2029]/g, (c) => `\\u${c.charCodeAt(0).toString(16).padStart(4, '0')}`);
-}
-
 /** Go's `json.Marshal` of a `map[string]string`: keys in byte order, compact. */
 export function goJsonStringMap(map: Readonly<Record<string, string>>): string {
-  const keys = Object.keys(map).sort(byteOrder);
+  const keys = Object.keys(map).sort(compareGoStrings);
   let out = '{';
-  for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${goJsonString(keys[i])}:${goJsonString(map[keys[i]])}`;
+  for (let i = 0; i < keys.length; i++) out += `${i ? ',' : ''}${goString(keys[i])}:${goString(map[keys[i]])}`;
   return `${out}}`;
-}
-
-/** Go sorts strings by bytes; for UTF-16 this differs only above the BMP, where code points decide. */
-export function byteOrder(a: string, b: string): number {
-  if (a === b) return 0;
-  return Buffer.compare(Buffer.from(a), Buffer.from(b));
 }
 
 /** Labels sorted by key, as Go writes a map. */
 export function sortedLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
   const out: Record<string, string> = {};
-  for (const k of Object.keys(labels).sort(byteOrder)) out[k] = labels[k];
+  for (const k of Object.keys(labels).sort(compareGoStrings)) out[k] = labels[k];
   return out;
 }

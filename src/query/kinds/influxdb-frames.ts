@@ -1,6 +1,7 @@
 import type { Field, FieldType, Frame } from '../frames/frame.ts';
 import { formatInterval } from '../durations.ts';
-import { byteOrder, sortedLabels } from './go-text.ts';
+import { compareGoStrings } from '../frames/encode.ts';
+import { sortedLabels } from './go-text.ts';
 import type { InfluxQuery } from './influxql-builder.ts';
 
 /**
@@ -23,7 +24,7 @@ export function influxFrameName(rowName: string, column: string, tags: Readonly<
   if (q.alias === '') {
     let name = q.resultFormat !== 'table' ? `${rowName}.${column}` : column;
     // Go walks the tag map in random order; sorted keys make the name stable.
-    const keys = Object.keys(tags).sort(byteOrder);
+    const keys = Object.keys(tags).sort(compareGoStrings);
     if (keys.length > 0) name += ` { ${keys.map((k) => `${k}: ${tags[k]}`).join(', ')} }`;
     return name;
   }
@@ -133,7 +134,7 @@ function tableFrame(rows: readonly Row[]): Frame[] {
   } else {
     fields.push(valueField(0));
   }
-  for (const key of Object.keys(first.tags ?? {}).sort(byteOrder)) {
+  for (const key of Object.keys(first.tags ?? {}).sort(compareGoStrings)) {
     const values: string[] = [];
     for (const row of rows) for (let i = 0; i < row.values.length; i++) values.push(row.tags?.[key] ?? '');
     fields.push({ name: key, type: 'string', nullable: true, config: { displayNameFromDS: key }, values });
