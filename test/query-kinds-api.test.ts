@@ -120,3 +120,49 @@ describe('POST /api/ds/query with Graphite', () => {
     expect([found.status, found.body]).toEqual([200, [{ text: 'api', id: 'apps.api', allowChildren: 1, expandable: 1, leaf: 0 }]]);
   });
 });
+
+describe('Server-side expressions over the new kinds\' time series', () => {
+  const expr = (refId: string, model: Record<string, unknown>) => ({ refId, datasource: { type: '__expr__', uid: '__expr__' }, ...model });
+
+  it('does math over Loki metric series and reduces them', async () => {
+    const res = await dsQuery([
+      { refId: 'A', datasource: { type: 'loki', uid: ds.loki.uid }, expr: 'rate({job="varlogs"}[1m])', step: '15s' },
+      expr('B', { type: 'math', expression: '$A * 10' }),
+      expr('C', { type: 'reduce', expression: '$A', reducer: 'max', settings: { mode: 'dropNN' } }),
+    ]);
+    expect(res.status).toBe(200);
+    const b = res.body.results.B.frames.map(dataFrameFromJSON);
+    expect(b.map((f: { fields: { values: unknown[] }[] }) => f.fields[1].values)).toEqual([[20, 5, NaN], [100, Infinity]]);
+    expect(b[0].fields[1].labels).toEqual({ job: 'varlogs', level: 'error' });
+    const c = res.body.results.C.frames.map(dataFrameFromJSON);
+    expect(c.map((f: { fields: { values: unknown[] }[] }) => f.fields[0].values[0])).toEqual([2, 10]);
+  });
+
+  it('reduces InfluxDB series and thresholds them', async () => {
+    if (!influx) return;
+    const res = await dsQuery([
+      { refId: 'A', datasource: { type: 'influxdb', uid: ds.influx.uid }, rawQuery: true, query: 'SELECT "count" FROM "req" WHERE $timeFilter GROUP BY "path"', alias: '$tag_path' },
+      expr('B', { type: 'reduce', expression: '$A', reducer: 'sum' }),
+      expr('C', { type: 'threshold', expression: 'B', conditions: [{ evaluator: { type: 'gt', params: [100] } }] }),
+    ]);
+    expect([res.status, res.body.message]).toEqual([200, undefined]);
+    const sums = res.body.results.B.frames.map(dataFrameFromJSON).map((f: { fields: { values: unknown[]; labels?: Record<string, string> }[] }) => [f.fields[0].labels, f.fields[0].values[0]]);
+    expect(sums).toEqual([[{ path: '/a' }, 45], [{ path: '/b' }, 450]]);
+    expect(res.body.results.C.frames.map(dataFrameFromJSON).map((f: { fields: { values: unknown[] }[] }) => f.fields[0].values[0])).toEqual([0, 1]);
+  });
+
+  it('does math over Graphite series with their nulls', async () => {
+    if (!graphite) return;
+    const res = await dsQuery([
+      { refId: 'A', datasource: { type: 'graphite', uid: ds.graphite.uid }, target: 'apps.api.latency' },
+      expr('B', { type: 'math', expression: '$A + 1' }),
+    ]);
+    expect(res.status).toBe(200);
+    const [a] = res.body.results.A.frames.map(dataFrameFromJSON);
+    const [b] = res.body.results.B.frames.map(dataFrameFromJSON);
+    const plusOne = (a.fields[1].values as (number | null)[]).map((v) => (v === null ? null : v + 1));
+    expect(b.fields[1].values).toEqual(plusOne);
+    // graphite-web's `from` leaves out the first bucket.
+    expect(plusOne.filter((v) => v !== null)).toEqual([3, 4, 5, 6, 7, 8, 9, 10, 11]);
+  });
+});
