@@ -33,6 +33,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   startup: async () => (await import('./scenarios/startup.ts')).default,
   subscriptions: async () => (await import('./scenarios/subscriptions.ts')).default,
   query: async () => (await import('./scenarios/query.ts')).default,
+  'query-kinds': async () => (await import('./scenarios/query-kinds.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).
 const PROXY_SCENARIO = new URL('./proxy.ts', import.meta.url);

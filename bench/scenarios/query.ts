@@ -19,7 +19,7 @@ function upstreamBody(): string {
 }
 
 /** CPU µs of this process for one parse and re-serialization of `body`: the practical floor of any conversion. */
-function parseAndSerializeMicros(body: string): number {
+export function parseAndSerializeMicros(body: string): number {
   for (let i = 0; i < 5; i++) JSON.stringify(JSON.parse(body)); // warm-up
   const n = 30;
   const before = process.cpuUsage();

@@ -154,9 +154,23 @@ function encodeValues(field: Field, entities: Entities): string {
         out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : goString(v as string)}`;
       }
       break;
-    case 'json.RawMessage':
-      for (let i = 0; i < n; i++) out += `${i ? ',' : ''}${values[i] === undefined ? 'null' : JSON.stringify(values[i])}`;
+    case 'json.RawMessage': {
+      // Rows often share one value (a log stream's labels): written once, its text reused.
+      let last: unknown;
+      let lastText = '';
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        if (v === undefined) out += `${i ? ',' : ''}null`;
+        else {
+          if (i === 0 || v !== last || typeof v !== 'object') {
+            last = v;
+            lastText = JSON.stringify(v);
+          }
+          out += `${i ? ',' : ''}${lastText}`;
+        }
+      }
       break;
+    }
     case 'bool':
       for (let i = 0; i < n; i++) {
         const v = values[i];
