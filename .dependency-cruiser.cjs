@@ -7,6 +7,7 @@ const LAYERS = [
   ['db'],
   ['auth'],
   ['services', 'live'],
+  ['query'],
   ['context.ts'],
   ['graphql'],
   ['rest', 'proxy', 'provisioning', 'metrics', 'bootstrap.ts'],

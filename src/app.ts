@@ -15,6 +15,7 @@ import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { getSchema } from './graphql/schema/index.ts';
 import { LiveChanges } from './live/hub.ts';
+import { LiveQueries, type QueryRunner } from './query/live/hub.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
@@ -40,6 +41,8 @@ export interface AppOptions {
   environment?: Environment;
   /** Off: every `/graphql` request goes through yoga's HTTP pipeline (tests compare the two paths). */
   graphqlDirectPath?: boolean;
+  /** What live queries run each tick: the `/api/ds/query` service; tests may stand in their own. */
+  queryRunner?: QueryRunner;
 }
 
 /** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
@@ -53,6 +56,17 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   }));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
+  const liveQueries = options.queryRunner
+    ? new LiveQueries(live, log, {
+      runner: options.queryRunner,
+      minRefreshMs: settings.live.minRefreshMs,
+      runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000,
+      onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
+      onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
+    })
+    : null;
+  if (liveQueries) services.liveQueries = liveQueries;
+  metrics.watchLiveQueries(() => ({ active: liveQueries?.active ?? 0, subscribers: liveQueries?.subscribers ?? 0 }));
   // One set of outbound connections (and egress policy) for the proxy and the health checks.
   const connections = createUpstreamConnections(settings, log, options.proxyResolver);
   services.dataSourceHealth = createHealthChecker(settings, services.dataSources, connections, log);
@@ -89,6 +103,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       // Subscriptions never finish by themselves: each ends now with a final event, and the
       // connection it leaves idle is closed as soon as it is.
       live.close();
+      liveQueries?.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));

@@ -12,6 +12,7 @@ import './organization.ts';
 import './alert.ts';
 import './service-account.ts';
 import './live.ts';
+import './live-query.ts';
 import './data-source-health.ts';
 import './frontend-settings.ts';
 
