@@ -28,6 +28,8 @@ export interface App {
   server: Server;
   /** Open subscription streams. */
   live: LiveChanges;
+  /** Live queries' shared runs; null without a query runner. */
+  liveQueries: LiveQueries | null;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -87,6 +89,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     services,
     server,
     live,
+    liveQueries,
     async listen(port, host) {
       await changes.start();
       return new Promise((resolve, reject) => {
