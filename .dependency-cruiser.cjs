@@ -7,6 +7,7 @@ const LAYERS = [
   ['db'],
   ['auth'],
   ['services', 'live'],
+  ['upstream'],
   ['query'],
   ['context.ts'],
   ['graphql'],

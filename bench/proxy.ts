@@ -98,7 +98,7 @@ function upstreamOrigin(port: number) {
 
 /**
  * The options dashgate gives http-proxy-3 for a path that URL parsing would leave as it is
- * (src/proxy/stream.ts): the path goes verbatim as the request URL, so the library parses no URL.
+ * (src/upstream/stream.ts): the path goes verbatim as the request URL, so the library parses no URL.
  */
 function dashgateOptions(req: IncomingMessage, target: object, agent: Agent, selfHandleResponse: boolean) {
   return { method: req.method, target: target as never, prependPath: false, toProxy: true, changeOrigin: false, selfHandleResponse, connectTimeout: DIAL_TIMEOUT_MS, agent };

@@ -3,13 +3,10 @@ import type { Server } from 'node:http';
 import type { MikroORM } from '@mikro-orm/postgresql';
 import { ChangeListener } from './db/change-listener.ts';
 import type { EmbeddedCluster, PgConnection } from './db/embedded.ts';
-import { ProxyTargetCache } from './proxy/cache.ts';
 import { DataSourceProxy } from './proxy/handler.ts';
 import { createHealthChecker } from './proxy/health.ts';
-import { createUpstreamConnections } from './proxy/upstream.ts';
 import { createProvisioningReloader } from './provisioning/reload.ts';
 import { environmentSnapshot, type Environment } from './config/env.ts';
-import type { LookupFunction } from './proxy/policy/address.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
@@ -22,14 +19,16 @@ import { createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
 import { createServices, type Services } from './services/index.ts';
+import { Upstream, type LookupFunction } from './upstream/index.ts';
+import { QueryService } from './query/service.ts';
 
 export interface App {
   services: Services;
   server: Server;
   /** Open subscription streams. */
   live: LiveChanges;
-  /** Live queries' shared runs; null without a query runner. */
-  liveQueries: LiveQueries | null;
+  /** Live queries' shared runs. */
+  liveQueries: LiveQueries;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -43,7 +42,7 @@ export interface AppOptions {
   environment?: Environment;
   /** Off: every `/graphql` request goes through yoga's HTTP pipeline (tests compare the two paths). */
   graphqlDirectPath?: boolean;
-  /** What live queries run each tick: the `/api/ds/query` service; tests may stand in their own. */
+  /** What live queries run each tick: the `/api/ds/query` service unless a test stands in its own. */
   queryRunner?: QueryRunner;
 }
 
@@ -58,27 +57,28 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   }));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
-  const liveQueries = options.queryRunner
-    ? new LiveQueries(live, log, {
-      runner: options.queryRunner,
-      minRefreshMs: settings.live.minRefreshMs,
-      runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000,
-      onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
-      onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
-    })
-    : null;
-  if (liveQueries) services.liveQueries = liveQueries;
-  metrics.watchLiveQueries(() => ({ active: liveQueries?.active ?? 0, subscribers: liveQueries?.subscribers ?? 0 }));
-  // One set of outbound connections (and egress policy) for the proxy and the health checks.
-  const connections = createUpstreamConnections(settings, log, options.proxyResolver);
-  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, connections, log);
+  // The one way out to data sources: the proxy, the health checks and every other caller share
+  // its prepared targets, connection pools and egress policy.
+  const upstream = new Upstream(settings, services.dataSources, changes, log, { resolve: options.proxyResolver });
+  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, upstream, log);
   services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
-  const proxy = new DataSourceProxy(settings, new ProxyTargetCache(services.dataSources, changes, log), log,
-    (type, status, seconds) => metrics.recordProxy(type, status, seconds), { connections });
+  const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
+  const queries = new QueryService(settings, services.dataSources, upstream, log);
+  const liveQueries = new LiveQueries(live, log, {
+    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
+    minRefreshMs: settings.live.minRefreshMs,
+    // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
+    runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
+    onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
+    onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
+  });
+  services.liveQueries = liveQueries;
+  metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
+    queries,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
@@ -106,12 +106,23 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       // Subscriptions never finish by themselves: each ends now with a final event, and the
       // connection it leaves idle is closed as soon as it is.
       live.close();
-      liveQueries?.close();
+      liveQueries.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
-      proxy.close();
+      upstream.close();
       await changes.close();
     },
+  };
+}
+
+/** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
+function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
+  return async (caller, request, signal) => {
+    const outcome = await queries.query(
+      { orgId: caller.orgId, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
+      { queries: request.queries, from: request.from, to: request.to },
+    );
+    return outcome.responses;
   };
 }

@@ -1,7 +1,9 @@
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Access } from './auth/access.ts';
-import { AUTH_ERRORS } from './errors/domain.ts';
+import { AUTH_ERRORS, DomainError } from './errors/domain.ts';
+import { MESSAGES } from './errors/messages.ts';
+import type { QueryService } from './query/service.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Services } from './services/index.ts';
 
@@ -27,14 +29,23 @@ export class RequestContext {
   route = 'unmatched';
   #em: EntityManager | null = null;
 
-  constructor(services: Services) {
+  readonly #queries: QueryService | null;
+
+  constructor(services: Services, queries: QueryService | null = null) {
     this.services = services;
+    this.#queries = queries;
     this.changeMark = services.changes.mark();
   }
 
   /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
   get em(): EntityManager {
     return (this.#em ??= this.services.orm.em.fork());
+  }
+
+  /** The query API (data frames from data sources); absent in processes that serve no queries. */
+  get queries(): QueryService {
+    if (!this.#queries) throw new DomainError('UNAVAILABLE', MESSAGES.health.notServedHere);
+    return this.#queries;
   }
 
   /** The signed-in caller; only fields and rows that admit anonymous callers may meet none (401). */

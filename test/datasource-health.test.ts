@@ -2,7 +2,7 @@ import { lookup, type LookupAddress } from 'node:dns';
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LookupFunction } from '../src/proxy/policy/address.ts';
+import type { LookupFunction } from '../src/upstream/address.ts';
 import { basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Recorded, type Upstream } from './support/upstream.ts';
 

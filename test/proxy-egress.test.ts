@@ -1,7 +1,7 @@
 import { lookup, type LookupAddress } from 'node:dns';
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import type { LookupFunction } from '../src/proxy/policy/address.ts';
+import type { LookupFunction } from '../src/upstream/address.ts';
 import { ADMIN, call, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 

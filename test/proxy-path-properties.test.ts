@@ -1,6 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { joinUpstreamPath, safeProxyPath } from '../src/proxy/policy/path.ts';
+import { safeProxyPath } from '../src/proxy/policy/path.ts';
+import { joinUpstreamPath } from '../src/upstream/target.ts';
 import { cleanRelativePath } from '../src/proxy/policy/rules.ts';
 
 // Properties of the per-request path checks, over generated paths built from the characters that

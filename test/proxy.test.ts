@@ -1,6 +1,6 @@
 import { request } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { STRIPPED_RESPONSE_HEADERS } from '../src/proxy/headers.ts';
+import { STRIPPED_RESPONSE_HEADERS } from '../src/upstream/headers.ts';
 import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
 import { startUpstream, type Upstream } from './support/upstream.ts';
 

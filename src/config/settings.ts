@@ -134,6 +134,13 @@ export interface Settings {
     /** This deployment's name in the Via header of proxied requests; a request already carrying it is a loop. */
     readonly viaPseudonym: string;
   };
+  /** `POST /api/ds/query` and the graph's queries. */
+  readonly query: {
+    /** Data sources one request queries at once. */
+    readonly concurrentQueryLimit: number;
+    /** Most data points (rows times fields) one refId may answer. */
+    readonly maxPointsPerResponse: number;
+  };
   readonly log: { readonly mode: readonly LogMode[]; readonly level: LogLevel };
   readonly alerting: { readonly enabled: boolean };
   readonly graphql: {
@@ -425,6 +432,10 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxConnsPerHost: int('dataproxy', 'max_conns_per_host', 0),
       idleConnTimeoutSeconds: int('dataproxy', 'idle_conn_timeout_seconds', 0),
       viaPseudonym,
+    },
+    query: {
+      concurrentQueryLimit: int('query', 'concurrent_query_limit', 1, 64),
+      maxPointsPerResponse: int('query', 'max_points_per_response', 1),
     },
     log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },
     alerting: { enabled: bool('alerting', 'enabled') },

@@ -145,6 +145,22 @@ export const MESSAGES = {
     /** Ours: the request already carries this deployment's Via entry. */
     loopDetected: 'data source proxy loop detected',
   },
+  /** `POST /api/ds/query` and data source resources (`pkg/services/query/errors.go`, `pkg/api/plugin_resource.go`). */
+  query: {
+    noQueries: 'No queries found',
+    invalidDatasourceId: 'Query does not contain a valid data source identifier',
+    duplicateRefId: 'Multiple queries using the same RefId is not allowed ',
+    missingDataSourceInfo: (refId: string) => `Query ${refId} is missing datasource information`,
+    resourceFailed: 'Failed to call resource',
+    /** Ours: kinds this server does not query, answered per refId. */
+    kindNotSupported: (type: string) => `data source type "${type}" is not supported by this server's query API`,
+    /** Ours: the refId's answer is past `[query] max_points_per_response`. */
+    tooManyPoints: (limit: number) => `the response has more than ${limit} data points ([query] max_points_per_response)`,
+    /** Ours: the request was cancelled (client gone) before the refId was answered. */
+    cancelled: 'context canceled',
+    /** A kind failed in a way it did not report itself. */
+    failed: 'Query data error',
+  },
   /** Ours: GraphQL subscriptions have no original. UNAVAILABLE ones mean "subscribe again and reload". */
   live: {
     notServed: 'Subscriptions are not served here',
@@ -201,6 +217,21 @@ export const MESSAGES = {
     elasticsearchUnparsable: (shown: string) => `Health check failed: Failed to parse response from Elasticsearch. Response received: ${shown}`,
     elasticsearchRed: 'Health check failed: Elasticsearch data source is not healthy',
     zipkinStatus: (status: number) => `invalid response from zipkin with status code ${status}`,
+  },
+  /** The TestData kind's answers (`pkg/tsdb/grafana-testdata-datasource`). */
+  testData: {
+    randomWalkError: 'this is an error and it can include URLs http://grafana.com/',
+    panic: 'Test Data Panic!',
+    csvHeader: 'failed to read header line: EOF',
+    csvLine: (cause: string) => `failed to read line: ${cause}`,
+    csvWaveValue: (raw: string) => `failed to parse value '${raw}' into nullable float: strconv.ParseFloat: parsing "${raw}": invalid syntax`,
+    waveformGap: 'did not get value at point in waveform - should not be here',
+    /** Ours: the original divides by the step and panics on zero. */
+    csvWaveStep: 'csv wave timeStep must be a positive whole number of seconds',
+    /** Ours: the slow scenario's wait cut short by the client or the request's deadline. */
+    canceled: 'context canceled',
+    /** Ours: the cap on points one refId may answer. */
+    tooManyPoints: (max: number) => `query would answer more than ${max} points; narrow the time range or raise the interval`,
   },
   provisioning: {
     reloaded: 'Datasources config reloaded',

@@ -1,16 +1,18 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize } from '../auth/access.ts';
 import { RequestContext } from '../context.ts';
-import { notFound } from '../errors/domain.ts';
+import { badRequest, notFound } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
+import type { QueryCaller, QueryService } from '../query/service.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
-import { readGraphQLBody, readJsonBody } from './body.ts';
+import { readBody, readGraphQLBody, readJsonBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
@@ -49,6 +51,8 @@ const DEFAULT_HEADERS: Record<string, string> = {
 export interface FrontDoorHandlers {
   graphql: GraphQLHandler;
   proxy: DataSourceProxy;
+  /** `/api/ds/query`, resources, and the graph's query fields (through each request's context). */
+  queries: QueryService | null;
   health(): Promise<Health>;
   /** Prometheus exposition, or null when `[metrics] enabled` is off. */
   metrics: { contentType: string; render(): Promise<string> } | null;
@@ -100,6 +104,24 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       await handlers.graphql(ctx, req, res, await readGraphQLBody(req, bodyLimit));
     },
     proxy: (ctx, req, res) => handlers.proxy.handle(ctx, req, res),
+    async 'ds-query'(ctx, req, res) {
+      const queries = ctx.queries;
+      const body = parseObject(await readBody(req, bodyLimit));
+      const outcome = await queries.query(queryCaller(ctx, req, res), body);
+      const text = queries.encode(outcome);
+      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
+    },
+    async 'ds-resource'(ctx, req, res) {
+      const { ref, path, query } = resourceTarget(req.url ?? '/');
+      const body = await readBody(req, bodyLimit);
+      const answer = await ctx.queries.resource(queryCaller(ctx, req, res), ref, {
+        method: req.method ?? 'GET', path, query, headers: req.headers, body,
+      });
+      const payload = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
+      res.writeHead(answer.status, { ...answer.headers, 'content-length': payload.length });
+      res.end(payload);
+    },
     async 'not-found'() {
       throw notFound();
     },
@@ -145,7 +167,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     req.url = originForm(req.url ?? '/');
     const match = router.match(method, pathOf(req.url));
     const route = match?.route ?? null;
-    const ctx = new RequestContext(services);
+    const ctx = new RequestContext(services, handlers.queries);
     ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
 
     // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).
@@ -170,4 +192,45 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
+}
+
+/** The query API's view of a request: its org and EntityManager, and a signal that fires if the client leaves first. */
+function queryCaller(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): QueryCaller {
+  const controller = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) controller.abort();
+  });
+  return { orgId: ctx.orgId, em: () => ctx.em, changeMark: ctx.changeMark, signal: controller.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
+}
+
+/** A JSON object body, whatever its declared type (the original decodes any); 400 "bad request data" otherwise. */
+function parseObject(raw: Buffer): Record<string, unknown> {
+  let body: unknown;
+  try {
+    body = JSON.parse(raw.toString('utf8'));
+  } catch {
+    throw badRequest();
+  }
+  if (typeof body !== 'object' || body === null || Array.isArray(body)) throw badRequest();
+  return body as Record<string, unknown>;
+}
+
+/** `/api/datasources/[uid/]:ref/resources/<path>?<query>`: the data source and the raw rest of the path. */
+export function resourceTarget(url: string): { ref: { uid: string } | { id: number }; path: string; query: string } {
+  const q = url.indexOf('?');
+  const query = q < 0 ? '' : url.slice(q + 1);
+  const parts = (q < 0 ? url : url.slice(0, q)).split('/');
+  // ['', 'api', 'datasources', ('uid', <uid>) | <id>, 'resources', ...rest]
+  const byUid = parts[3] === 'uid';
+  const at = byUid ? 6 : 5;
+  const path = parts.slice(at).join('/');
+  let raw: string;
+  try {
+    raw = decodeURIComponent(parts[byUid ? 4 : 3] ?? '');
+  } catch {
+    throw badRequest(byUid ? MESSAGES.proxy.uidInvalid : MESSAGES.http.idInvalid);
+  }
+  if (byUid) return { ref: { uid: raw }, path, query };
+  if (!/^-?\d+$/.test(raw)) throw badRequest(MESSAGES.http.idInvalid);
+  return { ref: { id: Number(raw) }, path, query };
 }

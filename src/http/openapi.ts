@@ -64,6 +64,36 @@ function endpointOperation(route: EndpointRoute): Record<string, unknown> | null
       };
     case 'proxy':
       return proxy(route.path.includes('/uid/') ? 'uid' : 'id');
+    case 'ds-query':
+      return {
+        summary: 'Queries data sources (the original\'s "Query a data source")',
+        description: 'Body `{from, to, queries[]}`: `from`/`to` as epoch-ms strings, durations (`5m`) or date math (`now-1h`); each query with `refId`, `datasource {type, uid}` (or the legacy string, or `datasourceId`), `intervalMs`, `maxDataPoints` and its kind\'s own keys. The answer is `{"results": {"<refId>": {"error"?, "errorSource"?, "status", "frames"?}}}` with data frames in the plugin SDK\'s JSON; 400 with the same body when any refId failed.',
+        operationId: 'QueryMetricsWithExpressions',
+        tags: ['datasources'],
+        security: [{ basicAuth: [] }, { bearerAuth: [] }],
+        parameters: [{ $ref: '#/components/parameters/OrgId' }],
+        requestBody: { required: true, content: { 'application/json': { schema: { type: 'object', properties: { from: { type: 'string' }, to: { type: 'string' }, queries: { type: 'array', items: { type: 'object' } } }, required: ['queries'] } } } },
+        responses: {
+          200: { description: 'Every refId answered.', content: { 'application/json': { schema: { type: 'object', properties: { results: { type: 'object' } } } } } },
+          ...errorResponses([400, 401, 403, 404]),
+        },
+      };
+    case 'ds-resource': {
+      const by = route.path.includes('/uid/') ? 'uid' : 'id';
+      return {
+        summary: `Calls a resource of the data source with this ${by}`,
+        description: 'Every method; the rest of the path (`path`), the query string and the body go to the data source\'s kind (Prometheus: passed through to its HTTP API). 404 for kinds without resources.',
+        operationId: by === 'id' ? 'CallDatasourceResourceById' : 'CallDatasourceResourceWithUID',
+        tags: ['datasources'],
+        security: [{ basicAuth: [] }, { bearerAuth: [] }],
+        parameters: [
+          { name: by, in: 'path', required: true, schema: by === 'id' ? { type: 'integer', format: 'int32' } : { type: 'string' } },
+          { name: 'path', in: 'path', required: true, schema: { type: 'string' }, description: 'The resource path.' },
+          { $ref: '#/components/parameters/OrgId' },
+        ],
+        responses: { 200: { description: 'The resource\'s answer, with its status.' }, ...errorResponses([401, 403, 404]) },
+      };
+    }
     default:
       return null;
   }

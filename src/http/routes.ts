@@ -18,7 +18,7 @@ import {
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
 
 /** Endpoints served by their own handler rather than a GraphQL operation. */
-export type Endpoint = 'health' | 'metrics' | 'openapi' | 'graphql' | 'proxy' | 'not-found';
+export type Endpoint = 'health' | 'metrics' | 'openapi' | 'graphql' | 'proxy' | 'ds-query' | 'ds-resource' | 'not-found';
 
 interface RouteBase {
   /** `ANY` matches every method. */
@@ -141,6 +141,13 @@ export const ROUTES: readonly Route[] = [
     dataSourceHealthByUid(uid: $uid) { details message status } }`, { answer: healthAnswer }),
   rest('GET', '/api/datasources/:id/health', dsQuery, `query CheckDataSourceHealthById($id: Int!) {
     dataSourceHealth(id: $id) { details message status } }`, { answer: healthAnswer }),
+  // Queries (the original's "Query a data source"). Not a GraphQL document like the REST rows: the
+  // answer is the SDK's frame JSON, written straight from the frames by the query service that
+  // the graph's query fields also call (no GraphQL result tree of every value in between).
+  endpoint('POST', '/api/ds/query', dsQuery, 'ds-query'),
+  // Data source resources: any method, the rest of the path to the data source's kind.
+  endpoint('ANY', '/api/datasources/uid/:uid/resources/*', dsQuery, 'ds-resource'),
+  endpoint('ANY', '/api/datasources/:id/resources/*', dsQuery, 'ds-resource'),
   // The data source proxy: any method, the rest of the path and the query go to the data source.
   endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
   endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),

@@ -5,25 +5,12 @@ import type { RequestContext } from '../context.ts';
 import { DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import { TargetSecretsError, type ProxyTargetCache } from './cache.ts';
-import { upstreamHeaders } from './headers.ts';
-import type { LookupFunction } from './policy/address.ts';
-import { extractProxyPath, joinUpstreamPath, safeProxyPath, type ProxyRef } from './policy/path.ts';
+import { joinUpstreamPath, passedThrough, TargetSecretsError, upstreamHeaders, withVia, type DataSourceTarget, type Upstream } from '../upstream/index.ts';
+import { extractProxyPath, safeProxyPath, type ProxyRef } from './policy/path.ts';
 import { checkProxyRequest } from './policy/rules.ts';
-import { UpstreamStreamer } from './stream.ts';
-import type { ProxyTarget } from './target.ts';
-import { createUpstreamConnections, type UpstreamConnections } from './upstream.ts';
-import { passedThrough, withVia } from './via.ts';
 
 /** Called once per call that went upstream, with the status the client got. */
 export type UpstreamObserver = (type: string, status: number, seconds: number) => void;
-
-export interface ProxyOptions {
-  /** The resolver behind the guarded lookup (tests stand in a fake DNS); `dns.lookup` by default. */
-  resolve?: LookupFunction;
-  /** Outbound connections shared with other callers (the health checks); made here when absent. */
-  connections?: UpstreamConnections;
-}
 
 /**
  * `ANY /api/datasources/proxy/:id/*` and `/api/datasources/proxy/uid/:uid/*`, for a caller the
@@ -32,22 +19,16 @@ export interface ProxyOptions {
  * as domain errors for the one renderer.
  */
 export class DataSourceProxy {
-  readonly #cache: ProxyTargetCache;
-  readonly #streamer: UpstreamStreamer;
+  readonly #upstream: Upstream;
   readonly #log: Logger;
   readonly #onUpstream: UpstreamObserver;
   readonly #settings: Settings;
-  readonly #connections: UpstreamConnections;
-  /** Whitelist and literal-address verdicts, which depend only on a target's version and the settings. */
-  readonly #verdicts = new WeakMap<ProxyTarget, string | null>();
 
-  constructor(settings: Settings, cache: ProxyTargetCache, log: Logger, onUpstream: UpstreamObserver, options: ProxyOptions = {}) {
+  constructor(settings: Settings, upstream: Upstream, log: Logger, onUpstream: UpstreamObserver) {
     this.#settings = settings;
-    this.#cache = cache;
+    this.#upstream = upstream;
     this.#log = log;
     this.#onUpstream = onUpstream;
-    this.#connections = options.connections ?? createUpstreamConnections(settings, log, options.resolve);
-    this.#streamer = new UpstreamStreamer(settings, log, this.#connections);
   }
 
   async handle(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -74,13 +55,13 @@ export class DataSourceProxy {
     if (res.destroyed || req.destroyed) return;
 
     const started = performance.now();
-    const { status } = await this.#streamer.stream(req, res, {
+    const { status } = await this.#upstream.stream(req, res, {
       upstream,
       path: joinUpstreamPath(upstream.basePath, proxyPath),
       search,
       method,
       chunked,
-      timeoutMs: (target.timeoutSeconds ?? this.#settings.dataproxy.timeoutSeconds) * 1000,
+      timeoutMs: this.#upstream.timeoutMs(target),
     });
     this.#onUpstream(target.type, status, (performance.now() - started) / 1000);
   }
@@ -99,10 +80,10 @@ export class DataSourceProxy {
    * Step 2: the data source in the caller's org, from the cache kept exact by the change barrier.
    * Synchronous on a hit (the usual case once the caller is authenticated), so no promise is made.
    */
-  #resolveTarget(ctx: RequestContext, ref: ProxyRef): ProxyTarget | Promise<ProxyTarget> {
-    let cached: ReturnType<ProxyTargetCache['get']>;
+  #resolveTarget(ctx: RequestContext, ref: ProxyRef): DataSourceTarget | Promise<DataSourceTarget> {
+    let cached: ReturnType<Upstream['target']>;
     try {
-      cached = this.#cache.get(() => ctx.em, ctx.orgId, ref, ctx.changeMark);
+      cached = this.#upstream.target(() => ctx.em, ctx.orgId, ref, ctx.changeMark);
     } catch (error) {
       throw this.#lookupFailure(error);
     }
@@ -112,7 +93,7 @@ export class DataSourceProxy {
     });
   }
 
-  #found(target: ProxyTarget | null): ProxyTarget {
+  #found(target: DataSourceTarget | null): DataSourceTarget {
     if (!target) throw notFound(MESSAGES.proxy.notFound);
     return target;
   }
@@ -127,12 +108,8 @@ export class DataSourceProxy {
    * Step 3: the original server's order of refusals: the whitelist, then the per-type rules, then
    * (dashgate's own) the literal-address policy. Addresses from DNS are checked when connecting.
    */
-  #checkPolicy(target: ProxyTarget, method: string, proxyPath: string, principal: Principal): void {
-    let verdict = this.#verdicts.get(target);
-    if (verdict === undefined) {
-      verdict = this.#connections.verdict(target.upstream!);
-      this.#verdicts.set(target, verdict);
-    }
+  #checkPolicy(target: DataSourceTarget, method: string, proxyPath: string, principal: Principal): void {
+    const verdict = this.#upstream.verdict(target);
     if (verdict === MESSAGES.proxy.whitelist) throw forbidden(verdict);
     const refused = checkProxyRequest(target.type, method, proxyPath, principal.isServerAdmin ? 'Admin' : principal.orgRole);
     if (refused) throw forbidden(refused);
@@ -140,10 +117,10 @@ export class DataSourceProxy {
   }
 
   /** Step 4: what the upstream is told. */
-  #upstreamHeaders(req: IncomingMessage, target: ProxyTarget, principal: Principal, chunked: boolean) {
+  #upstreamHeaders(req: IncomingMessage, target: DataSourceTarget, principal: Principal, chunked: boolean) {
     const dataproxy = this.#settings.dataproxy;
     const headers = upstreamHeaders(req.headers, target, principal, {
-      userAgent: this.#connections.userAgent,
+      userAgent: this.#upstream.userAgent,
       loginCookie: this.#settings.auth.loginCookieName,
       sendUserHeader: dataproxy.sendUserHeader,
       ip: req.socket.remoteAddress ?? '',
@@ -151,9 +128,5 @@ export class DataSourceProxy {
     });
     headers.via = withVia(headers.via, req.httpVersion, dataproxy.viaPseudonym);
     return headers;
-  }
-
-  close(): void {
-    this.#streamer.close();
   }
 }

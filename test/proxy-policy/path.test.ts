@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { posix } from 'node:path';
 import { MESSAGES } from '../../src/errors/messages.ts';
-import { extractProxyPath, joinUpstreamPath, safeProxyPath } from '../../src/proxy/policy/path.ts';
+import { extractProxyPath, safeProxyPath } from '../../src/proxy/policy/path.ts';
+import { joinUpstreamPath } from '../../src/upstream/target.ts';
 
 describe('extractProxyPath', () => {
   it.each([

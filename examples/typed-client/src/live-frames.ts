@@ -2,7 +2,8 @@
 // event replaces every refId; later ones carry only what changed. An append drops `drop` rows
 // from the start of a frame (its window moved) and adds rows at its end; a replace brings a
 // refId's whole answer; a remove means the refId no longer answers. Nothing here mutates what it
-// was given, so a page can keep the previous state for comparison or rendering.
+// was given, so a page can keep the previous state for comparison or rendering. Select each
+// field's `values` (and `nanos`): appends extend those, not the typed columns (`numbers`...).
 
 export interface LiveField {
   name: string;
@@ -62,8 +63,11 @@ export function applyLiveDelta(state: ReadonlyMap<string, LiveResult>, deltas: r
 }
 
 function appendRows(frame: LiveFrame, append: LiveFrameAppend): LiveFrame {
+  const rows = (frame.fields[0]?.values.length ?? 0) - append.drop + (append.values[0]?.length ?? 0);
   return {
     ...frame,
+    // `DataFrame.length`, when selected, follows the rows.
+    ...(typeof frame.length === 'number' ? { length: rows } : {}),
     fields: frame.fields.map((field, i) => {
       const moved: LiveField = { ...field, values: field.values.slice(append.drop).concat(append.values[i] ?? []) };
       const added = append.nanos?.[i];

@@ -14,6 +14,7 @@ import './service-account.ts';
 import './live.ts';
 import './live-query.ts';
 import './data-source-health.ts';
+import './data-query.ts';
 import './frontend-settings.ts';
 
 let schema: GraphQLSchema | null = null;

@@ -6,6 +6,7 @@ import type { StreamEnd } from '../../live/stream.ts';
 import type { FrameAppend, ResultDelta } from '../../query/live/delta.ts';
 import type { LiveQueryEvent } from '../../query/live/hub.ts';
 import { builder } from '../builder.ts';
+import { FrameRef } from './data-query.ts';
 import { streamRequest, unlessEnded } from './live.ts';
 
 const LiveQueryDeltaKind = builder.enumType('LiveQueryDeltaKind', {
@@ -22,7 +23,7 @@ const LiveFrameAppend = builder.objectRef<FrameAppend>('LiveFrameAppend').implem
   fields: (t) => ({
     frame: t.exposeInt('frame', { description: 'Index of the frame in the refId\'s frames.' }),
     drop: t.exposeInt('drop', { description: 'Rows removed from the start of the frame.' }),
-    values: t.field({ type: 'JSON', description: 'The rows added: one array per field, in field order.', resolve: (a) => a.values }),
+    values: t.field({ type: 'JSON', description: 'The rows added: one array per field, in field order, as the field\'s `values` (NaN and infinities null).', resolve: (a) => a.values.map((column) => column.map(finite)) }),
     nanos: t.field({ type: 'JSON', nullable: true, description: 'Per field, the sub-millisecond parts (ns) of the added rows, or null; absent when no field has any.', resolve: (a) => a.nanos ?? null }),
   }),
 });
@@ -35,7 +36,7 @@ const LiveQueryResultDelta = builder.objectRef<ResultDelta>('LiveQueryResultDelt
     status: t.int({ nullable: true, description: 'REPLACE: the HTTP-like status of the answer (200 when it has no error).', resolve: (d) => (d.kind === 'replace' ? (d.response.status ?? (d.response.error === undefined ? 200 : 500)) : null) }),
     error: t.string({ nullable: true, description: 'REPLACE: the refId\'s error, as `/api/ds/query` reports it; the stream goes on.', resolve: (d) => (d.kind === 'replace' ? (d.response.error ?? null) : null) }),
     errorSource: t.string({ nullable: true, description: 'REPLACE, with `error`: `plugin` or `downstream`.', resolve: (d) => (d.kind === 'replace' && d.response.error !== undefined ? (d.response.errorSource ?? '') : null) }),
-    frames: t.field({ type: 'JSON', nullable: true, description: 'REPLACE: the refId\'s frames (name, refId, meta, fields with their values).', resolve: (d) => (d.kind === 'replace' ? (d.response.frames ?? null) : null) }),
+    frames: t.field({ type: [FrameRef], nullable: true, description: 'REPLACE: the refId\'s frames, as `dataQuery` gives them (a client keeping them current reads each field\'s `values`).', resolve: (d) => (d.kind === 'replace' ? (d.response.frames ?? []) : null) }),
     appends: t.field({ type: [LiveFrameAppend], nullable: true, description: 'APPEND: the frames whose rows moved on (frames not listed are unchanged).', resolve: (d) => (d.kind === 'append' ? d.appends : null) }),
   }),
 });
@@ -48,6 +49,9 @@ const LiveQueryEventType = builder.objectRef<LiveQueryEvent>('LiveQueryEvent').i
     results: t.field({ type: [LiveQueryResultDelta], resolve: (e) => e.results }),
   }),
 });
+
+/** JSON has no NaN or infinities: null, as `DataFrameField.values` writes them. */
+const finite = (value: unknown) => (typeof value === 'number' && !Number.isFinite(value) ? null : value);
 
 /** As `POST /api/ds/query`. */
 const queryData = orgRole('Viewer', 'datasources:query');

@@ -1,8 +1,9 @@
 /** Where a proxied call goes inside its data source, and whether it stays inside it. */
 import { MESSAGES } from '../../errors/messages.ts';
 import { UID_PATTERN } from '../../services/data-source-types.ts';
+import type { DataSourceRef } from '../../upstream/cache.ts';
 
-export type ProxyRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
+export type ProxyRef = DataSourceRef;
 
 export interface ProxyPathMatch {
   ok: true;
@@ -51,20 +52,6 @@ export function extractProxyPath(rawUrl: string): ProxyPathMatch | ProxyPathErro
   const value = Number(id);
   if (value > STORED_ID_MAX) return { ok: false, error: 'not-found', status: 404, message: MESSAGES.proxy.notFound };
   return { ok: true, ref: { kind: 'id', id: value }, proxyPath: rest, search };
-}
-
-/**
- * Grafana's `JoinURLFragments`: exactly one slash between the data source URL's path and the
- * proxy path; a trailing slash on the proxy path is kept; an empty proxy path leaves the base
- * unchanged (an empty result is sent as `/`).
- */
-export function joinUpstreamPath(basePath: string, proxyPath: string): string {
-  if (proxyPath === '') return basePath;
-  const baseSlash = basePath.endsWith('/');
-  const pathSlash = proxyPath.startsWith('/');
-  if (baseSlash && pathSlash) return basePath + proxyPath.slice(1);
-  if (!baseSlash && !pathSlash) return `${basePath}/${proxyPath}`;
-  return basePath + proxyPath;
 }
 
 const PLAIN_PATH = /^[\w~-][\w.~-]*(?:\/[\w~-][\w.~-]*)*\/?$/;

@@ -8,7 +8,7 @@ import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
-import { evaluateTime, nextTick, parsePeriod, rangeAt } from './timing.ts';
+import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
 
 /** What one shared run asks the query service: the request's queries over an absolute range (epoch-ms strings). */
 export interface QueryRunRequest {
@@ -118,9 +118,7 @@ export class LiveQueries implements LiveQueryOpener {
     const refreshMs = parsePeriod(query.refresh);
     if (refreshMs === null) throw badRequest(MESSAGES.live.badRefresh(query.refresh));
     if (refreshMs < this.#options.minRefreshMs) throw badRequest(MESSAGES.live.refreshTooShort(query.refresh, `${this.#options.minRefreshMs}ms`));
-    for (const [text, up] of [[query.from, false], [query.to, true]] as const) {
-      if (!evaluateTime(text, 0, up)) throw badRequest(MESSAGES.live.badRange(text));
-    }
+    for (const text of [query.from, query.to]) if (timeForm(text) === null) throw badRequest(MESSAGES.live.badRange(text));
     const key = shareKey({ orgId: request.principal.orgId, queries: query.queries, from: query.from, to: query.to, refreshMs });
     let shared = this.#shared.get(key);
     const viewer: Viewer = {
@@ -212,7 +210,7 @@ export class LiveQueries implements LiveQueryOpener {
       if (!first) await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
       const caller = this.#caller(shared);
       if (!caller || controller.signal.aborted) return;
-      const range = rangeAt(shared.from, shared.to, at)!;
+      const range = rangeAt(shared.from, shared.to, at);
       this.upstreamCalls++;
       this.#options.onUpstreamCall?.();
       const run = this.#options.runner(caller, { queries: shared.queries, from: range.from, to: range.to }, controller.signal);

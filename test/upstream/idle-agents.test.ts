@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from '@jest/globals';
 import { request, type Agent } from 'node:http';
-import { idleLimitMs, IdleLimitedAgent, IdleSockets, sweepIntervalMs } from '../src/proxy/idle-agents.ts';
-import { startUpstream, type Upstream } from './support/upstream.ts';
+import { idleLimitMs, IdleLimitedAgent, IdleSockets, sweepIntervalMs } from '../../src/upstream/idle-agents.ts';
+import { startUpstream, type Upstream } from '../support/upstream.ts';
 
 describe('idle limits of pooled upstream sockets', () => {
   it.each([

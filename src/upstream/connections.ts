@@ -5,7 +5,7 @@ import type { Logger } from '../logging/logger.ts';
 import { VERSION } from '../version.ts';
 import { userAgentFor } from './headers.ts';
 import { IdleLimitedAgent, IdleLimitedHttpsAgent, IdleSockets } from './idle-agents.ts';
-import { checkLiteralHost, createGuardedLookup, hostWhitelisted, type EgressPolicy, type LookupFunction } from './policy/address.ts';
+import { checkLiteralHost, createGuardedLookup, hostWhitelisted, type EgressPolicy, type LookupFunction } from './address.ts';
 import type { UpstreamBase } from './target.ts';
 
 /**

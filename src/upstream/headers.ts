@@ -1,6 +1,6 @@
 import { validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
-import type { ProxyTarget } from './target.ts';
+import type { DataSourceTarget } from './target.ts';
 
 /**
  * Never forwarded: the caller's credentials, the client's view of the request, our own user
@@ -55,7 +55,7 @@ export interface UpstreamHeaderOptions {
  * The headers the upstream gets: the caller's, minus everything stripped, plus ours. Built as a
  * new object rather than by deleting from the parsed one (which would slow every later access).
  */
-export function upstreamHeaders(incoming: IncomingHttpHeaders, target: ProxyTarget, principal: Principal, options: UpstreamHeaderOptions): IncomingHttpHeaders {
+export function upstreamHeaders(incoming: IncomingHttpHeaders, target: DataSourceTarget, principal: Principal, options: UpstreamHeaderOptions): IncomingHttpHeaders {
   // Headers the client listed in Connection are hop-by-hop too (usually it lists none).
   const listed = connectionListed(single(incoming.connection));
   const headers: IncomingHttpHeaders = {};

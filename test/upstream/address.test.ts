@@ -8,7 +8,7 @@ import {
   isEgressAllowed,
   parseHost,
   parseHostLiteral,
-} from '../../src/proxy/policy/address.ts';
+} from '../../src/upstream/address.ts';
 
 const DENY = { denyPrivate: true };
 const OPEN = { denyPrivate: false };

@@ -2,10 +2,12 @@ import type { ChangeBarrier, ChangeListener, ChangeSubscriber } from '../db/chan
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import type { Logger } from '../logging/logger.ts';
 import { CHANGE_CHANNEL, type DataSourceService } from '../services/data-sources.ts';
-import type { ProxyRef } from './policy/path.ts';
-import { prepareTarget, type ProxyTarget } from './target.ts';
+import { prepareTarget, type DataSourceTarget } from './target.ts';
 
-export type { ProxyTarget } from './target.ts';
+export type { DataSourceTarget } from './target.ts';
+
+/** A data source of an org, by id or by uid. */
+export type DataSourceRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
 
 /** The stored secrets could not be decrypted: another `[security] secret_key`, or a blob sealed for another row or key. */
 export class TargetSecretsError extends Error {
@@ -27,10 +29,10 @@ export class TargetSecretsError extends Error {
  * overlapped any invalidation is used once but not kept, since the row it read may predate the
  * change.
  */
-export class ProxyTargetCache implements ChangeSubscriber {
-  readonly #entries = new Map<string, ProxyTarget>();
+export class DataSourceTargetCache implements ChangeSubscriber {
+  readonly #entries = new Map<string, DataSourceTarget>();
   /** Loads in flight, shared by concurrent misses of the same key within one generation. */
-  readonly #loading = new Map<string, { generation: number; promise: Promise<ProxyTarget | null> }>();
+  readonly #loading = new Map<string, { generation: number; promise: Promise<DataSourceTarget | null> }>();
   readonly #dataSources: DataSourceService;
   readonly #log: Logger;
   readonly #changes: ChangeBarrier;
@@ -76,7 +78,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
   }
 
   /** The org's data source by id or uid, from memory when possible; null when there is none. */
-  get(em: LazyEntityManager, orgId: number, ref: ProxyRef, mark: number): Promise<ProxyTarget | null> | ProxyTarget | null {
+  get(em: LazyEntityManager, orgId: number, ref: DataSourceRef, mark: number): Promise<DataSourceTarget | null> | DataSourceTarget | null {
     const key = ref.kind === 'id' ? `${orgId}:id:${ref.id}` : `${orgId}:uid:${ref.uid}`;
     // Nothing in memory: a fresh read needs no barrier.
     if (!this.#entries.has(key) && !this.#loading.has(key)) return this.#start(em, orgId, ref, key);
@@ -87,7 +89,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
   }
 
   /** The entry, or a load begun since the last invalidation, or a new load. */
-  #current(em: LazyEntityManager, orgId: number, ref: ProxyRef, key: string): Promise<ProxyTarget | null> | ProxyTarget {
+  #current(em: LazyEntityManager, orgId: number, ref: DataSourceRef, key: string): Promise<DataSourceTarget | null> | DataSourceTarget {
     const cached = this.#entries.get(key);
     if (cached) return cached;
     const pending = this.#loading.get(key);
@@ -95,7 +97,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
     return this.#start(em, orgId, ref, key);
   }
 
-  #start(em: LazyEntityManager, orgId: number, ref: ProxyRef, key: string): Promise<ProxyTarget | null> {
+  #start(em: LazyEntityManager, orgId: number, ref: DataSourceRef, key: string): Promise<DataSourceTarget | null> {
     const generation = this.#generation;
     const promise = this.#load(em, orgId, ref, generation).finally(() => {
       if (this.#loading.get(key)?.promise === promise) this.#loading.delete(key);
@@ -104,7 +106,7 @@ export class ProxyTargetCache implements ChangeSubscriber {
     return promise;
   }
 
-  async #load(em: LazyEntityManager, orgId: number, ref: ProxyRef, generation: number): Promise<ProxyTarget | null> {
+  async #load(em: LazyEntityManager, orgId: number, ref: DataSourceRef, generation: number): Promise<DataSourceTarget | null> {
     const row = await this.#dataSources.find(resolveEntityManager(em), orgId, ref.kind === 'id' ? { id: ref.id } : { uid: ref.uid });
     if (!row) return null;
     let secrets: Record<string, string>;

@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { passedThrough, viaReceivedBy, withVia } from '../../src/proxy/via.ts';
+import { passedThrough, viaReceivedBy, withVia } from '../../src/upstream/via.ts';
 
 describe('viaReceivedBy', () => {
   it.each([

@@ -1,6 +1,6 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { describe, expect, it } from '@jest/globals';
-import { responseHeaders, STRIPPED_RESPONSE_HEADERS } from '../src/proxy/headers.ts';
+import { responseHeaders, STRIPPED_RESPONSE_HEADERS } from '../../src/upstream/headers.ts';
 
 describe('responseHeaders', () => {
   // [header as the upstream sends it (node lower-cases names), value, reaches the client?]

@@ -9,7 +9,7 @@ import {
   hostWhitelisted,
   type LookupCallback,
   type LookupFunction,
-} from '../../src/proxy/policy/address.ts';
+} from '../../src/upstream/address.ts';
 
 const DENY = { denyPrivate: true };
 const OPEN = { denyPrivate: false };

@@ -18,7 +18,7 @@ export interface UpstreamBase {
  * What the proxy needs of one version of a data source, computed once when it is loaded: the
  * parsed URL, the headers it injects (secrets already decrypted and encoded) and its options.
  */
-export interface ProxyTarget {
+export interface DataSourceTarget {
   id: number;
   orgId: number;
   uid: string;
@@ -42,7 +42,7 @@ export interface ProxyTarget {
 const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
 
 /** Builds the prepared target of a stored row whose secrets are already decrypted. */
-export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): ProxyTarget {
+export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): DataSourceTarget {
   const jsonData = row.jsonData;
   const headers: Array<readonly [string, string]> = [];
   const skippedHeaders: string[] = [];
@@ -106,4 +106,18 @@ function validHeader(name: string, value: string): boolean {
 
 function basicHeader(user: string, password: string): string {
   return `Basic ${Buffer.from(`${user}:${password}`).toString('base64')}`;
+}
+
+/**
+ * Grafana's `JoinURLFragments`: exactly one slash between the data source URL's path and the
+ * proxy path; a trailing slash on the proxy path is kept; an empty proxy path leaves the base
+ * unchanged (an empty result is sent as `/`).
+ */
+export function joinUpstreamPath(basePath: string, proxyPath: string): string {
+  if (proxyPath === '') return basePath;
+  const baseSlash = basePath.endsWith('/');
+  const pathSlash = proxyPath.startsWith('/');
+  if (baseSlash && pathSlash) return basePath + proxyPath.slice(1);
+  if (!baseSlash && !pathSlash) return `${basePath}/${proxyPath}`;
+  return basePath + proxyPath;
 }

@@ -5,7 +5,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import { responseHeaders } from './headers.ts';
 import type { UpstreamBase } from './target.ts';
-import type { UpstreamConnections } from './upstream.ts';
+import type { UpstreamConnections } from './connections.ts';
 
 /**
  * Paths and query strings in which `new URL()` changes nothing: no character it percent-encodes

@@ -1,0 +1,225 @@
+import type { DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta } from './frame.ts';
+
+/**
+ * Data frames and query answers as JSON, byte for byte as the original's plugin SDK writes them
+ * (`data/frame_json.go`, `backend/json.go`): key orders of its structs, `typeInfo.frame` with a
+ * separate `nullable`, `typeVersion` always inside `meta`, times as epoch milliseconds with
+ * `nanos` where finer, NaN and ±Inf as `null` plus `entities`, strings escaped as Go escapes
+ * them (`<`, `>`, `&`, U+2028, U+2029), floats printed as Go prints them. Written straight
+ * to a string: no intermediate objects per value.
+ */
+
+/** The JS type the wire format reports for each Go type. */
+const SIMPLE_TYPE: Record<FieldType, string> = {
+  int8: 'number', int16: 'number', int32: 'number', int64: 'number', uint8: 'number', uint16: 'number', uint32: 'number',
+  uint64: 'number', float32: 'number', float64: 'number', string: 'string', bool: 'boolean', 'time.Time': 'time',
+  'json.RawMessage': 'other', enum: 'enum',
+};
+
+const NEEDS_ESCAPE = /[<>&\u2028\u2029]/;
+const GO_ESCAPES = /[<>&\u2028\u2029]/g;
+const GO_ESCAPE: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&': '\\u0026', '\u2028': '\\u2028', '\u2029': '\\u2029' };
+
+/** A JSON string as Go's encoder (HTML-safe) writes it. */
+export function goString(value: string): string {
+  const json = JSON.stringify(value);
+  return NEEDS_ESCAPE.test(json) ? json.replace(GO_ESCAPES, (c) => GO_ESCAPE[c]!) : json;
+}
+
+/**
+ * A finite float as Go writes it: shortest form, plain decimals except below 1e-6 and from 1e21,
+ * where the exponent has at least two digits (`1e-07`, `1e+21`).
+ */
+export function goFloat(value: number): string {
+  const text = String(value);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  const sign = text[e + 1] === '-' ? '-' : '+';
+  const digits = text.slice(e + 2);
+  return `${text.slice(0, e)}e${sign}${digits.length < 2 ? `0${digits}` : digits}`;
+}
+
+/** Any JSON value as Go writes `interface{}` (maps: keys sorted; strings HTML-safe). */
+export function goJson(value: unknown): string {
+  if (value === null || value === undefined) return 'null';
+  switch (typeof value) {
+    case 'string': return goString(value);
+    case 'number': return Number.isFinite(value) ? goFloat(value) : 'null';
+    case 'boolean': return value ? 'true' : 'false';
+    case 'object': {
+      if (Array.isArray(value)) return `[${value.map(goJson).join(',')}]`;
+      const keys = Object.keys(value).filter((k) => (value as Record<string, unknown>)[k] !== undefined).sort();
+      return `{${keys.map((k) => `${goString(k)}:${goJson((value as Record<string, unknown>)[k])}`).join(',')}}`;
+    }
+    default: return 'null';
+  }
+}
+
+/** Members in a struct's order, each written when set (`omitempty`). */
+function struct(members: Array<[string, string | undefined]>): string {
+  let out = '';
+  for (const [key, json] of members) if (json !== undefined) out += `${out ? ',' : ''}"${key}":${json}`;
+  return `{${out}}`;
+}
+
+const str = (v: string | undefined) => (v ? goString(v) : undefined);
+const num = (v: number | undefined) => (v !== undefined && Number.isFinite(v) && v !== 0 ? goFloat(v) : undefined);
+const any = (v: unknown) => (v === undefined || v === null ? undefined : goJson(v));
+const flag = (v: boolean | undefined) => (v ? 'true' : undefined);
+
+function encodeMeta(meta: FrameMeta): string {
+  const version = meta.typeVersion ?? [0, 0];
+  return struct([
+    ['type', str(meta.type)],
+    ['typeVersion', `[${version[0]},${version[1]}]`],
+    ['path', str(meta.path)],
+    ['pathSeparator', str(meta.pathSeparator)],
+    ['custom', any(meta.custom)],
+    ['stats', meta.stats?.length ? goJson(meta.stats) : undefined],
+    ['notices', meta.notices?.length ? `[${meta.notices.map((n) => struct([
+      ['severity', str(n.severity ?? 'info')], ['text', goString(n.text)], ['link', str(n.link)], ['inspect', str(n.inspect)],
+    ])).join(',')}]` : undefined],
+    ['channel', str(meta.channel)],
+    ['preferredVisualisationType', str(meta.preferredVisualisationType)],
+    ['preferredVisualisationPluginId', str(meta.preferredVisualisationPluginId)],
+    ['executedQueryString', str(meta.executedQueryString)],
+    ['dataTopic', str(meta.dataTopic)],
+    ['uniqueRowIdFields', meta.uniqueRowIdFields?.length ? `[${meta.uniqueRowIdFields.join(',')}]` : undefined],
+  ]);
+}
+
+function encodeConfig(c: FieldConfig): string {
+  return struct([
+    ['displayName', str(c.displayName)],
+    ['displayNameFromDS', str(c.displayNameFromDS)],
+    ['path', str(c.path)],
+    ['description', str(c.description)],
+    ['filterable', flag(c.filterable)],
+    ['writeable', flag(c.writeable)],
+    ['unit', str(c.unit)],
+    ['decimals', c.decimals === undefined ? undefined : goFloat(c.decimals)],
+    ['min', c.min === undefined ? undefined : goFloat(c.min)],
+    ['max', c.max === undefined ? undefined : goFloat(c.max)],
+    ['interval', num(c.interval)],
+    ['mappings', any(c.mappings)],
+    ['thresholds', any(c.thresholds)],
+    ['color', any(c.color)],
+    ['links', any(c.links)],
+    ['noValue', str(c.noValue)],
+    ['type', any(c.type)],
+    ['custom', c.custom && Object.keys(c.custom).length ? goJson(c.custom) : undefined],
+  ]);
+}
+
+function encodeFieldSchema(field: Field): string {
+  let out = '{';
+  if (field.name) out += `"name":${goString(field.name)},`;
+  out += `"type":"${SIMPLE_TYPE[field.type]}","typeInfo":{"frame":"${field.type}"${field.nullable ? ',"nullable":true' : ''}}`;
+  if (field.labels) out += `,"labels":${goJson(field.labels)}`;
+  if (field.config) out += `,"config":${encodeConfig(field.config)}`;
+  return `${out}}`;
+}
+
+/** Rows of a float field that hold NaN, +Inf or -Inf (written as null). */
+interface Entities {
+  NaN?: number[];
+  Inf?: number[];
+  NegInf?: number[];
+}
+
+/** One field's values; floats record their non-finite rows in `entities`. */
+function encodeValues(field: Field, entities: Entities): string {
+  const values = field.values;
+  const n = values.length;
+  if (n === 0) return '[]';
+  let out = '[';
+  switch (field.type) {
+    case 'float32':
+    case 'float64':
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as number | null;
+        if (i) out += ',';
+        if (v === null || v === undefined) out += 'null';
+        else if (v - v === 0) out += v < 1e21 && v > -1e21 && (v >= 1e-6 || v <= -1e-6 || v === 0) ? v : goFloat(v);
+        else {
+          out += 'null';
+          const kind = v !== v ? 'NaN' : v > 0 ? 'Inf' : 'NegInf';
+          (entities[kind] ??= []).push(i);
+        }
+      }
+      break;
+    case 'string':
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : goString(v as string)}`;
+      }
+      break;
+    case 'json.RawMessage':
+      for (let i = 0; i < n; i++) out += `${i ? ',' : ''}${values[i] === undefined ? 'null' : JSON.stringify(values[i])}`;
+      break;
+    case 'bool':
+      for (let i = 0; i < n; i++) {
+        const v = values[i];
+        out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : v ? 'true' : 'false'}`;
+      }
+      break;
+    default:
+      // Integers, enums and times (epoch milliseconds): plain integers.
+      for (let i = 0; i < n; i++) {
+        const v = values[i] as number | null;
+        out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : Math.trunc(v)}`;
+      }
+  }
+  return `${out}]`;
+}
+
+/** One frame as the SDK's `MarshalJSON` writes it: `{"schema":{...},"data":{...}}`. */
+export function encodeFrame(frame: Frame): string {
+  let schema = '{';
+  if (frame.name) schema += `"name":${goString(frame.name)},`;
+  if (frame.refId) schema += `"refId":${goString(frame.refId)},`;
+  if (frame.meta) schema += `"meta":${encodeMeta(frame.meta)},`;
+  schema += `"fields":[${frame.fields.map(encodeFieldSchema).join(',')}]}`;
+
+  const values: string[] = [];
+  const entities: Array<Entities | null> = [];
+  let anyEntity = false;
+  let anyNanos = false;
+  for (const field of frame.fields) {
+    const found: Entities = {};
+    values.push(encodeValues(field, found));
+    const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
+    anyEntity ||= has;
+    entities.push(has ? found : null);
+    if (field.type === 'time.Time' && field.nanos?.some((ns) => ns !== 0)) anyNanos = true;
+  }
+  let data = `{"values":[${values.join(',')}]`;
+  if (anyEntity) data += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
+  if (anyNanos) {
+    data += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? `[${f.values.map((v, i) => (v === null ? 0 : (f.nanos![i] ?? 0))).join(',')}]` : 'null')).join(',')}]`;
+  }
+  return `{"schema":${schema},"data":${data}}}`;
+}
+
+const list = (rows: number[] | undefined) => (rows ? `[${rows.join(',')}]` : undefined);
+
+/** One refId's answer (SDK `DataResponse`): `error`, `errorSource`, `status`, `frames`. */
+export function encodeResponse(response: DataResponse): string {
+  let out = '{';
+  if (response.error !== undefined) out += `"error":${goString(response.error)},"errorSource":${goString(response.errorSource ?? '')},`;
+  out += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
+  if (response.frames) out += `,"frames":[${response.frames.map(encodeFrame).join(',')}]`;
+  return `${out}}`;
+}
+
+/** The whole `/api/ds/query` answer, refIds sorted as Go writes a map. */
+export function encodeResults(responses: ReadonlyMap<string, DataResponse>): string {
+  const refIds = [...responses.keys()].sort(compareGoStrings);
+  return `{"results":{${refIds.map((refId) => `${goString(refId)}:${encodeResponse(responses.get(refId)!)}`).join(',')}}}`;
+}
+
+/** Go sorts map keys by bytes (UTF-8); code-unit order differs only for astral characters. */
+export function compareGoStrings(a: string, b: string): number {
+  if (a === b) return 0;
+  return Buffer.compare(Buffer.from(a), Buffer.from(b));
+}

@@ -1,0 +1,239 @@
+import type { Settings } from '../config/settings.ts';
+import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
+import { notFound } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
+import type { Logger } from '../logging/logger.ts';
+import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
+import { TargetSecretsError, UpstreamError, withVia, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
+import { encodeResults } from './frames/encode.ts';
+import type { DataResponse } from './frames/frame.ts';
+import { kindFor } from './kinds/index.ts';
+import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse, type UpstreamAnswer, type UpstreamCall } from './kinds/kind.ts';
+import { mapLimited } from './limit.ts';
+import { checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
+import type { TimeRange } from './time-range.ts';
+
+/** Who asks, and what ends the request's calls. */
+export interface QueryCaller {
+  orgId: number;
+  em: LazyEntityManager;
+  /** The request's change mark: the prepared targets of data sources changed before it are never stale. */
+  changeMark: number;
+  /** Aborted when the client goes away: every upstream call still running is cancelled. */
+  signal: AbortSignal;
+  /** The incoming request's `Via`, extended on every upstream call (the loop guard). */
+  via?: { value: string | string[] | undefined; httpVersion: string };
+}
+
+/** Every refId's answer and the HTTP status the original gives them: 400 when any failed. */
+export interface QueryOutcome {
+  responses: Map<string, DataResponse>;
+  status: 200 | 400;
+}
+
+/** A failed upstream call as a kind sees it: the refId's error text and status. */
+export class CallError extends Error {
+  readonly status: number;
+  constructor(message: string, status: number) {
+    super(message);
+    this.name = 'CallError';
+    this.status = status;
+  }
+}
+
+const CALL_STATUS: Record<UpstreamErrorKind, number> = {
+  timeout: 504, unreachable: 502, tls: 502, 'too-large': 502, denied: 403, aborted: 499, 'invalid-url': 400,
+};
+
+interface Resolved {
+  query: RequestedQuery;
+  /** Null for the expression engine and the built-in Grafana data source. */
+  record: DataSourceRecord | null;
+  uid: string;
+  type: string;
+}
+
+/**
+ * The query API behind `POST /api/ds/query` and the graph's query fields: reads the request,
+ * loads each data source once through the data source service (in the caller's org), groups
+ * the queries by data source and runs the groups concurrently (`[query] concurrent_query_limit`),
+ * each through its kind, whose calls go out through the upstream layer only. Failures of one
+ * group become its refIds' errors; the answer is every refId's response.
+ */
+export class QueryService {
+  readonly #settings: Settings;
+  readonly #dataSources: DataSourceService;
+  readonly #upstream: Upstream;
+  readonly #log: Logger;
+
+  constructor(settings: Settings, dataSources: DataSourceService, upstream: Upstream, log: Logger) {
+    this.#settings = settings;
+    this.#dataSources = dataSources;
+    this.#upstream = upstream;
+    this.#log = log;
+  }
+
+  /** The request body as the original reads it; throws its 400s and 404s as domain errors. */
+  async query(caller: QueryCaller, body: Record<string, unknown>): Promise<QueryOutcome> {
+    const request = parseQueryRequest(body, Date.now());
+    const resolved = await this.#resolve(caller, request.queries);
+    checkRefIds(request.queries);
+    const responses = await this.#run(caller, request.range, resolved);
+    this.#capTotal(responses);
+    let status: 200 | 400 = 200;
+    for (const response of responses.values()) if (response.error !== undefined) status = 400;
+    return { responses, status };
+  }
+
+  /** The SDK's JSON of an outcome's results. */
+  encode(outcome: QueryOutcome): string {
+    return encodeResults(outcome.responses);
+  }
+
+  /**
+   * THE place a query's data source is loaded: by uid, else by id, in the caller's org (another
+   * org's is not found), through the data source service, whose checks apply.
+   */
+  async loadDataSource(caller: QueryCaller, ref: { uid: string } | { id: number }): Promise<DataSourceRecord> {
+    return this.#dataSources.get(resolveEntityManager(caller.em), caller.orgId, ref);
+  }
+
+  async #resolve(caller: QueryCaller, queries: readonly RequestedQuery[]): Promise<Resolved[]> {
+    const byKey = new Map<string, Promise<DataSourceRecord>>();
+    const load = (ref: DataSourceReference): Promise<DataSourceRecord> => {
+      const key = ref.uid !== null ? `uid:${ref.uid}` : `id:${ref.id}`;
+      let found = byKey.get(key);
+      if (!found) byKey.set(key, (found = this.loadDataSource(caller, ref.uid !== null ? { uid: ref.uid } : { id: ref.id! })));
+      return found;
+    };
+    const out: Resolved[] = [];
+    // One after another: one request's lookups share one EntityManager.
+    for (const query of queries) {
+      const { uid, id } = query.ref;
+      if (isExpressionUid(uid)) out.push({ query, record: null, uid: '__expr__', type: '__expr__' });
+      else if (uid === GRAFANA_UID) out.push({ query, record: null, uid, type: 'grafana' });
+      else if (uid === null && id === null) throw QUERY_ERRORS.invalidDatasourceId();
+      else {
+        const record = await load(query.ref);
+        out.push({ query, record, uid: record.uid, type: record.type });
+      }
+    }
+    return out;
+  }
+
+  async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[]): Promise<Map<string, DataResponse>> {
+    const responses = new Map<string, DataResponse>();
+    const expressions = resolved.filter((r) => r.type === '__expr__');
+    for (const e of expressions) responses.set(e.query.refId, failed(MESSAGES.query.kindNotSupported('__expr__'), 'plugin', 501));
+    const groups = new Map<string, Resolved[]>();
+    for (const r of resolved) {
+      if (r.type === '__expr__') continue;
+      const group = groups.get(r.uid);
+      if (group) group.push(r);
+      else groups.set(r.uid, [r]);
+    }
+    const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group));
+    for (const answer of answers) for (const [refId, response] of answer) responses.set(refId, response);
+    return responses;
+  }
+
+  /** One data source's queries through its kind; anything it throws is each refId's error. */
+  async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[]): Promise<Map<string, DataResponse>> {
+    const { record, type } = group[0]!;
+    const queries = group.map((r): DataQuery => ({
+      refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
+      maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
+    }));
+    const kind = kindFor(type);
+    const everyRefId = (response: () => DataResponse) => new Map(queries.map((q) => [q.refId, response()]));
+    if (!kind || !record) return everyRefId(() => failed(MESSAGES.query.kindNotSupported(type), 'plugin', 501));
+    const ctx = this.#kindContext(caller, record);
+    let answers: Map<string, DataResponse>;
+    try {
+      answers = await kind.query(ctx, queries);
+    } catch (error) {
+      if (caller.signal.aborted) return everyRefId(() => failed(MESSAGES.query.cancelled, 'downstream', 499));
+      this.#log.error({ err: error, component: 'query', dsType: type, dsId: record.id }, 'data source query failed unexpectedly');
+      return everyRefId(() => failed(MESSAGES.query.failed, 'plugin', 500));
+    }
+    for (const [refId, response] of answers) {
+      // The plugin client's rule: frames without a refId get their result's.
+      for (const frame of response.frames ?? []) frame.refId ||= refId;
+      if (points(response) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
+    }
+    return answers;
+  }
+
+  /** Past the cap summed over every refId, the later refIds (in answer order) fail too. */
+  #capTotal(responses: Map<string, DataResponse>): void {
+    const max = this.#settings.query.maxPointsPerResponse;
+    let total = 0;
+    for (const [refId, response] of [...responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
+      total += points(response);
+      if (total > max) responses.set(refId, failed(MESSAGES.query.tooManyPoints(max), 'plugin', 400));
+    }
+  }
+
+  #kindContext(caller: QueryCaller, record: DataSourceRecord): KindContext {
+    const dataSource: DataSourceInfo = {
+      id: record.id, uid: record.uid, orgId: record.orgId, name: record.name, type: record.type,
+      url: record.url, database: record.database, jsonData: record.jsonData ?? {},
+    };
+    return {
+      dataSource,
+      signal: caller.signal,
+      maxPoints: this.#settings.query.maxPointsPerResponse,
+      call: (request) => this.#call(caller, record, request),
+    };
+  }
+
+  /** One call through the upstream layer, its failures worded for the refId. */
+  async #call(caller: QueryCaller, record: DataSourceRecord, request: UpstreamCall): Promise<UpstreamAnswer> {
+    let target;
+    try {
+      target = await this.#upstream.target(caller.em, caller.orgId, { kind: 'uid', uid: record.uid }, caller.changeMark);
+    } catch (error) {
+      if (error instanceof TargetSecretsError) throw new CallError(MESSAGES.proxy.secretsUnreadable, 500);
+      throw error;
+    }
+    if (!target) throw new CallError(MESSAGES.dataSource.notFound, 404);
+    const verdict = this.#upstream.verdict(target);
+    if (verdict) throw new CallError(verdict, 403);
+    const via = withVia(caller.via?.value, caller.via?.httpVersion ?? '1.1', this.#settings.dataproxy.viaPseudonym);
+    try {
+      const answer = await this.#upstream.request(target, {
+        method: request.method, path: request.path, query: request.query, body: request.body,
+        headers: { ...request.headers, via }, signal: caller.signal,
+      });
+      return answer;
+    } catch (error) {
+      if (error instanceof UpstreamError) throw new CallError(error.message, CALL_STATUS[error.kind]);
+      throw error;
+    }
+  }
+
+  /** `/api/datasources/uid/:uid/resources/*`: the kind's resources, 404 "Not found" for a kind without them. */
+  async resource(caller: QueryCaller, ref: { uid: string } | { id: number }, request: ResourceRequest): Promise<ResourceResponse> {
+    const record = await this.loadDataSource(caller, ref);
+    const kind = kindFor(record.type);
+    if (!kind?.resource) throw notFound();
+    try {
+      return await kind.resource(this.#kindContext(caller, record), request);
+    } catch (error) {
+      if (error instanceof CallError) {
+        // As the proxy answers a call that got no answer: 502/504 (or 403 for a denied address) with the reason.
+        const status = error.status === 499 ? 502 : error.status;
+        return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: error.message }) };
+      }
+      this.#log.error({ err: error, component: 'query', dsType: record.type, dsId: record.id }, 'data source resource failed unexpectedly');
+      return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: MESSAGES.query.resourceFailed }) };
+    }
+  }
+}
+
+/** Values of every field of every frame: what a refId costs to hold and send. */
+export function points(response: DataResponse): number {
+  let n = 0;
+  for (const frame of response.frames ?? []) for (const field of frame.fields) n += field.values.length;
+  return n;
+}
