@@ -32,6 +32,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   list: async () => (await import('./scenarios/list-scaling.ts')).default,
   startup: async () => (await import('./scenarios/startup.ts')).default,
   subscriptions: async () => (await import('./scenarios/subscriptions.ts')).default,
+  query: async () => (await import('./scenarios/query.ts')).default,
   'live-queries': async () => (await import('./scenarios/live-queries.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).

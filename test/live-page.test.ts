@@ -43,6 +43,7 @@ describe('the live page (examples/typed-client/page)', () => {
     const sa = await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'page', role: 'Admin' } });
     const token = (await call(server, 'POST', `/api/serviceaccounts/${sa.body.id}/tokens`, { body: { name: 'page-token' } })).body.key as string;
     await call(server, 'POST', '/api/datasources', { body: { name: 'already-there', type: 'loki', access: 'proxy', url: 'http://loki:3100' } });
+    await call(server, 'POST', '/api/datasources', { body: { name: 'a-random-walk', type: 'grafana-testdata-datasource', access: 'proxy' } });
 
     const context = await browser.newContext({ viewport: { width: 1000, height: 560 } });
     const external: string[] = [];
@@ -65,6 +66,11 @@ describe('the live page (examples/typed-client/page)', () => {
     await tab.locator('#live.on').waitFor({ timeout: 30_000 });
     await tab.locator('tr[data-uid]', { hasText: 'already-there' }).waitFor();
     await tab.locator('#alerts', { hasText: 'alerts: active' }).waitFor();
+
+    // The chart: a TestData random walk queried through the graph, drawn by uPlot, redrawn live.
+    await tab.locator('#chart canvas').waitFor({ timeout: 10_000 });
+    await tab.locator('#chart-title', { hasText: 'a-random-walk: A-series' }).waitFor();
+    await tab.locator('#chart-status', { hasText: /^60 points, updated [2-9] times/ }).waitFor({ timeout: 10_000 });
 
     // Created through REST: the row appears by itself.
     const created = await call(server, 'POST', '/api/datasources', { body: { name: 'from-rest', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090' } });

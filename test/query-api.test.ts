@@ -1,4 +1,4 @@
-import { createServer, type Server } from 'node:http';
+import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
@@ -18,6 +18,7 @@ let limited: TestServer;
 let prom: PrometheusUnderTest;
 let slow: Server;
 let slowUrl: string;
+const slowCalls: Array<{ closed: boolean }> = [];
 let promDs: { id: number; uid: string };
 let promGet: { id: number; uid: string };
 let refusedDs: { uid: string };
@@ -42,7 +43,12 @@ async function closedPort(): Promise<number> {
 
 beforeAll(async () => {
   prom = await startPrometheus();
-  slow = createServer(() => { /* never answers */ });
+  // Never answers; records when each call's connection closes (a timeout, or a cancel).
+  slow = createServer((req) => {
+    const seen = { closed: false };
+    slowCalls.push(seen);
+    req.socket.once('close', () => (seen.closed = true));
+  });
   await new Promise<void>((resolve) => slow.listen(0, '127.0.0.1', resolve));
   slowUrl = `http://127.0.0.1:${(slow.address() as AddressInfo).port}`;
   server = await startTestServer();
@@ -186,6 +192,47 @@ describe('Prometheus queries', () => {
     expect(big.body.results.A.error).toContain('response body larger than 2000 bytes');
     expect(big.body.results.A.status).toBe(502);
   });
+});
+
+describe('TestData through the envelope', () => {
+  it('answers random walks reproducibly with a seed, decodes every frame, and has a scenarios resource', async () => {
+    const td = await createDs(server, { name: 'testdata', type: 'grafana-testdata-datasource' });
+    const body = { from: FROM, to: TO, queries: [
+      { refId: 'W', datasource: { type: 'grafana-testdata-datasource', uid: td.uid }, scenarioId: 'random_walk', seriesCount: 2, seed: 7, intervalMs: 10000 },
+      { refId: 'N', datasource: { uid: td.uid }, scenarioId: 'no_data_points' },
+      { refId: 'E', datasource: { uid: td.uid }, scenarioId: 'random_walk_with_error', seed: 1 },
+    ] };
+    const [one, two] = [await dsQuery(body), await dsQuery(body)];
+    expect(one.status).toBe(400);
+    expect(one.text).toBe(two.text);
+    expect(one.body.results.W.frames).toHaveLength(2);
+    expect(one.body.results.E).toMatchObject({ errorSource: 'plugin' });
+    const decoded = decodeAll(one.body);
+    expect(decoded.W![0]!.fields[0]!.values).toHaveLength(30);
+    const scenarios = await call(server, 'GET', `/api/datasources/uid/${td.uid}/resources/scenarios`);
+    expect(scenarios.status).toBe(200);
+    expect(scenarios.body.map((s: { id: string }) => s.id)).toContain('random_walk');
+  });
+});
+
+describe('cancellation', () => {
+  it('cancels the upstream calls of a client that goes away', async () => {
+    const patient = await createDs(server, { name: 'patient', type: 'prometheus', url: slowUrl, jsonData: { timeout: 60 } });
+    const before = slowCalls.length;
+    const body = JSON.stringify({ from: FROM, to: TO, queries: [promQuery(patient, { expr: '1', instant: true })] });
+    const url = new URL('/api/ds/query', server.url);
+    const client = request({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: ADMIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } });
+    client.on('error', () => {});
+    client.end(body);
+    const deadline = Date.now() + 5000;
+    while (slowCalls.length === before && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(slowCalls.length).toBe(before + 1);
+    expect(slowCalls[before]!.closed).toBe(false);
+    client.destroy();
+    while (!slowCalls[before]!.closed && Date.now() < deadline + 5000) await new Promise((r) => setTimeout(r, 20));
+    // Closed long before the data source's 60 s timeout.
+    expect(slowCalls[before]!.closed).toBe(true);
+  }, 20_000);
 });
 
 describe('the envelope', () => {

@@ -228,10 +228,6 @@ export const MESSAGES = {
     waveformGap: 'did not get value at point in waveform - should not be here',
     /** Ours: the original divides by the step and panics on zero. */
     csvWaveStep: 'csv wave timeStep must be a positive whole number of seconds',
-    /** Ours: the slow scenario's wait cut short by the client or the request's deadline. */
-    canceled: 'context canceled',
-    /** Ours: the cap on points one refId may answer. */
-    tooManyPoints: (max: number) => `query would answer more than ${max} points; narrow the time range or raise the interval`,
   },
   provisioning: {
     reloaded: 'Datasources config reloaded',

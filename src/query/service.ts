@@ -1,10 +1,11 @@
 import type { Settings } from '../config/settings.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
-import { notFound } from '../errors/domain.ts';
+import { badRequest, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, withVia, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
+import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { encodeResults } from './frames/encode.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
@@ -122,12 +123,16 @@ export class QueryService {
   }
 
   async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[]): Promise<Map<string, DataResponse>> {
+    // As the original: one expression makes the whole request the expression engine's.
+    if (resolved.some((r) => r.type === '__expr__')) return this.#runExpressions(caller, range, resolved);
+    return this.#runGroups(caller, range, resolved);
+  }
+
+  /** Data source queries grouped by data source, the groups run concurrently. */
+  async #runGroups(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
     const responses = new Map<string, DataResponse>();
-    const expressions = resolved.filter((r) => r.type === '__expr__');
-    for (const e of expressions) responses.set(e.query.refId, failed(MESSAGES.query.kindNotSupported('__expr__'), 'plugin', 501));
     const groups = new Map<string, Resolved[]>();
     for (const r of resolved) {
-      if (r.type === '__expr__') continue;
       const group = groups.get(r.uid);
       if (group) group.push(r);
       else groups.set(r.uid, [r]);
@@ -135,6 +140,24 @@ export class QueryService {
     const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group));
     for (const answer of answers) for (const [refId, response] of answer) responses.set(refId, response);
     return responses;
+  }
+
+  /** Server-side expressions: the data source queries they need run once through #runGroups. */
+  async #runExpressions(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
+    const byRefId = new Map(resolved.map((r) => [r.query.refId, r]));
+    const queries = resolved.map((r): ExpressionRequestQuery => ({
+      refId: r.query.refId, datasource: { uid: r.uid, type: r.type }, model: r.query.model,
+      intervalMs: r.query.intervalMs, maxDataPoints: r.query.maxDataPoints, queryType: r.query.queryType,
+    }));
+    try {
+      return await runExpressionRequest(queries, range, (dataQueries) => this.#runGroups(caller, range, dataQueries.map((q) => {
+        const r = byRefId.get(q.refId)!;
+        return { ...r, query: { ...r.query, intervalMs: q.intervalMs, maxDataPoints: q.maxDataPoints } };
+      })));
+    } catch (error) {
+      if (error instanceof ExpressionRequestError) throw badRequest(error.message);
+      throw error;
+    }
   }
 
   /** One data source's queries through its kind; anything it throws is each refId's error. */

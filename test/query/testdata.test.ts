@@ -49,7 +49,7 @@ describe('TestData helpers', () => {
 
   it.each([
     ['5s', 5000], ['300ms', 300], ['1h2m3.5s', 3_723_500], ['1.5m', 90_000], ['-2s', -2000], ['0', 0], ['1000us', 1],
-    ['', undefined], ['5', undefined], ['5x', undefined], ['s', undefined],
+    ['', null], ['5', null], ['5x', null], ['s', null],
   ])('parseGoDuration(%j)', (text, expected) => {
     expect(parseGoDuration(text)).toBe(expected);
   });
@@ -129,12 +129,12 @@ describe('random_walk', () => {
     const many = await run(q({ seed: 1 }, { intervalMs: 1, range: { from: 0, to: 1_000_000 } }));
     expect(many.get('A')!.frames![0].fields[0].values).toHaveLength(10000);
     const limited = await testDataKind.query(context({ maxPoints: 15000 }), [q({ seed: 1, seriesCount: 2 }, { intervalMs: 1, range: { from: 0, to: 1_000_000 } })]);
-    expect(limited.get('A')).toEqual({ error: expect.stringContaining('more than 15000 points'), errorSource: 'plugin', status: 400 });
+    expect(limited.get('A')).toEqual({ error: expect.stringContaining('more than 15000 data points'), errorSource: 'plugin', status: 400 });
   });
 
   it('a huge seriesCount over an empty range is bounded too', async () => {
     const results = await testDataKind.query(context({ maxPoints: 1000 }), [q({ seriesCount: 1e9 }, { range: { from: 0, to: 0 } })]);
-    expect(results.get('A')!.error).toContain('more than 1000 points');
+    expect(results.get('A')!.error).toContain('more than 1000 data points');
   });
 
   it('queryType naming a scenario wins over scenarioId; the default scenario is random_walk', async () => {

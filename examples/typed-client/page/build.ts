@@ -27,6 +27,8 @@ export async function buildPage(options: PageBuildOptions): Promise<void> {
     logLevel: 'warning',
   });
   await Promise.all(['index.html', 'page.css'].map((file) => copyFile(join(here, file), join(options.outdir, file))));
+  // The chart library's stylesheet, served with the page like the rest (nothing from a CDN).
+  await copyFile(fileURLToPath(new URL('../../../node_modules/uplot/dist/uPlot.min.css', import.meta.url)), join(options.outdir, 'uPlot.min.css'));
 }
 
 // node examples/typed-client/page/build.ts [outdir] [--persisted]

@@ -1,8 +1,10 @@
 // The live page: lists the org's data sources, adds and edits them through typed mutations, and
-// follows every change made anywhere through the `dataSourceChanged` subscription. Bundled by
+// follows every change made anywhere through the `dataSourceChanged` subscription; charts a
+// TestData or Prometheus series, queried through the graph and redrawn live with uPlot. Bundled by
 // esbuild (build.ts); served beside the server, so it calls /graphql on its own origin.
 import { createClient, CreateDataSourceMutation, GraphQLRequestError, subscribe, type ClientOptions } from '../src/client.ts';
-import { AlertsPausedSubscription, DataSourceChangedSubscription, DataSourceListQuery, UpdateDataSourceMutation } from '../src/live.ts';
+import uPlot from 'uplot';
+import { AlertsPausedSubscription, DataSourceChangedSubscription, DataSourceListQuery, SeriesQuery, UpdateDataSourceMutation } from '../src/live.ts';
 import type { DataSourceListQuery as DataSourceList } from '../src/gql/graphql.ts';
 
 /** Set by the build: send document hashes (for servers with `[graphql] trusted_documents`). */
@@ -41,7 +43,9 @@ function start(options: ClientOptions): void {
     const { dataSources } = await client(DataSourceListQuery);
     state.rows = new Map(dataSources.map((ds) => [ds.id, ds]));
     render();
+    chart.follow([...state.rows.values()]);
   };
+  const chart = createChart(client);
 
   // Subscribe first, then read the list: nothing changed in between can be missed.
   const follow = () => {
@@ -57,6 +61,7 @@ function start(options: ClientOptions): void {
         else state.rows.delete(change.id);
         state.flash.add(change.id);
         render();
+        chart.follow([...state.rows.values()]);
       },
       error: (error) => {
         live.textContent = 'offline';
@@ -120,6 +125,68 @@ function start(options: ClientOptions): void {
     const input = event.target as HTMLInputElement;
     if (state.editing && (input.name === 'name' || input.name === 'url')) state.editing[input.name] = input.value;
   });
+}
+
+/** Kinds the chart can plot, with the query it sends: TestData's random walk, or Prometheus's `up`. */
+const CHARTED: Record<string, Record<string, unknown>> = {
+  'grafana-testdata-datasource': { scenarioId: 'random_walk', seriesCount: 1 },
+  testdata: { scenarioId: 'random_walk', seriesCount: 1 },
+  prometheus: { expr: 'up', range: true },
+};
+
+/**
+ * The first TestData or Prometheus data source (by name), queried through the graph every two
+ * seconds over the last five minutes and plotted with uPlot: typed frames in, a live series out.
+ */
+function createChart(client: ReturnType<typeof createClient>) {
+  let uid: string | null = null;
+  let plot: uPlot | null = null;
+  let timer: ReturnType<typeof setInterval> | null = null;
+  let updates = 0;
+
+  const refresh = async () => {
+    const current = uid;
+    const ds = [...state.rows.values()].find((d) => d.uid === current);
+    if (!current || !ds) return;
+    const { dataSourceByUid } = await client(SeriesQuery, {
+      uid: current, from: 'now-5m', to: 'now', queries: [{ refId: 'A', intervalMs: 5000, maxDataPoints: 300, ...CHARTED[ds.type] }],
+    });
+    const result = dataSourceByUid.query.results[0];
+    if (result?.error) throw new Error(result.error);
+    const fields = result?.frames[0]?.fields ?? [];
+    const time = fields.find((f) => f.type === 'TIME');
+    const value = fields.find((f) => f.type === 'NUMBER');
+    if (!time?.numbers || !value?.numbers) return;
+    // uPlot's x axis is in seconds.
+    const data: uPlot.AlignedData = [time.numbers.map((t) => (t ?? 0) / 1000), value.numbers];
+    const label = value.displayName ?? value.name;
+    if (!plot) {
+      plot = new uPlot({ width: 860, height: 240, series: [{}, { label, stroke: '#3b82f6', width: 2 }], axes: [{}, {}] }, data, $('#chart'));
+    } else {
+      plot.setData(data);
+    }
+    updates++;
+    $('#chart-title').textContent = `${dataSourceByUid.name}: ${label}`;
+    $('#chart-status').textContent = `${time.numbers.length} points, updated ${updates} ${updates === 1 ? 'time' : 'times'}`;
+  };
+
+  return {
+    /** Picks the data source to chart from the current list; starts, keeps or stops the refresh. */
+    follow(rows: DataSource[]) {
+      const next = rows.filter((d) => d.type in CHARTED).sort((a, b) => a.name.localeCompare(b.name))[0]?.uid ?? null;
+      if (next === uid) return;
+      uid = next;
+      plot?.destroy();
+      plot = null;
+      updates = 0;
+      if (timer) clearInterval(timer);
+      $('#chart-panel').hidden = uid === null;
+      if (uid === null) return;
+      const tick = () => refresh().catch(show);
+      tick();
+      timer = setInterval(tick, 2000);
+    },
+  };
 }
 
 function render(): void {

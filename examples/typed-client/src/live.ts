@@ -29,3 +29,16 @@ export const AlertsPausedSubscription = graphql(`
     alertsPausedChanged { paused }
   }
 `);
+
+/** A series for the page's chart: a data source's query in the graph, answered as typed frames. */
+export const SeriesQuery = graphql(`
+  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
+    dataSourceByUid(uid: $uid) {
+      name
+      query(from: $from, to: $to, queries: $queries) {
+        status
+        results { refId error frames { fields { name type displayName numbers } } }
+      }
+    }
+  }
+`);

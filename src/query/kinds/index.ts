@@ -1,11 +1,12 @@
 import type { QueryKind } from './kind.ts';
 import { prometheusKind } from './prometheus.ts';
+import { testDataKind } from './testdata.ts';
 
 /**
  * The kinds this server queries, by plugin type id (aliases included). A type absent here answers
  * each of its refIds with an error naming it as not supported (SQL kinds among them).
  */
-const KINDS: readonly QueryKind[] = [prometheusKind];
+const KINDS: readonly QueryKind[] = [prometheusKind, testDataKind];
 
 const BY_TYPE = new Map<string, QueryKind>(KINDS.flatMap((kind) => kind.types.map((type) => [type, kind] as const)));
 

@@ -108,7 +108,7 @@ class PointBudget {
   /** An empty frame costs one, so a huge `seriesCount` over an empty range stays bounded too. */
   spend(points: number): void {
     this.used += Math.max(1, points);
-    if (this.used > this.max) throw new TooManyPoints(M.tooManyPoints(this.max));
+    if (this.used > this.max) throw new TooManyPoints(MESSAGES.query.tooManyPoints(this.max));
   }
 }
 
@@ -484,7 +484,7 @@ async function slowQuery(ctx: KindContext, queries: readonly Query[]): Promise<M
   for (const q of queries) {
     const ms = parseGoDuration(q.settings.stringInput) ?? 0;
     if (ms > 0 && !(await abortable(ms, ctx.signal))) {
-      for (const each of queries) if (!out.has(each.refId)) out.set(each.refId, failed(M.canceled, 'downstream', 504));
+      for (const each of queries) if (!out.has(each.refId)) out.set(each.refId, failed(MESSAGES.query.cancelled, 'downstream', 504));
       return out;
     }
     out.set(q.refId, { frames: [randomWalk(q, 0, randomFor(q.settings.seed, 0), new PointBudget(ctx.maxPoints))] });

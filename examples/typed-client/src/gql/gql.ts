@@ -23,6 +23,7 @@ type Documents = {
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": typeof types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": typeof types.AlertsPausedDocument,
+    "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n": typeof types.SeriesDocument,
 };
 const documents: Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
@@ -33,6 +34,7 @@ const documents: Documents = {
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": types.AlertsPausedDocument,
+    "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n": types.SeriesDocument,
 };
 
 /**
@@ -67,6 +69,10 @@ export function graphql(source: "\n  subscription DataSourceChanged {\n    dataS
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n"): typeof import('./graphql.ts').AlertsPausedDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').SeriesDocument;
 
 
 export function graphql(source: string) {

@@ -29,6 +29,19 @@ export type CreateDataSourceInput = {
   withCredentials?: boolean | null | undefined;
 };
 
+/** The type of a frame field's values (the original's `FieldType`). */
+export type DataFieldType =
+  | 'BOOLEAN'
+  /** Indexes into `config.type.enum.text`. */
+  | 'ENUM'
+  /** Integers and floats. */
+  | 'NUMBER'
+  /** Any JSON value. */
+  | 'OTHER'
+  | 'STRING'
+  /** Epoch milliseconds (see `nanos` for finer parts). */
+  | 'TIME';
+
 /** What happened to a data source. */
 export type DataSourceChangeKind =
   /** It was added. */
@@ -109,6 +122,16 @@ export type AlertsPausedSubscriptionVariables = Exact<{ [key: string]: never; }>
 
 
 export type AlertsPausedSubscription = { alertsPausedChanged: { paused: boolean } };
+
+export type SeriesQueryVariables = Exact<{
+  uid: string;
+  from: string;
+  to: string;
+  queries: Array<Record<string, unknown>> | Record<string, unknown>;
+}>;
+
+
+export type SeriesQuery = { dataSourceByUid: { name: string, query: { status: number, results: Array<{ refId: string, error: string | null, frames: Array<{ fields: Array<{ name: string, type: DataFieldType, displayName: string | null, numbers: Array<number | null> | null }> }> }> } } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -250,3 +273,25 @@ export const AlertsPausedDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:73b2a76020da209c9221198a97b620789da78cc0242332020d3df89096fa6aa0"}) as unknown as TypedDocumentString<AlertsPausedSubscription, AlertsPausedSubscriptionVariables>;
+export const SeriesDocument = new TypedDocumentString(`
+    query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
+  dataSourceByUid(uid: $uid) {
+    name
+    query(from: $from, to: $to, queries: $queries) {
+      status
+      results {
+        refId
+        error
+        frames {
+          fields {
+            name
+            type
+            displayName
+            numbers
+          }
+        }
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:308bd6cca80e3b372f951ccba5e4710d2c9470ff7d63413a455f9bcb9da0435e"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
