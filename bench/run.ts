@@ -34,6 +34,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   subscriptions: async () => (await import('./scenarios/subscriptions.ts')).default,
   query: async () => (await import('./scenarios/query.ts')).default,
   'query-kinds': async () => (await import('./scenarios/query-kinds.ts')).default,
+  'live-queries': async () => (await import('./scenarios/live-queries.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).
 const PROXY_SCENARIO = new URL('./proxy.ts', import.meta.url);

@@ -12,6 +12,7 @@ import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { getSchema } from './graphql/schema/index.ts';
 import { LiveChanges } from './live/hub.ts';
+import { LiveQueries, type QueryRunner } from './query/live/hub.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
@@ -28,6 +29,8 @@ export interface App {
   upstream: Upstream;
   /** Open subscription streams. */
   live: LiveChanges;
+  /** Live queries' shared runs. */
+  liveQueries: LiveQueries;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -41,6 +44,8 @@ export interface AppOptions {
   environment?: Environment;
   /** Off: every `/graphql` request goes through yoga's HTTP pipeline (tests compare the two paths). */
   graphqlDirectPath?: boolean;
+  /** What live queries run each tick: the `/api/ds/query` service unless a test stands in its own. */
+  queryRunner?: QueryRunner;
 }
 
 /** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
@@ -62,6 +67,16 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
   const queries = new QueryService(settings, services.dataSources, upstream, log);
+  const liveQueries = new LiveQueries(live, log, {
+    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
+    minRefreshMs: settings.live.minRefreshMs,
+    // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
+    runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
+    onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
+    onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
+  });
+  services.liveQueries = liveQueries;
+  metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
@@ -77,6 +92,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     server,
     upstream,
     live,
+    liveQueries,
     async listen(port, host) {
       await changes.start();
       return new Promise((resolve, reject) => {
@@ -93,11 +109,23 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       // Subscriptions never finish by themselves: each ends now with a final event, and the
       // connection it leaves idle is closed as soon as it is.
       live.close();
+      liveQueries.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
       upstream.close();
       await changes.close();
     },
+  };
+}
+
+/** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
+function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
+  return async (caller, request, signal) => {
+    const outcome = await queries.query(
+      { orgId: caller.orgId, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
+      { queries: request.queries, from: request.from, to: request.to },
+    );
+    return outcome.responses;
   };
 }

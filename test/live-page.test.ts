@@ -67,10 +67,12 @@ describe('the live page (examples/typed-client/page)', () => {
     await tab.locator('tr[data-uid]', { hasText: 'already-there' }).waitFor();
     await tab.locator('#alerts', { hasText: 'alerts: active' }).waitFor();
 
-    // The chart: a TestData random walk queried through the graph, drawn by uPlot, redrawn live.
+    // The chart: a TestData random walk kept current by the liveQuery subscription, drawn by uPlot,
+    // redrawn at each refresh, with the viewers sharing it and the time of the last refresh.
     await tab.locator('#chart canvas').waitFor({ timeout: 10_000 });
     await tab.locator('#chart-title', { hasText: 'a-random-walk: A-series' }).waitFor();
-    await tab.locator('#chart-status', { hasText: /^60 points, updated [2-9] times/ }).waitFor({ timeout: 10_000 });
+    await tab.locator('#chart-status', { hasText: /^60 points, updated [2-9] times; 1 viewer, last refresh \d\d:\d\d:\d\d$/ }).waitFor({ timeout: 10_000 });
+    expect(server.app.liveQueries.subscribers).toBe(1);
 
     // Created through REST: the row appears by itself.
     const created = await call(server, 'POST', '/api/datasources', { body: { name: 'from-rest', type: 'prometheus', access: 'proxy', url: 'http://prometheus:9090' } });

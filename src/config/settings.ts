@@ -2,6 +2,7 @@ import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
 import { fileURLToPath } from 'node:url';
+import { parsePeriod } from './duration.ts';
 import { splitConfigArgument } from './argv.ts';
 import { envKey } from './env-key.ts';
 import { DEFAULT_SECTION, parseIni, type IniSections, type RawSettings } from './ini.ts';
@@ -162,6 +163,11 @@ export interface Settings {
     readonly trustedDocumentsPath: string;
   };
   readonly metrics: { readonly enabled: boolean };
+  /** Live queries (the `liveQuery` subscription). */
+  readonly live: {
+    /** Shortest refresh a live query may ask for, in milliseconds. */
+    readonly minRefreshMs: number;
+  };
 }
 
 export function loadSettings(options: LoadSettingsOptions = {}): Settings {
@@ -309,6 +315,11 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     if (!(number >= min && number <= max)) throw invalid(section, key, `an integer from ${min} to ${max}`);
     return number;
   };
+  const period = (section: string, key: string): number => {
+    const value = parsePeriod(required(section, key));
+    if (value === null) throw invalid(section, key, 'a duration such as 500ms, 1s or 1m');
+    return value;
+  };
   const oneOf = <T extends string>(section: string, key: string, allowed: readonly T[]): T => {
     const value = required(section, key);
     if (!(allowed as readonly string[]).includes(value)) throw invalid(section, key, `one of ${allowed.join(', ')}`);
@@ -449,6 +460,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       trustedDocumentsPath: resolve(homePath, required('graphql', 'trusted_documents_path')),
     },
     metrics: { enabled: bool('metrics', 'enabled') },
+    live: { minRefreshMs: period('live', 'min_refresh') },
   };
 }
 

@@ -180,6 +180,14 @@ export const MESSAGES = {
     overflow: (size: number) => `Subscriber too slow: more than ${size} changes waiting; subscribe again and reload`,
     tooMany: (limit: number) => `Too many open subscriptions on this server (limit ${limit})`,
     tooManyForPrincipal: (limit: number) => `Too many open subscriptions for these credentials (limit ${limit})`,
+    /** Live queries (`liveQuery`): the arguments the subscription refuses. */
+    badRefresh: (text: string) => `Invalid refresh "${text}": a duration such as 5s, 1m or 1m30s`,
+    refreshTooShort: (text: string, minimum: string) => `Refresh "${text}" is shorter than the server's minimum of ${minimum}`,
+    badRange: (text: string) => `Invalid time "${text}": epoch milliseconds, a duration such as 5m, or now-based date math such as now-1h`,
+    /** A refId's error when a whole run failed (its answer could not be read at all). */
+    runFailed: 'Query data error',
+    /** A refId's error when its run outlived the query timeout (Go's wording for a passed deadline, as the original reports it). */
+    runTimeout: 'context deadline exceeded',
   },
   /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */
   trustedDocuments: {

@@ -55,7 +55,16 @@ interface Subscriber<E> {
   expiry: NodeJS.Timeout | null;
 }
 
-type AnySubscriber = Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent> | Subscriber<OrgMemberEvent>;
+type AnySubscriber = Subscriber<DataSourceEvent> | Subscriber<AlertsPausedEvent> | Subscriber<OrgMemberEvent> | Subscriber<unknown>;
+
+/** How a stream fed from outside this hub queues what its reader has not taken yet. */
+export interface StreamOptions<E> {
+  /** Most distinct events held (1 with a constant `keyOf`: a slot holding only the latest). */
+  capacity: number;
+  keyOf(event: E): unknown;
+  merge(older: E, newer: E): E | null;
+  onClose(): void;
+}
 
 /** One org's subscribers to one kind of change (`E`), fed by notices (`N`). */
 interface OrgFeed<E, N, K> {
@@ -108,6 +117,8 @@ export class LiveChanges {
   readonly #dataSourceFeeds: OrgFeedKind<DataSourceEvent, DataSourceNotice, { uid: string; name: string }>;
   readonly #memberFeeds: OrgFeedKind<OrgMemberEvent, OrgMemberNotice, string>;
   readonly #alerts = new Set<Subscriber<AlertsPausedEvent>>();
+  /** Streams other modules feed (live queries), by stream; held here for limits, rechecks and shutdown. */
+  readonly #others = new Map<LiveStream<unknown>, Subscriber<unknown>>();
   /** The pause switch as last delivered to each alerts subscriber. */
   readonly #lastPaused = new WeakMap<Subscriber<AlertsPausedEvent>, boolean>();
   readonly #perPrincipal = new Map<string, number>();
@@ -174,6 +185,46 @@ export class LiveChanges {
     return subscriber.stream;
   }
 
+  /**
+   * A stream another module feeds (the live queries of src/query/live/), under the same rules as
+   * this hub's own: the limits on open streams, the caller's rights rechecked whenever
+   * credentials change, and the final event at shutdown or when the change feed is lost.
+   */
+  openStream<E>(request: StreamRequest, options: StreamOptions<E>): LiveStream<E> {
+    const subscriber = this.#register<E>(request, {
+      ...options,
+      onClose: () => {
+        this.#others.delete(subscriber.stream as LiveStream<unknown>);
+        options.onClose();
+      },
+    });
+    this.#others.set(subscriber.stream as LiveStream<unknown>, subscriber as Subscriber<unknown>);
+    return subscriber.stream;
+  }
+
+  /** The rights a stream opened by `openStream` holds now, as last rechecked; null once it ended. */
+  principalOf(stream: LiveStream<unknown>): Principal | null {
+    return this.#others.get(stream)?.principal ?? null;
+  }
+
+  /**
+   * Rechecks the callers of these streams now (one or two statements for all of them), ending
+   * those that lost the right as a credential change would. A failed read keeps the streams.
+   */
+  async recheckStreams(streams: Iterable<LiveStream<unknown>>): Promise<void> {
+    const subscribers: AnySubscriber[] = [];
+    for (const stream of streams) {
+      const subscriber = this.#others.get(stream);
+      if (subscriber && !stream.closed) subscribers.push(subscriber);
+    }
+    if (subscribers.length === 0) return;
+    try {
+      await this.#recheckNow(subscribers);
+    } catch (error) {
+      this.#log.warn({ err: error }, 'could not recheck the credentials of live queries; their streams go on');
+    }
+  }
+
   /** Ends every stream with a final error event, and refuses new ones (shutdown). */
   close(): void {
     this.#closed = true;
@@ -181,7 +232,7 @@ export class LiveChanges {
     this.#endAll(ERRORS.shuttingDown);
   }
 
-  #register<E>(request: StreamRequest, options: { keyOf(event: E): unknown; merge(older: E, newer: E): E | null; onClose(): void }): Subscriber<E> {
+  #register<E>(request: StreamRequest, options: { capacity?: number; keyOf(event: E): unknown; merge(older: E, newer: E): E | null; onClose(): void }): Subscriber<E> {
     if (this.#closed) throw ERRORS.shuttingDown();
     if (!this.#changes.listening) throw ERRORS.notListening();
     const signal = request.signal;
@@ -198,7 +249,7 @@ export class LiveChanges {
       authorize: request.authorize,
       expiry: null,
       stream: new LiveStream<E>({
-        capacity: this.#limits.queueSize,
+        capacity: options.capacity ?? this.#limits.queueSize,
         keyOf: options.keyOf,
         merge: options.merge,
         onClose: () => {
@@ -220,7 +271,7 @@ export class LiveChanges {
   }
 
   #subscribers(): AnySubscriber[] {
-    const all: AnySubscriber[] = [...this.#alerts];
+    const all: AnySubscriber[] = [...this.#alerts, ...this.#others.values()];
     for (const feed of this.#dataSourceFeeds.feeds.values()) all.push(...feed.subscribers);
     for (const feed of this.#memberFeeds.feeds.values()) all.push(...feed.subscribers);
     return all;
@@ -401,9 +452,8 @@ export class LiveChanges {
   async #runRecheck(): Promise<void> {
     const subscribers = this.#subscribers();
     if (subscribers.length === 0) return;
-    let results;
     try {
-      results = await recheckPrincipals(this.#orm.em.fork(), subscribers.map((s) => s.principal));
+      await this.#recheckNow(subscribers);
     } catch (error) {
       // Unverified is not revoked: keep the streams and try again shortly.
       this.#log.warn({ err: error }, 'could not recheck the credentials of open subscriptions; retrying');
@@ -414,8 +464,12 @@ export class LiveChanges {
         }, RECHECK_RETRY_MS);
         this.#recheck.retry.unref();
       }
-      return;
     }
+  }
+
+  /** Reads the subscribers' rights again and ends the streams of those that lost them; throws when the read fails. */
+  async #recheckNow(subscribers: AnySubscriber[]): Promise<void> {
+    const results = await recheckPrincipals(this.#orm.em.fork(), subscribers.map((s) => s.principal));
     for (const subscriber of subscribers) {
       if (subscriber.stream.closed) continue;
       const result = results.get(recheckKey(subscriber.principal));

@@ -29,6 +29,19 @@ export class Metrics {
     registers: [this.registry],
   });
 
+  /** Shared live-query runs started (one per distinct query per tick, however many watch it). */
+  readonly liveQueryUpstreamCalls = new Counter({
+    name: 'dashgate_live_query_upstream_calls_total',
+    help: 'Runs of live queries against their data sources: one per distinct query per refresh on this instance, whatever its number of subscribers.',
+    registers: [this.registry],
+  });
+  /** Ticks of a live query skipped because its previous run was still running (a slow or hanging upstream). */
+  readonly liveQuerySkippedTicks = new Counter({
+    name: 'dashgate_live_query_skipped_ticks_total',
+    help: 'Refreshes of live queries skipped because the previous run of the same query was still running.',
+    registers: [this.registry],
+  });
+
   constructor(orm: MikroORM) {
     const registers = [this.registry];
     this.#requests = new TimedSeries(
@@ -80,6 +93,27 @@ export class Metrics {
     new Gauge({ name: 'dashgate_build_info', help: 'Version and commit of the running server; always 1.', labelNames: ['version', 'commit'], registers })
       .set({ version: VERSION, commit: COMMIT }, 1);
     registerProcessMetrics(registers);
+  }
+
+  /** Reads the live queries' gauges from `read` when scraped. */
+  watchLiveQueries(read: () => { active: number; subscribers: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'dashgate_live_queries_active',
+      help: 'Distinct live queries running on this instance (each one upstream run per refresh).',
+      registers,
+      collect() {
+        this.set(read().active);
+      },
+    });
+    new Gauge({
+      name: 'dashgate_live_query_subscribers',
+      help: 'Subscribers of live queries on this instance.',
+      registers,
+      collect() {
+        this.set(read().subscribers);
+      },
+    });
   }
 
   recordRequest(method: string, route: string, status: number, seconds: number): void {

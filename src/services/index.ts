@@ -5,6 +5,7 @@ import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from '../db/secrets.ts';
 import { DataSourceService } from './data-sources.ts';
 import type { LiveChanges } from '../live/hub.ts';
+import type { LiveQueryOpener } from '../live/live-queries.ts';
 import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';
 
 /** Everything request handlers need, built once per process. Services take `em` per call. */
@@ -18,6 +19,8 @@ export interface Services {
   dataSources: DataSourceService;
   /** GraphQL subscription streams fed by `changes`; set by the app that serves them. */
   live?: LiveChanges;
+  /** The `liveQuery` subscription's shared runs; set by the app that serves queries. */
+  liveQueries?: LiveQueryOpener;
   /** Data source health checks through the proxy's connections; the app wires the real one. */
   dataSourceHealth: DataSourceHealthChecker;
   /** `POST /api/admin/provisioning/datasources/reload`; the app wires the real one. */

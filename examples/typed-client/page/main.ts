@@ -1,10 +1,11 @@
 // The live page: lists the org's data sources, adds and edits them through typed mutations, and
 // follows every change made anywhere through the `dataSourceChanged` subscription; charts a
-// TestData or Prometheus series, queried through the graph and redrawn live with uPlot. Bundled by
+// TestData or Prometheus series kept current by the `liveQuery` subscription, drawn with uPlot. Bundled by
 // esbuild (build.ts); served beside the server, so it calls /graphql on its own origin.
 import { createClient, CreateDataSourceMutation, GraphQLRequestError, subscribe, type ClientOptions } from '../src/client.ts';
 import uPlot from 'uplot';
-import { AlertsPausedSubscription, DataSourceChangedSubscription, DataSourceListQuery, SeriesQuery, UpdateDataSourceMutation } from '../src/live.ts';
+import { AlertsPausedSubscription, DataSourceChangedSubscription, DataSourceListQuery, LiveQuerySubscription, UpdateDataSourceMutation } from '../src/live.ts';
+import { applyLiveDelta, type LiveResult, type LiveResultDelta } from '../src/live-frames.ts';
 import type { DataSourceListQuery as DataSourceList } from '../src/gql/graphql.ts';
 
 /** Set by the build: send document hashes (for servers with `[graphql] trusted_documents`). */
@@ -45,7 +46,7 @@ function start(options: ClientOptions): void {
     render();
     chart.follow([...state.rows.values()]);
   };
-  const chart = createChart(client);
+  const chart = createChart(options);
 
   // Subscribe first, then read the list: nothing changed in between can be missed.
   const follow = () => {
@@ -135,56 +136,65 @@ const CHARTED: Record<string, Record<string, unknown>> = {
 };
 
 /**
- * The first TestData or Prometheus data source (by name), queried through the graph every two
- * seconds over the last five minutes and plotted with uPlot: typed frames in, a live series out.
+ * The first TestData or Prometheus data source (by name), over the last five minutes, kept current
+ * by the `liveQuery` subscription (every two seconds, one upstream run however many watch) and
+ * plotted with uPlot: the server sends only what changed, `applyLiveDelta` keeps the frames.
  */
-function createChart(client: ReturnType<typeof createClient>) {
+function createChart(options: ClientOptions) {
   let uid: string | null = null;
   let plot: uPlot | null = null;
-  let timer: ReturnType<typeof setInterval> | null = null;
+  let stop: (() => void) | null = null;
   let updates = 0;
+  let results = new Map<string, LiveResult>();
 
-  const refresh = async () => {
-    const current = uid;
-    const ds = [...state.rows.values()].find((d) => d.uid === current);
-    if (!current || !ds) return;
-    const { dataSourceByUid } = await client(SeriesQuery, {
-      uid: current, from: 'now-5m', to: 'now', queries: [{ refId: 'A', intervalMs: 5000, maxDataPoints: 300, ...CHARTED[ds.type] }],
-    });
-    const result = dataSourceByUid.query.results[0];
+  const draw = (name: string, viewers: number, refreshedAt: number) => {
+    const result = results.get('A');
     if (result?.error) throw new Error(result.error);
-    const fields = result?.frames[0]?.fields ?? [];
+    const fields = result?.frames?.[0]?.fields ?? [];
     const time = fields.find((f) => f.type === 'TIME');
     const value = fields.find((f) => f.type === 'NUMBER');
-    if (!time?.numbers || !value?.numbers) return;
+    if (!time || !value) return;
     // uPlot's x axis is in seconds.
-    const data: uPlot.AlignedData = [time.numbers.map((t) => (t ?? 0) / 1000), value.numbers];
-    const label = value.displayName ?? value.name;
+    const data: uPlot.AlignedData = [time.values.map((t) => Number(t ?? 0) / 1000), value.values as Array<number | null>];
+    const label = (value.displayName as string | null) ?? value.name;
     if (!plot) {
       plot = new uPlot({ width: 860, height: 240, series: [{}, { label, stroke: '#3b82f6', width: 2 }], axes: [{}, {}] }, data, $('#chart'));
     } else {
       plot.setData(data);
     }
     updates++;
-    $('#chart-title').textContent = `${dataSourceByUid.name}: ${label}`;
-    $('#chart-status').textContent = `${time.numbers.length} points, updated ${updates} ${updates === 1 ? 'time' : 'times'}`;
+    $('#chart-title').textContent = `${name}: ${label}`;
+    const at = new Date(refreshedAt).toLocaleTimeString('en-GB', { hour12: false });
+    $('#chart-status').textContent = `${time.values.length} points, updated ${updates} ${updates === 1 ? 'time' : 'times'}; `
+      + `${viewers} ${viewers === 1 ? 'viewer' : 'viewers'}, last refresh ${at}`;
   };
 
   return {
-    /** Picks the data source to chart from the current list; starts, keeps or stops the refresh. */
+    /** Picks the data source to chart from the current list; starts, keeps or stops its live query. */
     follow(rows: DataSource[]) {
-      const next = rows.filter((d) => d.type in CHARTED).sort((a, b) => a.name.localeCompare(b.name))[0]?.uid ?? null;
-      if (next === uid) return;
-      uid = next;
+      const ds = rows.filter((d) => d.type in CHARTED).sort((a, b) => a.name.localeCompare(b.name))[0] ?? null;
+      if ((ds?.uid ?? null) === uid) return;
+      uid = ds?.uid ?? null;
+      stop?.();
+      stop = null;
       plot?.destroy();
       plot = null;
       updates = 0;
-      if (timer) clearInterval(timer);
-      $('#chart-panel').hidden = uid === null;
-      if (uid === null) return;
-      const tick = () => refresh().catch(show);
-      tick();
-      timer = setInterval(tick, 2000);
+      results = new Map();
+      $('#chart-panel').hidden = ds === null;
+      if (ds === null) return;
+      const queries = [{ refId: 'A', datasource: { uid: ds.uid }, intervalMs: 5000, maxDataPoints: 300, ...CHARTED[ds.type] }];
+      stop = subscribe(options, LiveQuerySubscription, { queries, from: 'now-5m', to: 'now', refresh: '2s' }, {
+        next: ({ liveQuery }) => {
+          results = applyLiveDelta(results, liveQuery.results as LiveResultDelta[]);
+          try {
+            draw(ds.name, liveQuery.viewers, liveQuery.refreshedAt);
+          } catch (error) {
+            show(error);
+          }
+        },
+        error: show,
+      });
     },
   };
 }

@@ -42,3 +42,21 @@ export const SeriesQuery = graphql(`
     }
   }
 `);
+
+/**
+ * The chart's series kept current by the server: the whole answer first, then only what changed
+ * (`applyLiveDelta` in live-frames.ts keeps the frames), with the viewers sharing the query.
+ */
+export const LiveQuerySubscription = graphql(`
+  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {
+    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {
+      refreshedAt
+      viewers
+      results {
+        refId kind status error errorSource
+        frames { refId length fields { name type displayName values nanos } }
+        appends { frame drop values nanos }
+      }
+    }
+  }
+`);

@@ -83,7 +83,7 @@ const FieldRef = builder.objectRef<Field>('DataFrameField').implement({
   }),
 });
 
-const FrameRef = builder.objectRef<Frame>('DataFrame').implement({
+export const FrameRef = builder.objectRef<Frame>('DataFrame').implement({
   description: 'A table of fields of equal length: one series, or one table, of a query\'s answer.',
   fields: (t) => ({
     name: t.string({ nullable: true, resolve: (f) => f.name || null }),

@@ -13,6 +13,7 @@ import './organization.ts';
 import './alert.ts';
 import './service-account.ts';
 import './live.ts';
+import './live-query.ts';
 import './data-source-health.ts';
 import './data-query.ts';
 import './frontend-settings.ts';

@@ -66,7 +66,7 @@ const AlertsPausedChangedEvent = builder.objectRef<AlertsPausedEvent>('AlertsPau
  * whenever rights may have changed (the field's wrapper checked it once already), and the signal
  * yoga aborts when the client goes away (yoga puts the Fetch request on the context).
  */
-function streamRequest(ctx: RequestContext, access: Access): StreamRequest {
+export function streamRequest(ctx: RequestContext, access: Access): StreamRequest {
   return {
     principal: ctx.caller,
     authorize: (principal: Principal) => {
@@ -83,7 +83,7 @@ function live(ctx: RequestContext) {
 }
 
 /** A stream's last item carries why it ended: raised here, it becomes the final error event. */
-function unlessEnded<E>(event: E | StreamEnd): E {
+export function unlessEnded<E>(event: E | StreamEnd): E {
   if (event instanceof StreamEnd) throw event.error;
   return event;
 }

@@ -24,6 +24,7 @@ type Documents = {
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": typeof types.AlertsPausedDocument,
     "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n": typeof types.SeriesDocument,
+    "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n": typeof types.LiveQueryDocument,
 };
 const documents: Documents = {
     "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
@@ -35,6 +36,7 @@ const documents: Documents = {
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": types.AlertsPausedDocument,
     "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n": types.SeriesDocument,
+    "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n": types.LiveQueryDocument,
 };
 
 /**
@@ -73,6 +75,10 @@ export function graphql(source: "\n  subscription AlertsPaused {\n    alertsPaus
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
 export function graphql(source: "\n  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    dataSourceByUid(uid: $uid) {\n      name\n      query(from: $from, to: $to, queries: $queries) {\n        status\n        results { refId error frames { fields { name type displayName numbers } } }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').SeriesDocument;
+/**
+ * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
+ */
+export function graphql(source: "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').LiveQueryDocument;
 
 
 export function graphql(source: string) {

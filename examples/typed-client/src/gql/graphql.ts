@@ -51,6 +51,15 @@ export type DataSourceChangeKind =
   /** Its fields changed, through any API, provisioning or SQL. */
   | 'UPDATED';
 
+/** How a refId's answer changed since the subscriber's previous event. */
+export type LiveQueryDeltaKind =
+  /** Same frames, their windows moved: `appends` drops rows from the start of some frames and adds rows at their end. */
+  | 'APPEND'
+  /** The refId no longer answers. */
+  | 'REMOVE'
+  /** The whole answer follows (`status`, `error`, `errorSource`, `frames`): the first event, an error, or a change other than rows appended. */
+  | 'REPLACE';
+
 /** The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value. */
 export type UpdateDataSourceInput = {
   access: string;
@@ -132,6 +141,16 @@ export type SeriesQueryVariables = Exact<{
 
 
 export type SeriesQuery = { dataSourceByUid: { name: string, query: { status: number, results: Array<{ refId: string, error: string | null, frames: Array<{ fields: Array<{ name: string, type: DataFieldType, displayName: string | null, numbers: Array<number | null> | null }> }> }> } } };
+
+export type LiveQuerySubscriptionVariables = Exact<{
+  queries: Array<Record<string, unknown>> | Record<string, unknown>;
+  from: string;
+  to: string;
+  refresh: string;
+}>;
+
+
+export type LiveQuerySubscription = { liveQuery: { refreshedAt: number, viewers: number, results: Array<{ refId: string, kind: LiveQueryDeltaKind, status: number | null, error: string | null, errorSource: string | null, frames: Array<{ refId: string | null, length: number, fields: Array<{ name: string, type: DataFieldType, displayName: string | null, values: Array<unknown>, nanos: Array<number> | null }> }> | null, appends: Array<{ frame: number, drop: number, values: unknown, nanos: unknown }> | null }> } };
 
 export class TypedDocumentString<TResult, TVariables>
   extends String
@@ -295,3 +314,35 @@ export const SeriesDocument = new TypedDocumentString(`
   }
 }
     `, {"hash":"sha256:308bd6cca80e3b372f951ccba5e4710d2c9470ff7d63413a455f9bcb9da0435e"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
+export const LiveQueryDocument = new TypedDocumentString(`
+    subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {
+  liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {
+    refreshedAt
+    viewers
+    results {
+      refId
+      kind
+      status
+      error
+      errorSource
+      frames {
+        refId
+        length
+        fields {
+          name
+          type
+          displayName
+          values
+          nanos
+        }
+      }
+      appends {
+        frame
+        drop
+        values
+        nanos
+      }
+    }
+  }
+}
+    `, {"hash":"sha256:f576ba88f0b4b62cb900f7542cf9280699b6ab7c9e08caad28f1403035d062cb"}) as unknown as TypedDocumentString<LiveQuerySubscription, LiveQuerySubscriptionVariables>;

@@ -1,0 +1,182 @@
+import { createServer } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import { seed } from '../lib/harness.ts';
+import { fmt } from '../lib/report.ts';
+import type { BenchContext, BenchRow } from '../lib/types.ts';
+
+const STREAMS = 1000;
+const QUERIES = 10;
+const REFRESH_S = 5;
+const TICKS = 6;
+const DELIVERY_LIMIT_MS = 250;
+const MEMORY_LIMIT = 40 * 1024;
+const SUBSCRIPTION = `subscription($queries: [JSONObject!]!) {
+  liveQuery(queries: $queries, from: "now-1h", to: "now", refresh: "${REFRESH_S}s") {
+    refreshedAt viewers results { refId kind status error frames { length fields { name values } } appends { frame drop values } }
+  }
+}`;
+
+/**
+ * A Prometheus query API on loopback in this process: answers query_range with one series of a
+ * point per step, counts every call by expression and range end (a tick), and notes when each
+ * answer was written, so delivery is timed from the upstream's answer.
+ */
+async function startUpstream() {
+  const answered = new Map<string, number>();
+  const calls = new Map<number, number>();
+  const server = createServer((req, res) => {
+    const url = new URL(req.url ?? '/', 'http://x');
+    const expr = url.searchParams.get('query') ?? '';
+    const start = Number(url.searchParams.get('start'));
+    const end = Number(url.searchParams.get('end'));
+    const step = Number(url.searchParams.get('step')) || REFRESH_S;
+    calls.set(end, (calls.get(end) ?? 0) + 1);
+    const values: Array<[number, string]> = [];
+    for (let t = Math.ceil(start / step) * step; t <= end; t += step) values.push([t, String((t / step) % 100)]);
+    res.setHeader('content-type', 'application/json');
+    res.end(JSON.stringify({ status: 'success', data: { resultType: 'matrix', result: [{ metric: { __name__: expr, job: 'bench' }, values }] } }), () => {
+      answered.set(`${expr}@${end * 1000}`, performance.now());
+    });
+  });
+  await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
+  return {
+    url: `http://127.0.0.1:${(server.address() as AddressInfo).port}`,
+    answered,
+    calls,
+    close: () => new Promise<void>((resolve) => {
+      server.closeAllConnections();
+      server.close(() => resolve());
+    }),
+  };
+}
+
+interface Stream {
+  expr: string;
+  /** When each tick's event (by refreshedAt) arrived. */
+  arrived: Map<number, number>;
+  close(): void;
+}
+
+async function open(url: string, authorization: string, expr: string, uid: string): Promise<Stream> {
+  const abort = new AbortController();
+  const queries = [{ refId: 'A', datasource: { type: 'prometheus', uid }, expr, range: true, intervalMs: REFRESH_S * 1000 }];
+  const response = await fetch(`${url}/graphql`, {
+    method: 'POST',
+    headers: { authorization, accept: 'text/event-stream', 'content-type': 'application/json' },
+    body: JSON.stringify({ query: SUBSCRIPTION, variables: { queries } }),
+    signal: abort.signal,
+  });
+  if (response.status !== 200 || !response.body) throw new Error(`subscription refused: ${response.status} ${await response.text()}`);
+  const arrived = new Map<number, number>();
+  const reader = response.body.pipeThrough(new TextDecoderStream()).getReader();
+  void (async () => {
+    let buffer = '';
+    for (;;) {
+      const { value, done } = await reader.read();
+      if (done) return;
+      buffer += value;
+      let boundary: number;
+      while ((boundary = buffer.indexOf('\n\n')) >= 0) {
+        const block = buffer.slice(0, boundary);
+        buffer = buffer.slice(boundary + 2);
+        const at = /"refreshedAt":(\d+)/.exec(block);
+        if (at) arrived.set(Number(at[1]), performance.now());
+      }
+    }
+  })().catch(() => undefined);
+  return { expr, arrived, close: () => abort.abort() };
+}
+
+const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
+
+/**
+ * 1,000 `liveQuery` subscriptions over 10 distinct queries at a 5 s refresh, on one instance,
+ * against an upstream that counts its calls: calls per tick (10 expected, whatever the number of
+ * viewers), the slowest subscriber's delay from the upstream's answer, server memory per
+ * subscription and server CPU per tick.
+ */
+export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]> {
+  const upstream = await startUpstream();
+  const connection = await ctx.createDatabase('bench_live_queries');
+  const target = await ctx.startTarget({
+    kind: 'app',
+    connection,
+    overrides: { graphql: { max_subscriptions: String(STREAMS * 2), max_subscriptions_per_principal: String(STREAMS * 2) } },
+  });
+  const streams: Stream[] = [];
+  try {
+    const { token } = await seed(target);
+    const created = await fetch(`${target.url}/api/datasources`, {
+      method: 'POST',
+      headers: { authorization: token, 'content-type': 'application/json' },
+      body: JSON.stringify({ name: 'bench-live-prom', type: 'prometheus', access: 'proxy', url: upstream.url, jsonData: { httpMethod: 'GET', timeInterval: `${REFRESH_S}s` } }),
+    });
+    if (!created.ok) throw new Error(`data source: ${created.status} ${await created.text()}`);
+    const uid = ((await created.json()) as { datasource: { uid: string } }).datasource.uid;
+    const warm = await open(target.url, token, 'warm', uid);
+    while (warm.arrived.size === 0) await sleep(10);
+    warm.close();
+    await sleep(2000);
+    const rssBefore = await target.rss();
+
+    for (let i = 0; i < STREAMS; i += 100) {
+      streams.push(...(await Promise.all(Array.from({ length: Math.min(100, STREAMS - i) }, (_, j) => open(target.url, token, `q${(i + j) % QUERIES}`, uid)))));
+    }
+    // Measure whole ticks from the next one on, all streams open and their first answers in.
+    const firstTick = (Math.floor(Date.now() / (REFRESH_S * 1000)) + 1) * REFRESH_S * 1000;
+    await sleep(firstTick - Date.now() + 100);
+    const cpuBefore = (await target.cpu?.()) ?? 0;
+    await sleep(TICKS * REFRESH_S * 1000);
+    const cpuAfter = (await target.cpu?.()) ?? 0;
+    await sleep(1000);
+    const rssOpen = await target.rss();
+
+    const ticks = Array.from({ length: TICKS }, (_, i) => firstTick + i * REFRESH_S * 1000);
+    const perTick = ticks.map((t) => upstream.calls.get(t / 1000) ?? 0);
+    const slowest = ticks.map((t) => Math.max(...streams.map((s) => {
+      const answer = upstream.answered.get(`${s.expr}@${t}`);
+      const got = s.arrived.get(t);
+      return answer === undefined || got === undefined ? Infinity : got - answer;
+    })));
+    const perStream = (rssOpen - rssBefore) / STREAMS;
+    const scenario = `Live queries: ${STREAMS} subscriptions over ${QUERIES} distinct queries, ${REFRESH_S} s refresh`;
+    ctx.log(`live queries: calls per tick ${perTick.join(', ')}; slowest delivery ${slowest.map((n) => Math.round(n)).join(', ')} ms`);
+    return [
+      {
+        scenario,
+        measurement: 'upstream calls per tick, counted at the upstream (most of any tick)',
+        value: Math.max(...perTick),
+        unit: 'count',
+        target: { on: 'value', op: '<=', bound: QUERIES, label: `exactly ${QUERIES}` },
+        notes: `per tick: ${perTick.join(', ')} (fewest ${Math.min(...perTick)})`,
+      },
+      {
+        scenario,
+        measurement: 'slowest subscriber, from the upstream\'s answer to its event (worst tick)',
+        value: Math.max(...slowest),
+        unit: 'ms',
+        target: { on: 'value', op: '<', bound: DELIVERY_LIMIT_MS, label: '< 250 ms' },
+        notes: `per tick: ${slowest.map((n) => Math.round(n)).join(', ')} ms`,
+      },
+      {
+        scenario,
+        measurement: 'server memory per subscription (extra RSS / subscriptions)',
+        value: perStream / (1024 * 1024),
+        unit: 'MiB',
+        target: { on: 'value', op: '<=', bound: MEMORY_LIMIT / (1024 * 1024), label: '≤ 40 KiB' },
+        notes: `${fmt.bytes(perStream)} each; RSS ${fmt.mib(rssBefore)} before, ${fmt.mib(rssOpen)} after ${TICKS} ticks`,
+      },
+      {
+        scenario,
+        measurement: 'server CPU per tick',
+        value: (cpuAfter - cpuBefore) / TICKS / 1000,
+        unit: 'ms',
+        notes: `over ${TICKS} ticks: ${QUERIES} runs, ${STREAMS} events each tick`,
+      },
+    ];
+  } finally {
+    for (const stream of streams) stream.close();
+    await target.close();
+    await upstream.close();
+  }
+}
