@@ -14,6 +14,8 @@ import './service-account.ts';
 import './live.ts';
 import './data-source-health.ts';
 import './frontend-settings.ts';
+import './team.ts';
+import './data-source-permission.ts';
 
 let schema: GraphQLSchema | null = null;
 
