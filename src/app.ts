@@ -50,7 +50,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     maxStreams: settings.graphql.maxSubscriptions,
     maxStreamsPerPrincipal: settings.graphql.maxSubscriptionsPerPrincipal,
     queueSize: settings.graphql.subscriptionQueueSize,
-  }));
+  }, services.dataSourceAccess));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
   // One set of outbound connections (and egress policy) for the proxy and the health checks.
