@@ -98,8 +98,9 @@ export class DataSourceService {
    * THE way to load one data source for an action (`read`, `query`, `write`, `admin`) on behalf of
    * a caller: every entry point that reaches a data source (reads, updates, deletes, health, the
    * permission routes, queries and resources) goes through this. One statement on success: the
-   * row is selected only when the permission rule lets the caller do `action`. Otherwise 404 when
-   * the org has no such data source, 403 naming the original's missing action when it has.
+   * row is selected only when the permission rule lets the caller do `action`. Otherwise 403 naming
+   * the original's missing action, or 404 when the org has no such data source and the caller is
+   * an org Admin or only wanted to read it.
    */
   async getFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord> {
     const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId, ...ref });
@@ -107,7 +108,9 @@ export class DataSourceService {
     if (condition) qb.andWhere(condition.sql, condition.params);
     const row = await qb.limit(1).execute<DataSourceRecord | undefined>('get');
     if (row) return row;
-    if (condition && (await this.find(em, caller.orgId, ref))) throw accessDenied(ACTION_NAMES[action]);
+    // As the original's scope check: a change refused whether or not the data source exists (only
+    // org Admins learn that it does not); a read refused only when it exists.
+    if (condition && (action !== 'read' && action !== 'query' || (await this.find(em, caller.orgId, ref)))) throw accessDenied(ACTION_NAMES[action]);
     throw notFound(MESSAGES.dataSource.notFound);
   }
 
