@@ -100,6 +100,33 @@ describe('team lifecycle', () => {
   });
 });
 
+describe('the Ansible collection\'s grafana_team module', () => {
+  it('gets through its calls in order: search by name, create, members by e-mail, add, remove, delete', async () => {
+    await createUser('ansible-ann');
+    await createUser('ansible-bob');
+    const search = () => call(server, 'GET', '/api/teams/search?name=ansible team');
+    // state=present on a fresh server: no team yet (totalCount <= 1 and an empty list), then create.
+    expect((await search()).body).toMatchObject({ totalCount: 0, teams: [] });
+    expect((await call(server, 'POST', '/api/teams', { body: { email: 'ops@example.com', name: 'ansible team' } })).status).toBe(200);
+    const team = (await search()).body.teams[0];
+    expect(team).toMatchObject({ name: 'ansible team', email: 'ops@example.com', memberCount: 0, orgId: 1 });
+    // members: it compares e-mails and looks users up by e-mail for their ids.
+    for (const email of ['ansible-ann@example.com', 'ansible-bob@example.com']) {
+      const user = await call(server, 'GET', `/api/users/lookup?loginOrEmail=${email}`);
+      expect((await call(server, 'POST', `/api/teams/${team.id}/members`, { body: { userId: user.body.id } })).status).toBe(200);
+    }
+    const emails = (await call(server, 'GET', `/api/teams/${team.id}/members`)).body.map((m: { email: string }) => m.email);
+    expect(emails).toEqual(['ansible-ann@example.com', 'ansible-bob@example.com']);
+    // enforce_members: the one no longer listed goes.
+    const bob = await call(server, 'GET', '/api/users/lookup?loginOrEmail=ansible-bob@example.com');
+    expect((await call(server, 'DELETE', `/api/teams/${team.id}/members/${bob.body.id}`)).status).toBe(200);
+    expect((await search()).body.teams[0].memberCount).toBe(1);
+    // state=absent
+    expect((await call(server, 'DELETE', `/api/teams/${team.id}`)).body.message).toBe('Team deleted');
+    expect((await search()).body.totalCount).toBe(0);
+  });
+});
+
 describe('team search and paging', () => {
   it('filters by query and name, pages with totalCount, and answers past the end', async () => {
     for (const name of ['search-a', 'search-b', 'search-c', 'Search-D', 'other-x']) await createTeam(name);
