@@ -194,13 +194,19 @@ export async function setPermission(em: EntityManager, orgId: number, dataSource
   }
   if (level === 0) {
     await em.execute(`delete from data_source_permission where data_source_id = ? and ${column} = ?`, [dataSourceId, value]);
-  } else {
+    return level;
+  }
+  try {
     await em.execute(
       `insert into data_source_permission (data_source_id, org_id, ${column}, level) values (?, ?, ?, ?)
         on conflict (data_source_id, ${column}) where ${column} is not null do update set level = excluded.level
         where data_source_permission.level <> excluded.level`,
       [dataSourceId, orgId, value, level],
     );
+  } catch (error) {
+    // The user left the org, or the team or the data source was deleted, since the checks above.
+    if ((error as { code?: string }).code === '23503') throw badRequest(failure);
+    throw error;
   }
   return level;
 }

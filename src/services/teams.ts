@@ -208,11 +208,18 @@ export async function addTeamMember(em: EntityManager, actor: TeamActor, teamId:
   await authorizeTeam(em, actor, teamId, 'admin', 'teams.permissions:write');
   const [member] = await em.execute('select 1 from org_user where org_id = ? and user_id = ?', [actor.orgId, userId]);
   if (!member) throw notFound(MESSAGES.user.notFound);
-  const [inserted] = await em.execute(
-    `insert into team_member (team_id, org_id, user_id, permission) select ?, ?, ?, ? where exists (select 1 from team where id = ? and org_id = ?)
-      on conflict (team_id, user_id) do nothing returning user_id`,
-    [teamId, actor.orgId, userId, level, teamId, actor.orgId],
-  );
+  let inserted: unknown;
+  try {
+    [inserted] = await em.execute(
+      `insert into team_member (team_id, org_id, user_id, permission) select ?, ?, ?, ? where exists (select 1 from team where id = ? and org_id = ?)
+        on conflict (team_id, user_id) do nothing returning user_id`,
+      [teamId, actor.orgId, userId, level, teamId, actor.orgId],
+    );
+  } catch (error) {
+    // The user left the org, or the team was deleted, since the checks above.
+    if ((error as { code?: string }).code === '23503') throw notFound(MESSAGES.team.notFound);
+    throw error;
+  }
   if (!inserted) {
     const [existing] = await em.execute('select 1 from team_member where team_id = ? and user_id = ?', [teamId, userId]);
     if (existing) throw badRequest(MESSAGES.team.alreadyMember);
@@ -244,27 +251,32 @@ export async function setTeamMemberships(em: EntityManager, actor: TeamActor, te
   for (const member of input.members ?? []) wanted.set(member.toLowerCase(), TEAM_MEMBER);
   for (const admin of input.admins ?? []) wanted.set(admin.toLowerCase(), TEAM_ADMIN);
   for (const key of wanted.keys()) if (key.includes('\0')) throw notFound(MESSAGES.user.notFound);
-  await em.transactional(async (tx) => {
-    const keys = [...wanted.keys()];
-    const users = keys.length === 0 ? [] : await tx.execute<Array<{ id: number; login: string; email: string }>>(
-      `select u.id, lower(u.login) as login, lower(u.email) as email from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
-        where lower(u.login) in (select jsonb_array_elements_text(?::jsonb)) or lower(u.email) in (select jsonb_array_elements_text(?::jsonb))`,
-      [actor.orgId, JSON.stringify(keys), JSON.stringify(keys)],
-    );
-    const target = new Map<number, number>();
-    for (const key of keys) {
-      const user = users.find((u) => u.email === key) ?? users.find((u) => u.login === key);
-      if (!user) throw notFound(MESSAGES.user.notFound);
-      target.set(user.id, Math.max(target.get(user.id) ?? 0, wanted.get(key)!));
-    }
-    const ids = [...target.keys()];
-    await tx.execute(`delete from team_member where team_id = ? and org_id = ? and not (user_id = any(string_to_array(?, ',')::int[]))`, [teamId, actor.orgId, ids.join(',')]);
-    for (const [userId, permission] of target) {
-      await tx.execute(
-        `insert into team_member (team_id, org_id, user_id, permission) values (?, ?, ?, ?)
-          on conflict (team_id, user_id) do update set permission = excluded.permission where team_member.permission <> excluded.permission`,
-        [teamId, actor.orgId, userId, permission],
-      );
-    }
+  await em.transactional(async (tx) => replaceMembers(tx, actor, teamId, wanted)).catch((error: unknown) => {
+    // A user who left the org (or a team deleted) meanwhile fails a foreign key: nothing was changed.
+    throw (error as { code?: string }).code === '23503' ? notFound(MESSAGES.user.notFound) : error;
   });
+}
+
+async function replaceMembers(tx: EntityManager, actor: TeamActor, teamId: number, wanted: Map<string, number>): Promise<void> {
+  const keys = [...wanted.keys()];
+  const users = keys.length === 0 ? [] : await tx.execute<Array<{ id: number; login: string; email: string }>>(
+    `select u.id, lower(u.login) as login, lower(u.email) as email from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
+      where lower(u.login) in (select jsonb_array_elements_text(?::jsonb)) or lower(u.email) in (select jsonb_array_elements_text(?::jsonb))`,
+    [actor.orgId, JSON.stringify(keys), JSON.stringify(keys)],
+  );
+  const target = new Map<number, number>();
+  for (const key of keys) {
+    const user = users.find((u) => u.email === key) ?? users.find((u) => u.login === key);
+    if (!user) throw notFound(MESSAGES.user.notFound);
+    target.set(user.id, Math.max(target.get(user.id) ?? 0, wanted.get(key)!));
+  }
+  const ids = [...target.keys()];
+  await tx.execute(`delete from team_member where team_id = ? and org_id = ? and not (user_id = any(string_to_array(?, ',')::int[]))`, [teamId, actor.orgId, ids.join(',')]);
+  for (const [userId, permission] of target) {
+    await tx.execute(
+      `insert into team_member (team_id, org_id, user_id, permission) values (?, ?, ?, ?)
+        on conflict (team_id, user_id) do update set permission = excluded.permission where team_member.permission <> excluded.permission`,
+      [teamId, actor.orgId, userId, permission],
+    );
+  }
 }
