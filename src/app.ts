@@ -56,7 +56,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     maxStreams: settings.graphql.maxSubscriptions,
     maxStreamsPerPrincipal: settings.graphql.maxSubscriptionsPerPrincipal,
     queueSize: settings.graphql.subscriptionQueueSize,
-  }));
+  }, services.dataSourceAccess));
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
   // The one way out to data sources: the proxy, the health checks and every other caller share

@@ -134,7 +134,7 @@ describe('proxy data source cache', () => {
   it('forgets everything when the table is truncated by hand', async () => {
     const ds = await createDs('truncated');
     expect((await proxied(second, `${ds.id}/x`)).text).toBe('old');
-    await first.sql('truncate data_source');
+    await first.sql('truncate data_source cascade');
     expect((await proxied(second, `${ds.id}/x`)).status).toBe(404);
   });
 });

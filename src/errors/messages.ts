@@ -8,7 +8,7 @@ export const MESSAGES = {
     badRequest: 'bad request data',
     idInvalid: 'id is invalid',
     /** A path parameter that is not an integer, named as the original names the org and user ones. */
-    paramInvalid: (name: string) => (name === 'orgId' || name === 'userId' ? `${name} is invalid` : 'id is invalid'),
+    paramInvalid: (name: string) => (name === 'orgId' || name === 'userId' || name === 'teamId' ? `${name} is invalid` : 'id is invalid'),
     tooLarge: 'request body too large',
     internal: 'Internal Server Error',
     permissionDenied: 'Permission denied',
@@ -105,6 +105,32 @@ export const MESSAGES = {
     userDeleted: 'User deleted',
     lastAdminDemoted: 'Cannot change role so that there is no organization admin left',
     lastAdminRemoved: 'Cannot remove last organization admin',
+  },
+  team: {
+    notFound: 'Team not found',
+    nameTaken: 'Team name taken',
+    created: 'Team created',
+    updated: 'Team updated',
+    deleted: 'Team deleted',
+    deleteNotFound: 'Failed to delete Team. ID not found',
+    alreadyMember: 'User is already added to this team',
+    memberAdded: 'Member added to Team',
+    memberUpdated: 'Team member updated',
+    memberRemoved: 'Team Member removed',
+    membershipsUpdated: 'Team memberships have been updated',
+    memberNotFound: 'Team member not found',
+    /** The update route's wording has a full stop; the removal's has none. */
+    memberNotFoundDot: 'Team member not found.',
+  },
+  /** The original's resource permission API (`/api/access-control/datasources/...`). */
+  permission: {
+    updated: 'Permission updated',
+    removed: 'Permission removed',
+    allUpdated: 'Permissions updated',
+    userFailed: 'failed to set user permission',
+    teamFailed: 'failed to set team permission',
+    roleFailed: 'failed to set role permission',
+    setFailed: 'failed to set permissions',
   },
   apiKey: {
     deleted: 'API key deleted',

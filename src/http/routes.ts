@@ -79,6 +79,11 @@ fragment UserProfileFields on UserProfile {
 fragment UserSearchHitFields on UserSearchHit {
   id uid name login email avatarUrl isAdmin: isServiceAdmin isDisabled lastSeenAt lastSeenAtAge authLabels
 }
+fragment TeamFields on Team { id uid orgId name email avatarUrl memberCount permission }
+fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID auth_module email name login avatarUrl labels permission }
+fragment DataSourcePermissionFields on DataSourcePermission {
+  id roleName isManaged isInherited isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
+}
 fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
 fragment OrgMemberFields on OrganizationMember {
   orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
@@ -100,8 +105,14 @@ const healthAnswer: ResultAnswer = {
 
 const dsRead = orgRole('Viewer', 'datasources:read');
 const dsQuery = orgRole('Viewer', 'datasources:query');
-const dsWrite = orgRole('Admin', 'datasources:write');
-const dsDelete = orgRole('Admin', 'datasources:delete');
+// Every member passes these gates; each data source's own permissions decide in the service (Edit).
+const dsWrite = orgRole('Viewer', 'datasources:write');
+const dsDelete = orgRole('Viewer', 'datasources:delete');
+const dsPermissionsRead = orgRole('Viewer', 'datasources.permissions:read');
+const dsPermissionsWrite = orgRole('Viewer', 'datasources.permissions:write');
+// Teams: every member passes the gate; org Admins, team Admins and members are told apart by the service.
+const teamsRead = orgRole('Viewer', 'teams:read');
+const teamMembersWrite = orgRole('Viewer', 'teams.permissions:write');
 const saRead = orgRole('Admin', 'serviceaccounts:read');
 const saWrite = orgRole('Admin', 'serviceaccounts:write');
 const usersRead = serverAdminFor('users:read');
@@ -151,6 +162,41 @@ export const ROUTES: readonly Route[] = [
   // The data source proxy: any method, the rest of the path and the query go to the data source.
   endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
   endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+
+  // Who may query, edit or administer each data source (the original's access-control routes)
+  rest('GET', '/api/access-control/datasources/description', dsPermissionsRead, `query GetDataSourcePermissionsDescription {
+    dataSourcePermissionsDescription { assignments permissions } }`),
+  rest('GET', '/api/access-control/datasources/:uid', dsPermissionsRead, `query GetDataSourcePermissions($uid: String!) {
+    dataSourcePermissions(uid: $uid) { ...DataSourcePermissionFields } }`),
+  rest('POST', '/api/access-control/datasources/:uid', dsPermissionsWrite, `mutation SetDataSourcePermissions($uid: String!, $permissions: [DataSourcePermissionInput!]) {
+    setDataSourcePermissions(uid: $uid, permissions: $permissions) { message } }`, { body: 'variables' }),
+  rest('POST', '/api/access-control/datasources/:uid/users/:userId', dsPermissionsWrite, `mutation SetDataSourceUserPermission($uid: String!, $userId: Int!, $permission: String) {
+    setDataSourceUserPermission(uid: $uid, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
+  rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', dsPermissionsWrite, `mutation SetDataSourceTeamPermission($uid: String!, $teamId: Int!, $permission: String) {
+    setDataSourceTeamPermission(uid: $uid, teamId: $teamId, permission: $permission) { message } }`, { body: 'variables' }),
+  rest('POST', '/api/access-control/datasources/:uid/builtInRoles/:builtInRole', dsPermissionsWrite, `mutation SetDataSourceBuiltInRolePermission($uid: String!, $builtInRole: String!, $permission: String) {
+    setDataSourceBuiltInRolePermission(uid: $uid, builtInRole: $builtInRole, permission: $permission) { message } }`, { body: 'variables' }),
+
+  // Teams of the org the request acts in. The create answer is a Go map: keys sorted.
+  rest('GET', '/api/teams/search', teamsRead, `query SearchTeams($query: String, $name: String, $page: Int, $perPage: Int) {
+    teamSearch(query: $query, name: $name, page: $page, perPage: $perPage) { totalCount teams { ...TeamFields } page perPage } }`,
+  { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
+  rest('POST', '/api/teams', orgRole('Admin', 'teams:create'), `mutation CreateTeam($name: String, $email: String) {
+    createTeam(name: $name, email: $email) { message teamId uid } }`, { body: 'variables' }),
+  rest('GET', '/api/teams/:teamId', teamsRead, `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
+  rest('PUT', '/api/teams/:teamId', orgRole('Viewer', 'teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
+    updateTeam(teamId: $teamId, name: $name, email: $email) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/teams/:teamId', orgRole('Viewer', 'teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
+  rest('GET', '/api/teams/:teamId/members', orgRole('Viewer', 'teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
+    teamMembers(teamId: $teamId) { ...TeamMemberFields } }`),
+  rest('POST', '/api/teams/:teamId/members', teamMembersWrite, `mutation AddTeamMember($teamId: Int!, $userId: Int) {
+    addTeamMember(teamId: $teamId, userId: $userId) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/teams/:teamId/members', teamMembersWrite, `mutation SetTeamMemberships($teamId: Int!, $members: [String!], $admins: [String!]) {
+    setTeamMemberships(teamId: $teamId, members: $members, admins: $admins) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation UpdateTeamMember($teamId: Int!, $userId: Int!, $permission: Int) {
+    updateTeamMember(teamId: $teamId, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
+  rest('DELETE', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
+    removeTeamMember(teamId: $teamId, userId: $userId) { message } }`),
 
   // What front ends and client libraries start from (grafana-client reads buildInfo.version)
   rest('GET', '/api/frontend/settings', signedIn, `query GetFrontendSettings {
@@ -229,6 +275,7 @@ export const ROUTES: readonly Route[] = [
   rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
+  rest('GET', '/api/user/teams', signedInUser, `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
   rest('GET', '/api/user/orgs', signedInUser, `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
   rest('POST', '/api/user/using/:id', signedInUser, `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
   rest('POST', '/api/admin/users/:id/disable', serverAdmin, `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),

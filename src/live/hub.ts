@@ -5,6 +5,8 @@ import { recheckKey, recheckPrincipals } from '../auth/recheck.ts';
 import type { ChangeListener, ChangeSubscriber } from '../db/change-listener.ts';
 import type { Logger } from '../logging/logger.ts';
 import { CHANGE_CHANNEL, type DataSourceRow, type DataSourceService } from '../services/data-sources.ts';
+import { allows } from '../services/data-source-access.ts';
+import type { DataSourceAccessCache } from '../services/data-source-permissions.ts';
 import { AUTH_ERRORS, DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { loadOrgMemberLogins, mergeOrgMemberEvents, ORG_MEMBERS_CHANNEL, parseOrgMemberNotice, readOrgMemberChanges, type OrgMemberEvent, type OrgMemberNotice } from './org-members.ts';
@@ -82,6 +84,8 @@ interface OrgFeedKind<E, N, K> {
   what: string;
   load(em: EntityManager, orgId: number): Promise<Map<number, K>>;
   read(em: EntityManager, orgId: number, known: Map<number, K>, notices: N[]): Promise<E[]>;
+  /** Whether `subscriber` may be told of `event`; everyone when absent. */
+  admits?(em: EntityManager, subscriber: Subscriber<E>, event: E): boolean | Promise<boolean>;
 }
 
 const unavailable = (message: string) => new DomainError('UNAVAILABLE', message);
@@ -111,6 +115,9 @@ const MAX_TIMER_MS = 2 ** 31 - 1;
 export class LiveChanges {
   readonly #orm: MikroORM;
   readonly #dataSources: DataSourceService;
+  readonly #access: DataSourceAccessCache | null;
+  /** The data sources each non-Admin subscriber was last told of (to announce their deletion to it alone). */
+  readonly #seen = new WeakMap<object, Set<number>>();
   readonly #changes: ChangeListener;
   readonly #log: Logger;
   readonly #limits: LiveLimits;
@@ -127,9 +134,10 @@ export class LiveChanges {
   #alertsRead: { running: boolean; again: boolean } = { running: false, again: false };
   #recheck: { running: boolean; again: boolean; retry: NodeJS.Timeout | null } = { running: false, again: false, retry: null };
 
-  constructor(orm: MikroORM, dataSources: DataSourceService, changes: ChangeListener, log: Logger, limits: LiveLimits) {
+  constructor(orm: MikroORM, dataSources: DataSourceService, changes: ChangeListener, log: Logger, limits: LiveLimits, access: DataSourceAccessCache | null = null) {
     this.#orm = orm;
     this.#dataSources = dataSources;
+    this.#access = access;
     this.#changes = changes;
     this.#log = log;
     this.#limits = limits;
@@ -141,6 +149,7 @@ export class LiveChanges {
         return new Map(rows.map((row) => [row.id, { uid: row.uid, name: row.name }]));
       },
       read: (em, orgId, known, notices) => this.#readBatch(em, orgId, known, notices),
+      admits: (em, subscriber, event) => this.#admitsDataSource(em, subscriber, event),
     };
     this.#memberFeeds = { feeds: new Map(), what: 'an org member change', load: loadOrgMemberLogins, read: readOrgMemberChanges };
     const reset = (listening: boolean) => {
@@ -324,7 +333,13 @@ export class LiveChanges {
         }
         const batch = feed.pending.splice(0);
         for (const event of await kind.read(em, orgId, feed.known, batch)) {
-          for (const subscriber of feed.subscribers) subscriber.stream.push(event, () => ERRORS.overflow(this.#limits.queueSize));
+          for (const subscriber of feed.subscribers) {
+            if (kind.admits) {
+              const admitted = kind.admits(em, subscriber, event);
+              if (!(admitted instanceof Promise ? await admitted : admitted)) continue;
+            }
+            subscriber.stream.push(event, () => ERRORS.overflow(this.#limits.queueSize));
+          }
         }
       }
     } catch (error) {
@@ -347,6 +362,27 @@ export class LiveChanges {
     }
     // Without an org, each org with subscribers here looks for the data source among its own.
     this.#queue(this.#dataSourceFeeds, notice.orgId, notice);
+  }
+
+  /**
+   * A data source change goes only to subscribers who may read that data source now (its
+   * permissions, through the access cache: usually no statement). A deletion, which leaves no
+   * permissions to look at, goes to the org's Admins and to those last told of the data source.
+   */
+  #admitsDataSource(em: EntityManager, subscriber: Subscriber<DataSourceEvent>, event: DataSourceEvent): boolean | Promise<boolean> {
+    const principal = subscriber.principal;
+    if (!this.#access || principal.orgRole === 'Admin') return true;
+    let seen = this.#seen.get(subscriber);
+    if (!seen) this.#seen.set(subscriber, (seen = new Set()));
+    if (event.kind === 'DELETED') return seen.delete(event.id);
+    const decide = (level: number): boolean => {
+      const allowed = allows(level as 0 | 1 | 2 | 3, 'read');
+      if (allowed) seen.add(event.id);
+      else seen.delete(event.id);
+      return allowed;
+    };
+    const level = this.#access.level(em, principal, event.id, this.#changes.mark());
+    return level instanceof Promise ? level.then(decide) : decide(level);
   }
 
   async #readBatch(em: EntityManager, orgId: number, known: Map<number, { uid: string; name: string }>, notices: DataSourceNotice[]): Promise<DataSourceEvent[]> {

@@ -2,9 +2,10 @@ import type { IncomingMessage, ServerResponse } from 'node:http';
 import type { Principal } from '../auth/principal.ts';
 import type { Settings } from '../config/settings.ts';
 import type { RequestContext } from '../context.ts';
-import { DomainError, forbidden, notFound } from '../errors/domain.ts';
+import { accessDenied, DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import { ACTION_NAMES, allows } from '../services/data-source-access.ts';
 import { joinUpstreamPath, passedThrough, TargetSecretsError, upstreamHeaders, withVia, type DataSourceTarget, type Upstream } from '../upstream/index.ts';
 import { extractProxyPath, safeProxyPath, type ProxyRef } from './policy/path.ts';
 import { checkProxyRequest } from './policy/rules.ts';
@@ -38,6 +39,9 @@ export class DataSourceProxy {
     const { ref, proxyPath, search } = this.#parsePath(req.url ?? '/');
     const resolved = this.#resolveTarget(ctx, ref);
     const target = resolved instanceof Promise ? await resolved : resolved;
+    // The data source's own permissions (Query at least), from the access cache: synchronous on a hit.
+    const level = ctx.services.dataSourceAccess.level(() => ctx.em, principal, target.id, ctx.changeMark);
+    if (!allows(level instanceof Promise ? await level : level, 'query')) throw accessDenied(ACTION_NAMES.query);
     const upstream = target.upstream;
     if (!upstream) throw new DomainError('BAD_REQUEST', MESSAGES.proxy.invalidUrl(target.rawUrl));
     const method = req.method ?? 'GET';

@@ -3,6 +3,7 @@ import type { Settings } from '../config/settings.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceHealth, DataSourceHealthChecker } from '../services/data-source-health.ts';
 import type { DataSourceService } from '../services/data-sources.ts';
+import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import { DomainError, forbidden } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { UpstreamError, type DataSourceTarget, type Upstream } from '../upstream/index.ts';
@@ -25,8 +26,8 @@ export function createHealthChecker(settings: Settings, dataSources: DataSourceS
   const bodyLimit = dataproxy.responseLimit > 0 ? Math.min(dataproxy.responseLimit, BODY_LIMIT) : BODY_LIMIT;
 
   return {
-    async check(em: EntityManager, orgId: number, ref: { id: number } | { uid: string }): Promise<DataSourceHealth> {
-      const row = await dataSources.get(em, orgId, ref);
+    async check(em: EntityManager, caller: DataSourceCaller, ref: { id: number } | { uid: string }): Promise<DataSourceHealth> {
+      const row = await dataSources.getFor(em, caller, ref, 'query');
       let secrets: Record<string, string>;
       try {
         secrets = dataSources.decryptSecrets(row);

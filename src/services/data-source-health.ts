@@ -1,6 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import type { DataSourceCaller } from './data-source-permissions.ts';
 
 /** The original's `backend.HealthStatus` names. */
 export type HealthStatus = 'OK' | 'ERROR' | 'UNKNOWN';
@@ -20,7 +21,8 @@ export interface DataSourceHealth {
  * an address the proxy may not call) are thrown as domain errors.
  */
 export interface DataSourceHealthChecker {
-  check(em: EntityManager, orgId: number, ref: { id: number } | { uid: string }): Promise<DataSourceHealth>;
+  /** Loads the data source with `DataSourceService.getFor(..., 'query')`: the caller must be allowed to query it. */
+  check(em: EntityManager, caller: DataSourceCaller, ref: { id: number } | { uid: string }): Promise<DataSourceHealth>;
 }
 
 /** Re-reads the data source provisioning files and applies them; wired by the app. */

@@ -2,8 +2,10 @@ import { randomUUID } from 'node:crypto';
 import { LockMode, type EntityManager } from '@mikro-orm/postgresql';
 import { DataSource } from '../db/entities/index.ts';
 import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
-import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
+import { accessDenied, badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { ACTION_NAMES, type DataSourceAction } from './data-source-access.ts';
+import { accessCondition, type DataSourceCaller } from './data-source-permissions.ts';
 import { checkTlsSecrets } from './data-source-tls.ts';
 import { UID_PATTERN } from './data-source-types.ts';
 
@@ -79,19 +81,45 @@ export class DataSourceService {
   }
 
   /**
-   * The org's data sources, ordered case-insensitively by name as the original server's handler does.
-   * Plain records, not entities: nothing here is changed, and hydrating thousands of entities into
-   * the identity map cost three times the rest of the request.
+   * The data sources of the caller's org that it may read, ordered case-insensitively by name as
+   * the original server's handler does: one statement, whose condition is the permission rule
+   * (nothing the caller may not read is loaded). Plain records, not entities: nothing here is
+   * changed, and hydrating thousands of entities into the identity map cost three times the rest
+   * of the request.
    */
-  async list(em: EntityManager, orgId: number): Promise<DataSourceRecord[]> {
-    const rows = await em.createQueryBuilder(DataSource).select([...RECORD_FIELDS])
-      .where({ orgId }).orderBy({ name: 'asc' }).limit(LIST_LIMIT).execute<DataSourceRecord[]>('all');
+  async list(em: EntityManager, caller: DataSourceCaller): Promise<DataSourceRecord[]> {
+    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId });
+    const condition = accessCondition('ds', caller, 'read');
+    if (condition) qb.andWhere(condition.sql, condition.params);
+    const rows = await qb.orderBy({ name: 'asc' }).limit(LIST_LIMIT).execute<DataSourceRecord[]>('all');
     return sortByName(rows);
   }
 
   /**
-   * One data source as a plain record, or null. Read, not managed: hydrating an entity into the
-   * identity map for a read took as much CPU as the rest of a `GET /api/datasources/:id`.
+   * THE way to load one data source for an action (`read`, `query`, `write`, `admin`) on behalf of
+   * a caller: every entry point that reaches a data source (reads, updates, deletes, health, the
+   * permission routes, queries and resources) goes through this. One statement on success: the
+   * row is selected only when the permission rule lets the caller do `action`. Otherwise 403 naming
+   * the original's missing action, or 404 when the org has no such data source and the caller is
+   * an org Admin or only wanted to read it.
+   */
+  async getFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord> {
+    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId, ...ref });
+    const condition = accessCondition('ds', caller, action);
+    if (condition) qb.andWhere(condition.sql, condition.params);
+    const row = await qb.limit(1).execute<DataSourceRecord | undefined>('get');
+    if (row) return row;
+    // As the original's scope check: a change refused whether or not the data source exists (only
+    // org Admins learn that it does not); a read refused only when it exists.
+    if (condition && (action !== 'read' && action !== 'query' || (await this.find(em, caller.orgId, ref)))) throw accessDenied(ACTION_NAMES[action]);
+    throw notFound(MESSAGES.dataSource.notFound);
+  }
+
+  /**
+   * One data source as a plain record, or null, whoever asks: for callers that check permissions
+   * themselves (the proxy's cache, with `DataSourceAccessCache`) or need none (provisioning).
+   * Read, not managed: hydrating an entity into the identity map for a read took as much CPU as
+   * the rest of a `GET /api/datasources/:id`.
    */
   async find(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<DataSourceRecord | null> {
     const row = await em.createQueryBuilder(DataSource).select([...RECORD_FIELDS]).where({ orgId, ...ref }).limit(1).execute<DataSourceRecord | undefined>('get');
@@ -179,7 +207,8 @@ export class DataSourceService {
    * the stored value. Secrets not mentioned are kept. A non-zero `version` must not be older than
    * the stored one; the new version is the request's plus one.
    */
-  async update(em: EntityManager, orgId: number, ref: { id: number } | { uid: string }, input: DataSourceInput): Promise<DataSourceRow> {
+  async update(em: EntityManager, caller: DataSourceCaller, ref: { id: number } | { uid: string }, input: DataSourceInput): Promise<DataSourceRow> {
+    const orgId = caller.orgId;
     // Required, as the original binds it: spaces alone are no name either.
     const name = requiredString(input.name?.trim() === '' ? '' : input.name);
     const type = requiredString(input.type);
@@ -194,6 +223,7 @@ export class DataSourceService {
 
     try {
       return await em.transactional(async (tx) => {
+        await this.getFor(tx, caller, ref, 'write');
         await lockOrgDefaults(tx, orgId);
         const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
         if (!row) throw notFound(MESSAGES.dataSource.notFound);
@@ -233,8 +263,10 @@ export class DataSourceService {
   }
 
   /** Deletes and returns the id of what was deleted. */
-  async delete(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<number> {
+  async delete(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef): Promise<number> {
+    const orgId = caller.orgId;
     return em.transactional(async (tx) => {
+      await this.getFor(tx, caller, ref, 'delete');
       const row = await tx.findOne(DataSource, { orgId, ...ref }, { lockMode: LockMode.PESSIMISTIC_WRITE });
       if (!row) throw notFound(MESSAGES.dataSource.notFound);
       if (row.readOnly) throw forbidden(MESSAGES.dataSource.readOnlyDelete);

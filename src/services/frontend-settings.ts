@@ -80,8 +80,8 @@ const BUILT_IN: ReadonlyArray<{ id: string; name: string; ref?: { id: number; ui
 const SQL_TYPES = new Set(['mssql', 'mysql', 'postgres', 'grafana-postgresql-datasource']);
 
 export async function frontendSettings(em: EntityManager, settings: Settings, dataSources: DataSourceService, principal: Principal): Promise<FrontendSettings> {
-  // Every org role may read data sources; a caller without one in this org sees only the built-ins.
-  const rows = roleAtLeast(principal.orgRole, 'Viewer') ? await dataSources.list(em, principal.orgId) : [];
+  // Those the caller may query (the permission rule); a caller without a role in this org sees only the built-ins.
+  const rows = roleAtLeast(principal.orgRole, 'Viewer') ? await dataSources.list(em, principal) : [];
   const entries: Array<[string, FrontendDataSource]> = rows.map((row) => [row.name, frontendDataSource(row)]);
   for (const builtIn of BUILT_IN) {
     entries.push([builtIn.name, {

@@ -4,6 +4,7 @@ import { Authenticator } from '../auth/authenticator.ts';
 import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from '../db/secrets.ts';
 import { DataSourceService } from './data-sources.ts';
+import { DataSourceAccessCache } from './data-source-permissions.ts';
 import type { LiveChanges } from '../live/hub.ts';
 import type { LiveQueryOpener } from '../live/live-queries.ts';
 import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';
@@ -17,6 +18,8 @@ export interface Services {
   secrets: SecretBox;
   authenticator: Authenticator;
   dataSources: DataSourceService;
+  /** Callers' levels per data source, for hot paths (the proxy, subscriptions); exact through `changes`. */
+  dataSourceAccess: DataSourceAccessCache;
   /** GraphQL subscription streams fed by `changes`; set by the app that serves them. */
   live?: LiveChanges;
   /** The `liveQuery` subscription's shared runs; set by the app that serves queries. */
@@ -45,6 +48,7 @@ export function createServices(settings: Settings, orm: MikroORM, changes: Chang
     secrets,
     authenticator,
     dataSources: createDataSourceService(settings, secrets),
+    dataSourceAccess: new DataSourceAccessCache(changes),
     dataSourceHealth: UNAVAILABLE_HEALTH,
     provisioning: UNAVAILABLE_PROVISIONING,
   };

@@ -54,7 +54,7 @@ async function routed(method: string, target: string, headers: Record<string, st
 
 describe('absolute-form request targets', () => {
   it('every row of the route table is matched from the absolute form as from the origin form', async () => {
-    const params = { id: ds.id, uid: ds.uid, name: ds.name, serviceAccountId: 1, tokenId: 1, orgId: 1, userId: 1 };
+    const params = { id: ds.id, uid: ds.uid, name: ds.name, serviceAccountId: 1, tokenId: 1, orgId: 1, userId: 1, teamId: 1, builtInRole: 'Viewer' };
     for (const route of ROUTES) {
       const method = route.method === 'ANY' ? 'GET' : route.method;
       const path = fillPath(route, params).replace(/\*$/, route.path === '/api/*' ? 'no-such-route' : 'api/v1/query');
@@ -68,7 +68,7 @@ describe('absolute-form request targets', () => {
   });
 
   it('answers every GET route the same in both forms', async () => {
-    const params = { id: ds.id, uid: ds.uid, name: ds.name, serviceAccountId: 1, tokenId: 1, orgId: 1, userId: 1 };
+    const params = { id: ds.id, uid: ds.uid, name: ds.name, serviceAccountId: 1, tokenId: 1, orgId: 1, userId: 1, teamId: 1, builtInRole: 'Viewer' };
     for (const route of ROUTES.filter((r) => r.kind === 'rest' && r.method === 'GET')) {
       const path = fillPath(route, params);
       const [fromAbsolute, fromOrigin] = [await send('GET', absolute(path), { authorization: ADMIN }), await send('GET', path, { authorization: ADMIN })];

@@ -84,6 +84,25 @@ const EXPECTED: Record<string, readonly number[]> = {
   'GET /api/org/users/lookup':                               [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
   'PATCH /api/org/users/:userId':                            [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'DELETE /api/org/users/:userId':                           [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  // Data source permissions: the data source's Admins (org Admins here); org 2's Admin finds no org 1 data source.
+  'GET /api/access-control/datasources/description':        [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'GET /api/access-control/datasources/:uid':                [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/access-control/datasources/:uid':               [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/access-control/datasources/:uid/users/:userId': [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/access-control/datasources/:uid/teams/:teamId': [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/access-control/datasources/:uid/builtInRoles/:builtInRole': [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  // Teams: org Admins; others only teams they belong to (none here). Writes aim at org 2's teams.
+  'GET /api/teams/search':                                   [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'POST /api/teams':                                         [401, 401, 401, 401, 401, 403, 403, 400, 400, 400],
+  'GET /api/teams/:teamId':                                  [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'PUT /api/teams/:teamId':                                  [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'DELETE /api/teams/:teamId':                               [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/teams/:teamId/members':                          [401, 401, 401, 401, 401, 403, 403, 200, 200, 404],
+  'POST /api/teams/:teamId/members':                         [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'PUT /api/teams/:teamId/members':                          [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'PUT /api/teams/:teamId/members/:userId':                  [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'DELETE /api/teams/:teamId/members/:userId':               [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
+  'GET /api/user/teams':                                     [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   // Endpoints with their own handlers: GraphQL, the proxy, the unauthenticated ones, the fallback.
   'ANY /graphql':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   'ANY /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
@@ -163,6 +182,21 @@ beforeAll(async () => {
   // In org 2 only, with org 2's Admin as the only one to change it.
   const otherMember = (await createUser(server, 'm-other-member', 'Viewer', otherOrg)).id;
   const doomedOrg = await createOrg(server, 'Matrix Doomed Org');
+  const team = (await call(server, 'POST', '/api/teams', { body: { name: 'matrix-team' } })).body.teamId as number;
+  const otherTeam = async (name: string, memberId?: number) => {
+    const id = (await call(server, 'POST', '/api/teams', { auth: other, body: { name } })).body.teamId as number;
+    if (memberId) expect((await call(server, 'POST', `/api/teams/${id}/members`, { auth: other, body: { userId: memberId } })).status).toBe(200);
+    return id;
+  };
+  const joiner = (await createUser(server, 'm-team-joiner', 'Viewer', otherOrg)).id;
+  const teams = {
+    renamed: await otherTeam('victim-team-renamed'),
+    doomed: await otherTeam('victim-team-doomed'),
+    joined: await otherTeam('victim-team-joined'),
+    bulk: await otherTeam('victim-team-bulk'),
+    promoted: await otherTeam('victim-team-promoted', joiner),
+    left: await otherTeam('victim-team-left', joiner),
+  };
 
   const sample: Record<string, { params?: Record<string, string | number>; query?: string; body?: unknown }> = {
     'GET /api/datasources': {},
@@ -228,6 +262,23 @@ beforeAll(async () => {
     'GET /api/org/users/lookup': {},
     'PATCH /api/org/users/:userId': { params: { userId: otherMember }, body: { role: 'Editor' } },
     'DELETE /api/org/users/:userId': { params: { userId: otherMember } },
+    'GET /api/access-control/datasources/description': {},
+    'GET /api/access-control/datasources/:uid': { params: { uid: ds.uid } },
+    'POST /api/access-control/datasources/:uid': { params: { uid: ds.uid }, body: { permissions: [] } },
+    'POST /api/access-control/datasources/:uid/users/:userId': { params: { uid: ds.uid, userId: viewerId!.id }, body: { permission: 'Query' } },
+    'POST /api/access-control/datasources/:uid/teams/:teamId': { params: { uid: ds.uid, teamId: team }, body: { permission: 'Query' } },
+    'POST /api/access-control/datasources/:uid/builtInRoles/:builtInRole': { params: { uid: ds.uid, builtInRole: 'Viewer' }, body: { permission: 'Query' } },
+    'GET /api/teams/search': {},
+    'POST /api/teams': { body: { name: '' } },
+    'GET /api/teams/:teamId': { params: { teamId: team } },
+    'PUT /api/teams/:teamId': { params: { teamId: teams.renamed }, body: { name: 'victim-team-renamed' } },
+    'DELETE /api/teams/:teamId': { params: { teamId: teams.doomed } },
+    'GET /api/teams/:teamId/members': { params: { teamId: team } },
+    'POST /api/teams/:teamId/members': { params: { teamId: teams.joined }, body: { userId: joiner } },
+    'PUT /api/teams/:teamId/members': { params: { teamId: teams.bulk }, body: { members: [] } },
+    'PUT /api/teams/:teamId/members/:userId': { params: { teamId: teams.promoted, userId: joiner }, body: { permission: 4 } },
+    'DELETE /api/teams/:teamId/members/:userId': { params: { teamId: teams.left, userId: joiner } },
+    'GET /api/user/teams': {},
   };
   for (const route of ROUTES) {
     const s = sample[routeKey(route)];

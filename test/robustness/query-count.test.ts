@@ -9,7 +9,7 @@ import type { PgConnection } from '../../src/db/embedded.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { createTestDatabase, dropTestDatabase } from '../support/database.ts';
-import { ADMIN, call, gql } from '../support/server.ts';
+import { ADMIN, basic, call, gql } from '../support/server.ts';
 
 /**
  * SQL statements per request, counted with MikroORM's query logger: reads must cost the same
@@ -82,6 +82,27 @@ describe('statements per request', () => {
     // The select: a caller verified before costs no query.
     expect([restOne, restMany]).toEqual([1, 1]);
     expect([graphqlOne, graphqlMany]).toEqual([1, 1]);
+  });
+
+  it('stays one for the list of a Viewer whose own grants and teams decide what it sees', async () => {
+    const created = await call(server, 'POST', '/api/admin/users', { auth: ADMIN, body: { login: 'qc-viewer', password: 'qc-viewer-pass' } });
+    const userId = created.body.id as number;
+    const em = orm.em.fork();
+    // 50 teams, the user in 10 of them; the Viewers' default taken from every other data source,
+    // a team grant on every data source, and a grant to the user on every tenth.
+    await em.execute(`insert into team (uid, org_id, name) select 'qc-team-' || n, 1, 'qc-team-' || n from generate_series(1, 50) as n`);
+    await em.execute(`insert into team_member (team_id, org_id, user_id) select id, 1, ? from team where name in (select 'qc-team-' || n from generate_series(1, 10) as n)`, [userId]);
+    await em.execute(`delete from data_source_permission where built_in_role = 'Viewer' and data_source_id % 2 = 0`);
+    await em.execute(`insert into data_source_permission (data_source_id, org_id, team_id, level)
+      select d.id, 1, t.id, 1 from data_source d join team t on t.name = 'qc-team-' || (d.id % 50 + 1)`);
+    await em.execute(`insert into data_source_permission (data_source_id, org_id, user_id, level) select id, 1, ?, 2 from data_source where id % 10 = 5`, [userId]);
+    const auth = basic('qc-viewer', 'qc-viewer-pass');
+    const visible = (await call(server, 'GET', '/api/datasources', { auth })).body as Array<{ id: number }>;
+    const [{ expected }] = await em.execute<Array<{ expected: number }>>(
+      `select count(*)::int as expected from data_source where id % 2 = 1 or (id % 50 + 1) <= 10 or id % 10 = 5`);
+    expect(visible).toHaveLength(expected);
+    expect(await cost(() => call(server, 'GET', '/api/datasources', { auth }))).toBe(1);
+    expect(await cost(() => gql(server, '{ dataSources { id name } }', {}, auth))).toBe(1);
   });
 
   it('is one for a read by id once the caller is known, token or Basic, and two for a caller not yet verified', async () => {

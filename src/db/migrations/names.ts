@@ -13,4 +13,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261126000100_datasource_change_notify',
   'Migration20261126000200_bind_data_source_secrets',
   'Migration20261126000300_login_attempt_reservation',
+  'Migration20261127000000_teams',
 ];

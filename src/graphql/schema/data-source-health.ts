@@ -31,7 +31,7 @@ const QUERY = orgRole('Viewer', 'datasources:query');
 
 function check(ctx: RequestContext, ref: { id: number } | { uid: string }) {
   if ('uid' in ref && !SHORT_UID.test(ref.uid)) throw badRequest(MESSAGES.proxy.uidInvalid);
-  return ctx.services.dataSourceHealth.check(ctx.em, ctx.orgId, ref);
+  return ctx.services.dataSourceHealth.check(ctx.em, ctx.caller, ref);
 }
 
 builder.queryFields((t) => ({

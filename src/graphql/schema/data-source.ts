@@ -113,13 +113,17 @@ const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
   }),
 });
 
-/** Who may call each root field; REST rows running these fields declare the same rules. */
+/**
+ * Who may call each root field; REST rows running these fields declare the same rules. Each data
+ * source's own permissions are then applied by the service, in its SQL (`getFor`, `list`).
+ */
 const DATA_SOURCE_ACCESS = {
   read: orgRole('Viewer', 'datasources:read'),
   readId: orgRole('Viewer', 'datasources:id:read'),
   create: orgRole('Admin', 'datasources:create'),
-  write: orgRole('Admin', 'datasources:write'),
-  delete: orgRole('Admin', 'datasources:delete'),
+  // Every member passes the gate; whether it may change this data source is its permission (Edit).
+  write: orgRole('Viewer', 'datasources:write'),
+  delete: orgRole('Viewer', 'datasources:delete'),
 };
 const { read, readId, create, write, delete: remove } = DATA_SOURCE_ACCESS;
 
@@ -128,31 +132,31 @@ builder.queryFields((t) => ({
     type: [DataSourceType],
     description: 'The caller\'s org\'s data sources, ordered by name case-insensitively.',
     extensions: { access: read },
-    resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, ctx.orgId),
+    resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, ctx.caller),
   }),
   dataSource: t.field({
     type: DataSourceType,
     args: { id: t.arg.int({ required: true }) },
     extensions: { access: read },
-    resolve: (_root, { id }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { id }),
+    resolve: (_root, { id }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { id }, 'read'),
   }),
   dataSourceByUid: t.field({
     type: DataSourceType,
     args: { uid: t.arg.string({ required: true }) },
     extensions: { access: read },
-    resolve: (_root, { uid }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { uid }),
+    resolve: (_root, { uid }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { uid }, 'read'),
   }),
   dataSourceByName: t.field({
     type: DataSourceType,
     args: { name: t.arg.string({ required: true }) },
     extensions: { access: read },
-    resolve: (_root, { name }, ctx) => ctx.services.dataSources.get(ctx.em, ctx.orgId, { name }),
+    resolve: (_root, { name }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { name }, 'read'),
   }),
   dataSourceIdByName: t.field({
     type: DataSourceIdentity,
     args: { name: t.arg.string({ required: true }) },
     extensions: { access: readId },
-    resolve: async (_root, { name }, ctx) => ({ id: (await ctx.services.dataSources.get(ctx.em, ctx.orgId, { name })).id }),
+    resolve: async (_root, { name }, ctx) => ({ id: (await ctx.services.dataSources.getFor(ctx.em, ctx.caller, { name }, 'read')).id }),
   }),
 }));
 
@@ -196,9 +200,9 @@ builder.mutationFields((t) => ({
 }));
 
 async function updateBy(ctx: RequestContext, ref: { id: number } | { uid: string }, input: DataSourceInput) {
-  return { row: await ctx.services.dataSources.update(ctx.em, ctx.orgId, ref, input), message: MESSAGES.dataSource.updated };
+  return { row: await ctx.services.dataSources.update(ctx.em, ctx.caller, ref, input), message: MESSAGES.dataSource.updated };
 }
 
 async function deleteBy(ctx: RequestContext, ref: DataSourceRef) {
-  return { id: await ctx.services.dataSources.delete(ctx.em, ctx.orgId, ref), message: MESSAGES.dataSource.deleted };
+  return { id: await ctx.services.dataSources.delete(ctx.em, ctx.caller, ref), message: MESSAGES.dataSource.deleted };
 }

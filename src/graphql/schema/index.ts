@@ -17,6 +17,8 @@ import './live-query.ts';
 import './data-source-health.ts';
 import './data-query.ts';
 import './frontend-settings.ts';
+import './team.ts';
+import './data-source-permission.ts';
 
 let schema: GraphQLSchema | null = null;
 

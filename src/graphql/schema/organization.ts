@@ -39,7 +39,7 @@ const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAdd
   }),
 });
 
-const OrganizationType = builder.objectRef<{ id: number; name: string; address?: OrgDetails['address'] }>('Organization').implement({
+export const OrganizationType = builder.objectRef<{ id: number; name: string; address?: OrgDetails['address'] }>('Organization').implement({
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles.',
   fields: (t) => ({
     id: t.exposeInt('id'),

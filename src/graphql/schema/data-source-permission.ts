@@ -1,0 +1,126 @@
+import { builder } from '../builder.ts';
+import { orgRole } from '../../auth/access.ts';
+import type { RequestContext } from '../../context.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import { allows } from '../../services/data-source-access.ts';
+import type { DataSourceRecord } from '../../services/data-sources.ts';
+import {
+  callerLevel, listPermissions, PERMISSIONS_DESCRIPTION, setPermission, setPermissions, type Assignee, type PermissionEntry,
+} from '../../services/data-source-permissions.ts';
+import { DataSourceType } from './data-source.ts';
+import { MessageType } from './message.ts';
+import { avatarOf } from './user-profile.ts';
+
+/**
+ * Who may query, edit or administer each data source (the original's
+ * `/api/access-control/datasources/...`). Every member passes the gate; the data source's own
+ * Admin permission (org Admins always hold it) is checked when it is loaded.
+ */
+export const DATA_SOURCE_PERMISSION_ACCESS = {
+  read: orgRole('Viewer', 'datasources.permissions:read'),
+  write: orgRole('Viewer', 'datasources.permissions:write'),
+};
+const { read, write } = DATA_SOURCE_PERMISSION_ACCESS;
+
+const PermissionEntryType = builder.objectRef<PermissionEntry>('DataSourcePermission').implement({
+  description: 'One grant on a data source: to a user, a team or a built-in role, at Query, Edit or Admin.',
+  fields: (t) => ({
+    id: t.exposeInt('id', { description: '0 for the org Admins\' own, which is not managed.' }),
+    roleName: t.exposeString('roleName'),
+    isManaged: t.exposeBoolean('isManaged', { description: 'False for the org Admins\' own, which cannot be changed.' }),
+    isInherited: t.exposeBoolean('isInherited'),
+    isServiceAccount: t.exposeBoolean('isServiceAccount'),
+    userId: t.exposeInt('userId', { nullable: true }),
+    userLogin: t.exposeString('userLogin', { nullable: true }),
+    userAvatarUrl: t.string({ nullable: true, resolve: (p, _args, ctx) => (p.userId === null ? null : avatarOf(ctx, p.userEmail ?? '')) }),
+    teamId: t.exposeInt('teamId', { nullable: true }),
+    teamAvatarUrl: t.string({ nullable: true, resolve: (p, _args, ctx) => (p.teamId === null ? null : avatarOf(ctx, p.teamEmail || p.team || '')) }),
+    team: t.exposeString('team', { nullable: true }),
+    builtInRole: t.exposeString('builtInRole', { nullable: true }),
+    actions: t.stringList({ resolve: (p) => [...p.actions] }),
+    permission: t.exposeString('permission', { description: '`Query`, `Edit` or `Admin`.' }),
+  }),
+});
+
+const PermissionsDescriptionType = builder.objectRef<typeof PERMISSIONS_DESCRIPTION>('DataSourcePermissionsDescription').implement({
+  description: 'What data source permissions can be granted, and to whom.',
+  fields: (t) => ({
+    assignments: t.field({ type: 'JSONObject', resolve: (d) => d.assignments }),
+    permissions: t.stringList({ resolve: (d) => d.permissions }),
+  }),
+});
+
+const PermissionInput = builder.inputType('DataSourcePermissionInput', {
+  description: 'One grant: exactly one of `userId`, `teamId`, `builtInRole`, and a `permission` (empty removes it).',
+  fields: (t) => ({
+    userId: t.int({ required: false }),
+    teamId: t.int({ required: false }),
+    builtInRole: t.string({ required: false }),
+    permission: t.string({ required: false }),
+  }),
+});
+
+builder.objectField(DataSourceType, 'permissions', (t) => t.field({
+  type: [PermissionEntryType],
+  nullable: true,
+  description: 'Who may query, edit or administer it; null unless the caller may administer it.',
+  resolve: async (ds: DataSourceRecord, _args, ctx) =>
+    allows(await callerLevel(ctx.em, ctx.caller, ds.id), 'admin') ? listPermissions(ctx.em, ds.orgId, ds.id) : null,
+}));
+
+/** The data source by uid, if the caller may administer it (404 / 403 otherwise). */
+const administered = (ctx: RequestContext, uid: string) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { uid }, 'admin');
+
+async function set(ctx: RequestContext, uid: string, assignee: Assignee, permission: string | null | undefined) {
+  const ds = await administered(ctx, uid);
+  const level = await setPermission(ctx.em, ds.orgId, ds.id, assignee, permission);
+  return { message: level === 0 ? MESSAGES.permission.removed : MESSAGES.permission.updated };
+}
+
+builder.queryFields((t) => ({
+  dataSourcePermissions: t.field({
+    type: [PermissionEntryType],
+    args: { uid: t.arg.string({ required: true }) },
+    extensions: { access: read },
+    resolve: async (_root, { uid }, ctx) => {
+      const ds = await administered(ctx, uid);
+      return listPermissions(ctx.em, ds.orgId, ds.id);
+    },
+  }),
+  dataSourcePermissionsDescription: t.field({
+    type: PermissionsDescriptionType,
+    extensions: { access: read },
+    resolve: () => PERMISSIONS_DESCRIPTION,
+  }),
+}));
+
+builder.mutationFields((t) => ({
+  setDataSourceUserPermission: t.field({
+    type: MessageType,
+    args: { uid: t.arg.string({ required: true }), userId: t.arg.int({ required: true }), permission: t.arg.string() },
+    extensions: { access: write },
+    resolve: (_root, { uid, userId, permission }, ctx) => set(ctx, uid, { userId }, permission),
+  }),
+  setDataSourceTeamPermission: t.field({
+    type: MessageType,
+    args: { uid: t.arg.string({ required: true }), teamId: t.arg.int({ required: true }), permission: t.arg.string() },
+    extensions: { access: write },
+    resolve: (_root, { uid, teamId, permission }, ctx) => set(ctx, uid, { teamId }, permission),
+  }),
+  setDataSourceBuiltInRolePermission: t.field({
+    type: MessageType,
+    args: { uid: t.arg.string({ required: true }), builtInRole: t.arg.string({ required: true }), permission: t.arg.string() },
+    extensions: { access: write },
+    resolve: (_root, { uid, builtInRole, permission }, ctx) => set(ctx, uid, { builtInRole }, permission),
+  }),
+  setDataSourcePermissions: t.field({
+    type: MessageType,
+    args: { uid: t.arg.string({ required: true }), permissions: t.arg({ type: [PermissionInput] }) },
+    extensions: { access: write },
+    resolve: async (_root, { uid, permissions }, ctx) => {
+      const ds = await administered(ctx, uid);
+      await setPermissions(ctx.em, ds.orgId, ds.id, permissions ?? []);
+      return { message: MESSAGES.permission.allUpdated };
+    },
+  }),
+}));
