@@ -4,6 +4,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
 import { dataFrameFromJSON } from './support/grafana-data.ts';
 import { startPrometheus, type PrometheusUnderTest } from './support/prometheus.ts';
+import { startUpstream } from './support/upstream.ts';
 
 // POST /api/ds/query and /api/datasources/.../resources/* against a real Prometheus (or, without
 // the package, its recorded answers): every query form, the envelope's statuses and messages,
@@ -212,6 +213,37 @@ describe('TestData through the envelope', () => {
     const scenarios = await call(server, 'GET', `/api/datasources/uid/${td.uid}/resources/scenarios`);
     expect(scenarios.status).toBe(200);
     expect(scenarios.body.map((s: { id: string }) => s.id)).toContain('random_walk');
+  });
+});
+
+describe('the way out', () => {
+  it("sends the data source's credentials, custom headers and Via like the proxy, and obeys the egress policy", async () => {
+    const echo = await startUpstream();
+    const guarded = await startTestServer({ connection: server.connection, overrides: { security: { data_source_proxy_deny_private: 'true' } } });
+    try {
+      const ds = await createDs(server, {
+        name: 'echo', type: 'prometheus', url: `${echo.url}/prom`, basicAuth: true, basicAuthUser: 'reader',
+        jsonData: { httpHeaderName1: 'X-Scope-OrgID', customQueryParameters: 'dedup=true' }, secureJsonData: { basicAuthPassword: 's3cret', httpHeaderValue1: 'tenant-1' },
+      });
+      const res = await dsQuery({ from: FROM, to: TO, queries: [promQuery(ds, { expr: 'up', instant: true })] });
+      expect(res.status).toBe(200);
+      const seen = echo.requests.at(-1)!;
+      expect(seen.method).toBe('POST');
+      expect(seen.url).toBe('/prom/api/v1/query?dedup=true');
+      expect(seen.headers.authorization).toBe(`Basic ${Buffer.from('reader:s3cret').toString('base64')}`);
+      expect(seen.headers['x-scope-orgid']).toBe('tenant-1');
+      expect(seen.headers.via).toBe('1.1 dashgate');
+      expect(seen.headers['content-type']).toBe('application/x-www-form-urlencoded');
+      // The secret is nowhere in the answer.
+      expect(res.text).not.toContain('s3cret');
+
+      const denied = await dsQuery({ from: FROM, to: TO, queries: [promQuery(ds, { expr: 'up', instant: true })] }, { target: guarded });
+      expect(denied.status).toBe(400);
+      expect(denied.body.results.A).toMatchObject({ status: 403, errorSource: 'downstream', error: 'Data proxy target address is not allowed' });
+    } finally {
+      await guarded.close();
+      await echo.close();
+    }
   });
 });
 

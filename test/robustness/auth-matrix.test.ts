@@ -107,6 +107,10 @@ const EXPECTED: Record<string, readonly number[]> = {
   'ANY /graphql':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   'ANY /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
   'ANY /api/datasources/proxy/uid/:uid/*':                   [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  // Queries and resources of org 1's TestData data source: every org role, not another org's.
+  'POST /api/ds/query':                                      [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'ANY /api/datasources/uid/:uid/resources/*':               [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
+  'ANY /api/datasources/:id/resources/*':                    [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
   'GET /api/health':                                         [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
   'HEAD /api/health':                                        [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
   'GET /metrics':                                            [200, 200, 200, 200, 200, 200, 200, 200, 200, 200],
@@ -287,6 +291,9 @@ beforeAll(async () => {
   requests.set('ANY /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
   requests.set('ANY /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });
   requests.set('ANY /api/datasources/proxy/uid/:uid/*', { method: 'GET', path: `/api/datasources/proxy/uid/${ds.uid}/api/v1/query` });
+  requests.set('POST /api/ds/query', { method: 'POST', path: '/api/ds/query', body: { from: 'now-5m', to: 'now', queries: [{ refId: 'A', datasource: { uid: checked.uid }, scenarioId: 'random_walk', seed: 1 }] } });
+  requests.set('ANY /api/datasources/uid/:uid/resources/*', { method: 'GET', path: `/api/datasources/uid/${checked.uid}/resources/scenarios` });
+  requests.set('ANY /api/datasources/:id/resources/*', { method: 'GET', path: `/api/datasources/${checked.id}/resources/scenarios` });
   requests.set('GET /api/health', { method: 'GET', path: '/api/health' });
   requests.set('HEAD /api/health', { method: 'HEAD', path: '/api/health' });
   requests.set('GET /metrics', { method: 'GET', path: '/metrics' });
