@@ -69,6 +69,10 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const queries = new QueryService(settings, services.dataSources, upstream, log);
   const liveQueries = new LiveQueries(live, log, {
     runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
+    authorize: (caller, requested) => queries.authorize(
+      { orgId: caller.orgId, principal: caller, em: () => db.orm.em.fork(), changeMark: changes.mark(), signal: new AbortController().signal },
+      requested,
+    ),
     minRefreshMs: settings.live.minRefreshMs,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
     runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
@@ -123,7 +127,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
   return async (caller, request, signal) => {
     const outcome = await queries.query(
-      { orgId: caller.orgId, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
+      { orgId: caller.orgId, principal: caller, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
       { queries: request.queries, from: request.from, to: request.to },
     );
     return outcome.responses;

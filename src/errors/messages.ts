@@ -186,6 +186,9 @@ export const MESSAGES = {
     duplicateRefId: 'Multiple queries using the same RefId is not allowed ',
     missingDataSourceInfo: (refId: string) => `Query ${refId} is missing datasource information`,
     resourceFailed: 'Failed to call resource',
+    /** A data source the caller may not query (its permissions), as the original's data source cache and resource handler word it. */
+    accessDenied: 'Access denied to data source',
+    resourceAccessDenied: 'Access denied to datasource',
     /** Ours: kinds this server does not query, answered per refId. */
     kindNotSupported: (type: string) => `data source type "${type}" is not supported by this server's query API`,
     /** Ours: the refId's answer is past `[query] max_points_per_response`. */

@@ -200,7 +200,7 @@ function queryCaller(ctx: RequestContext, req: IncomingMessage, res: ServerRespo
   res.once('close', () => {
     if (!res.writableFinished) controller.abort();
   });
-  return { orgId: ctx.orgId, em: () => ctx.em, changeMark: ctx.changeMark, signal: controller.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
+  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: controller.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
 }
 
 /** A JSON object body, whatever its declared type (the original decodes any); 400 "bad request data" otherwise. */

@@ -1,8 +1,9 @@
 import type { Settings } from '../config/settings.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
-import { badRequest, notFound } from '../errors/domain.ts';
+import { badRequest, DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, withVia, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
@@ -17,6 +18,8 @@ import type { TimeRange } from './time-range.ts';
 /** Who asks, and what ends the request's calls. */
 export interface QueryCaller {
   orgId: number;
+  /** Who asks, for the data source permissions (the `query` level on every data source queried). */
+  principal: DataSourceCaller;
   em: LazyEntityManager;
   /** The request's change mark: the prepared targets of data sources changed before it are never stale. */
   changeMark: number;
@@ -95,8 +98,23 @@ export class QueryService {
    * THE place a query's data source is loaded: by uid, else by id, in the caller's org (another
    * org's is not found), through the data source service, whose checks apply.
    */
-  async loadDataSource(caller: QueryCaller, ref: { uid: string } | { id: number }): Promise<DataSourceRecord> {
-    return this.#dataSources.get(resolveEntityManager(caller.em), caller.orgId, ref);
+  async loadDataSource(caller: QueryCaller, ref: { uid: string } | { id: number }, denied: string = MESSAGES.query.accessDenied): Promise<DataSourceRecord> {
+    try {
+      return await this.#dataSources.getFor(resolveEntityManager(caller.em), { ...caller.principal, orgId: caller.orgId }, ref, 'query');
+    } catch (error) {
+      // The original's data source cache refuses a query with its own words, not access control's.
+      if (error instanceof DomainError && error.code === 'FORBIDDEN') throw forbidden(denied);
+      throw error;
+    }
+  }
+
+  /**
+   * Whether `caller` may still query every data source `queries` name (live queries ask at every
+   * tick): throws the refusal a new request would get.
+   */
+  async authorize(caller: QueryCaller, queries: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void> {
+    const request = parseQueryRequest({ queries }, Date.now());
+    await this.#resolve(caller, request.queries);
   }
 
   async #resolve(caller: QueryCaller, queries: readonly RequestedQuery[]): Promise<Resolved[]> {
@@ -237,7 +255,7 @@ export class QueryService {
 
   /** `/api/datasources/uid/:uid/resources/*`: the kind's resources, 404 "Not found" for a kind without them. */
   async resource(caller: QueryCaller, ref: { uid: string } | { id: number }, request: ResourceRequest): Promise<ResourceResponse> {
-    const record = await this.loadDataSource(caller, ref);
+    const record = await this.loadDataSource(caller, ref, MESSAGES.query.resourceAccessDenied);
     const kind = kindFor(record.type);
     if (!kind?.resource) throw notFound();
     try {

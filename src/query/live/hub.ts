@@ -36,6 +36,12 @@ export interface LiveQueryEvent {
 
 export interface LiveQueryOptions {
   runner: QueryRunner;
+  /**
+   * Throws the refusal a new request would get when `caller` may no longer query every data source
+   * `queries` name (their permissions): asked when a subscriber joins a running query and, for
+   * every subscriber, before every tick's run.
+   */
+  authorize?(caller: Principal, queries: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void>;
   /** `[live] min_refresh`, in milliseconds. */
   minRefreshMs: number;
   /** Longest a run may take before its refIds fail with a timeout (the query timeout). */
@@ -121,6 +127,9 @@ export class LiveQueries implements LiveQueryOpener {
     for (const text of [query.from, query.to]) if (timeForm(text) === null) throw badRequest(MESSAGES.live.badRange(text));
     const key = shareKey({ orgId: request.principal.orgId, queries: query.queries, from: query.from, to: query.to, refreshMs });
     let shared = this.#shared.get(key);
+    // The first subscriber's run loads the data sources as that subscriber; a later one is asked here.
+    if (shared && this.#options.authorize) await this.#options.authorize(request.principal, query.queries);
+    shared = this.#shared.get(key);
     const viewer: Viewer = {
       sent: null,
       stream: this.#live.openStream<Snapshot>(request, {
@@ -207,7 +216,10 @@ export class LiveQueries implements LiveQueryOpener {
     shared.running = controller;
     let settled = true;
     try {
-      if (!first) await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
+      if (!first) {
+        await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
+        await this.#authorizeViewers(shared);
+      }
       const caller = this.#caller(shared);
       if (!caller || controller.signal.aborted) return;
       const range = rangeAt(shared.from, shared.to, at);
@@ -246,6 +258,32 @@ export class LiveQueries implements LiveQueryOpener {
       for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
     } finally {
       if (settled && shared.running === controller) shared.running = null;
+    }
+  }
+
+  /**
+   * Ends the stream of every subscriber who may no longer query the data sources (a permission,
+   * team membership or role taken away), with the error a new request would get. Subscribers with
+   * the same identity are asked once.
+   */
+  async #authorizeViewers(shared: Shared): Promise<void> {
+    const authorize = this.#options.authorize;
+    if (!authorize) return;
+    const verdicts = new Map<string, Promise<DomainError | null>>();
+    for (const viewer of [...shared.viewers]) {
+      const principal = this.#live.principalOf(viewer.stream as LiveStream<unknown>);
+      if (!principal) continue;
+      const identity = `${principal.orgId}:${principal.userId ?? '-'}:${principal.orgRole}:${principal.kind}`;
+      let verdict = verdicts.get(identity);
+      if (!verdict) {
+        verdict = authorize(principal, shared.queries).then(() => null, (error: unknown) => {
+          if (error instanceof DomainError) return error;
+          throw error;
+        });
+        verdicts.set(identity, verdict);
+      }
+      const refused = await verdict;
+      if (refused) viewer.stream.end(refused);
     }
   }
 
