@@ -7,9 +7,11 @@ import { existsSync } from 'node:fs';
  * stop it.
  */
 export function missing(binaries: readonly string[], what: string): boolean {
-  const absent = binaries.filter((b) => !existsSync(b));
+  // DASHGATE_TEST_NO_UPSTREAMS=1 runs the suite as a machine without the packages would.
+  const absent = process.env.DASHGATE_TEST_NO_UPSTREAMS === '1' ? [...binaries] : binaries.filter((b) => !existsSync(b));
   if (absent.length === 0) return false;
-  console.log(`${what}: ${absent.join(', ')} not installed, skipping the cases against a real ${what} (.ci/run installs it)`);
+  const why = process.env.DASHGATE_TEST_NO_UPSTREAMS === '1' ? 'DASHGATE_TEST_NO_UPSTREAMS=1' : `${absent.join(', ')} not installed (.ci/run installs it)`;
+  console.log(`${what}: ${why}, skipping the cases against a real ${what}`);
   return true;
 }
 
