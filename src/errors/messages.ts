@@ -157,6 +157,14 @@ export const MESSAGES = {
     tooMany: (limit: number) => `Too many open subscriptions on this server (limit ${limit})`,
     tooManyForPrincipal: (limit: number) => `Too many open subscriptions for these credentials (limit ${limit})`,
   },
+  /** Ours: the graph's global ids and connection cursors (GraphQL only). */
+  graph: {
+    invalidId: (id: string) => `Invalid global id: ${id}`,
+    invalidCursor: (cursor: string) => `Invalid cursor for this list: ${cursor}`,
+    pageSize: (arg: string, max: number) => `${arg} must be between 0 and ${max}`,
+    lastWithoutEnd: 'last needs first or before',
+    tooManyIds: (max: number) => `At most ${max} ids`,
+  },
   /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */
   trustedDocuments: {
     notFound: 'PersistedQueryNotFound',

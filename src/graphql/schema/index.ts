@@ -14,6 +14,7 @@ import './service-account.ts';
 import './live.ts';
 import './data-source-health.ts';
 import './frontend-settings.ts';
+import './graph.ts';
 
 let schema: GraphQLSchema | null = null;
 
