@@ -78,6 +78,8 @@ describe('global object identification', () => {
       expect(res.body.errors?.[0]?.message).toBe(`Invalid global id: ${id}`);
       expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
     }
+    const many = await gql(server, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 101 }, (_, i) => Buffer.from(`OrganizationNode:${i + 1}`).toString('base64url')) });
+    expect(many.body.errors?.[0]).toMatchObject({ message: 'At most 100 ids', extensions: { code: 'BAD_REQUEST' } });
     // Well-formed ids naming nothing are null, also past the integer range.
     const far = Buffer.from('DataSourceNode:99999999999999').toString('base64url');
     expect((await ok('query($id: ID!) { node(id: $id) { id } }', { id: far })).node).toBeNull();

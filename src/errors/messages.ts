@@ -162,7 +162,6 @@ export const MESSAGES = {
     invalidId: (id: string) => `Invalid global id: ${id}`,
     invalidCursor: (cursor: string) => `Invalid cursor for this list: ${cursor}`,
     pageSize: (arg: string, max: number) => `${arg} must be between 0 and ${max}`,
-    lastWithoutEnd: 'last needs first or before',
     tooManyIds: (max: number) => `At most ${max} ids`,
   },
   /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */

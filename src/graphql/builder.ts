@@ -1,9 +1,13 @@
 import SchemaBuilder from '@pothos/core';
-import DataloaderPlugin from '@pothos/plugin-dataloader';
 import RelayPlugin from '@pothos/plugin-relay';
 import { signedIn } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
+import { badRequest } from '../errors/domain.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import { decodeNodeId, encodeNodeId } from './node-ids.ts';
+
+/** `nodes(ids:)` reads at most this many objects in one call. */
+const MAX_NODE_IDS = 100;
 
 /** Builder configuration only; types live one per file under schema/. */
 export const builder = new SchemaBuilder<{
@@ -17,7 +21,7 @@ export const builder = new SchemaBuilder<{
   };
 }>({
   defaultFieldNullability: false,
-  plugins: [RelayPlugin, DataloaderPlugin],
+  plugins: [RelayPlugin],
   relay: {
     clientMutationId: 'omit',
     cursorType: 'String',
@@ -47,8 +51,12 @@ export const builder = new SchemaBuilder<{
       extensions: { access: signedIn },
     },
     nodesQueryOptions: {
-      description: 'Objects by global id, in order; null for each that does not exist or the caller may not see. At most 100 ids.',
+      description: 'Objects by global id, in order; null for each that does not exist or the caller may not see. At most 100 ids. Any signed-in caller.',
       extensions: { access: signedIn },
+      resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
+        if (ids.length > MAX_NODE_IDS) throw badRequest(MESSAGES.graph.tooManyIds(MAX_NODE_IDS));
+        return resolveNodes(ids);
+      },
     },
   },
 });

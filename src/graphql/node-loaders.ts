@@ -5,7 +5,7 @@ import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccount
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
 import type { DataSourceRecord } from '../services/data-sources.ts';
 import { SEES, visibleOrNull } from './graph-access.ts';
-import { perRequestGroups } from './loaders.ts';
+import { perRequestGroups, perRequestLoader } from './loaders.ts';
 import { keyNumbers } from './node-ids.ts';
 
 /**
@@ -61,6 +61,11 @@ export async function loadMemberships(ctx: RequestContext, keys: readonly string
   const byKey = new Map(rows.map((m) => [`${m.orgId}:${m.userId}`, m]));
   return visibleOrNull(ctx, pairs.map((p) => (p ? byKey.get(`${p[0]}:${p[1]}`) : undefined)), (m) => SEES.membership(ctx, m.orgId, m.userId));
 }
+
+/** Objects by id, shared by `node(id)` and every relationship leading to them: one statement per level. */
+export const orgById = perRequestLoader((ids: readonly number[], ctx) => loadOrgs(ctx, ids));
+export const userById = perRequestLoader((ids: readonly number[], ctx) => loadUsers(ctx, ids));
+export const serviceAccountById = perRequestLoader((ids: readonly number[], ctx) => loadServiceAccounts(ctx, ids));
 
 /** Relationship lists, one statement per level. */
 export const dataSourcesOfOrg = perRequestGroups((orgIds: readonly number[], ctx) => ctx.services.dataSources.listForOrgs(ctx.em, orgIds));

@@ -8,8 +8,8 @@ import { getUserProfiles, listUserProfiles, type UserProfile } from '../../servi
 import { builder } from '../builder.ts';
 import { SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadOrgs, loadServiceAccounts, loadServiceAccountTokens, loadUsers, membersOfOrg,
-  orgsOfUser, serviceAccountsOfOrg, tokensOfServiceAccount,
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById,
+  serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { dataSourceFields } from './data-source.ts';
@@ -52,7 +52,7 @@ export const DataSourceNode = builder.node(builder.objectRef<DataSourceRecord>('
 export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
   id: { resolve: (org) => org.id },
-  loadMany: (keys, ctx) => loadOrgs(ctx, keys.map(Number)),
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => orgById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).' }),
     name: t.exposeString('name', { description: 'Unique among orgs.' }),
@@ -63,7 +63,7 @@ export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'),
   description: 'A user (never a service account), as the graph shows it. Seen by the user itself and server admins (users:read).',
   interfaces: [ActorInterface],
   id: { resolve: (u) => u.id },
-  loadMany: (keys, ctx) => loadUsers(ctx, keys.map(Number)),
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => userById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/users/:id`).' }),
     ...userProfileFields(t),
@@ -74,7 +74,7 @@ export const ServiceAccountNode = builder.node(builder.objectRef<ServiceAccount>
   description: 'A non-human identity in one org; it authenticates with its tokens. Seen by its org\'s Admins (serviceaccounts:read), and as `viewer` by its own tokens.',
   interfaces: [ActorInterface],
   id: { resolve: (sa) => sa.id },
-  loadMany: (keys, ctx) => loadServiceAccounts(ctx, keys.map(Number)),
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => serviceAccountById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id`).' }),
     ...serviceAccountFieldsButCount(t),
@@ -128,12 +128,11 @@ const ActorOrganizationConnection = builder.connectionObject({
 });
 
 builder.objectFields(DataSourceNode, (t) => ({
-  organization: t.loadable({
+  organization: t.field({
     type: OrganizationNode,
     nullable: true,
     description: 'The org that owns it.',
-    load: (ids: number[], ctx: RequestContext) => loadOrgs(ctx, ids),
-    resolve: (ds) => ds.orgId,
+    resolve: (ds, _args, ctx) => orgById(ctx).load(ds.orgId),
   }),
   health: t.field({
     type: DataSourceHealthType,
@@ -192,29 +191,26 @@ builder.objectFields(OrganizationNode, (t) => ({
 }));
 
 builder.objectFields(OrgMemberType, (t) => ({
-  organization: t.loadable({
+  organization: t.field({
     type: OrganizationNode,
     nullable: true,
     description: 'The org.',
-    load: (ids: number[], ctx: RequestContext) => loadOrgs(ctx, ids),
-    resolve: (m: OrgMember) => m.orgId,
+    resolve: (m, _args, ctx) => orgById(ctx).load(m.orgId),
   }),
-  user: t.loadable({
+  user: t.field({
     type: UserNode,
     nullable: true,
     description: 'The user; null unless the caller is that user or a server admin (users:read).',
-    load: (ids: number[], ctx: RequestContext) => loadUsers(ctx, ids),
-    resolve: (m: OrgMember) => m.userId,
+    resolve: (m, _args, ctx) => userById(ctx).load(m.userId),
   }),
 }));
 
 builder.objectFields(ServiceAccountNode, (t) => ({
-  organization: t.loadable({
+  organization: t.field({
     type: OrganizationNode,
     nullable: true,
     description: 'The one org the account belongs to.',
-    load: (ids: number[], ctx: RequestContext) => loadOrgs(ctx, ids),
-    resolve: (sa) => sa.orgId,
+    resolve: (sa, _args, ctx) => orgById(ctx).load(sa.orgId),
   }),
   tokens: t.connection({
     type: ServiceAccountTokenNode,
@@ -225,12 +221,11 @@ builder.objectFields(ServiceAccountNode, (t) => ({
 }));
 
 builder.objectFields(ServiceAccountTokenNode, (t) => ({
-  serviceAccount: t.loadable({
+  serviceAccount: t.field({
     type: ServiceAccountNode,
     nullable: true,
     description: 'The account the token authenticates as.',
-    load: (ids: number[], ctx: RequestContext) => loadServiceAccounts(ctx, ids),
-    resolve: (token) => token.serviceAccountId,
+    resolve: (token, _args, ctx) => serviceAccountById(ctx).load(token.serviceAccountId),
   }),
 }));
 
@@ -247,7 +242,7 @@ ActorInterface.implement({
       type: OrganizationNode,
       nullable: true,
       description: 'The org this request acts in (`X-Grafana-Org-Id`, or the user\'s current org); null for any actor but the caller.',
-      resolve: async (a, _args, ctx) => (isCaller(ctx, a) ? (await getOrgs(ctx.em, [ctx.orgId]))[0] ?? null : null),
+      resolve: (a, _args, ctx) => (isCaller(ctx, a) ? orgById(ctx).load(ctx.orgId) : null),
     }),
     organizations: t.connection({
       type: OrganizationNode,
