@@ -157,3 +157,36 @@ describe('relationships', () => {
     expect(legacy.dataSources.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
   });
 });
+
+describe('mutations', () => {
+  it('answer the changed node, and user errors where REST answers 4xx', async () => {
+    const created = await ok(`mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id databaseId name version } userErrors { message code } } }`,
+      { input: { name: 'delta', type: 'prometheus', access: 'proxy', secureJsonData: { token: 'MUTATION-CANARY' } } });
+    const ds = created.dataSourceCreate.dataSource;
+    expect(created.dataSourceCreate).toEqual({ dataSource: { id: expect.any(String), databaseId: expect.any(Number), name: 'delta', version: 1 }, userErrors: [] });
+    // The same node as node(id) reads.
+    expect((await ok('query($id: ID!) { node(id: $id) { id } }', { id: ds.id })).node).toEqual({ id: ds.id });
+
+    const taken = await ok(`mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } userErrors { message code } } }`,
+      { input: { name: 'delta', type: 'prometheus', access: 'proxy' } });
+    expect(taken.dataSourceCreate).toEqual({ dataSource: null, userErrors: [{ message: 'data source with the same name already exists', code: 'CONFLICT' }] });
+
+    const update = `mutation($id: ID!, $input: UpdateDataSourceInput!) { dataSourceUpdate(id: $id, input: $input) { dataSource { id name version } userErrors { message code } } }`;
+    const updated = await ok(update, { id: ds.id, input: { name: 'delta-2', type: 'prometheus', access: 'proxy', version: 1 } });
+    expect(updated.dataSourceUpdate).toEqual({ dataSource: { id: ds.id, name: 'delta-2', version: 2 }, userErrors: [] });
+    const stale = await ok(update, { id: ds.id, input: { name: 'delta-3', type: 'prometheus', access: 'proxy', version: 1 } });
+    expect(stale.dataSourceUpdate.userErrors).toEqual([{ message: 'Datasource has already been updated by someone else. Please reload and try again', code: 'CONFLICT' }]);
+
+    // Another org's data source, through Ann who sees it, is not found in the org the admin acts in.
+    const hiddenId = (await ok('{ viewer { ... on UserNode { organizations { nodes { dataSources { nodes { id name } } } } } } }', {}, ANN))
+      .viewer.organizations.nodes.flatMap((o: { dataSources: { nodes: Array<{ id: string; name: string }> } | null }) => o.dataSources?.nodes ?? []).find((d: { name: string }) => d.name === 'hidden').id;
+    const deleteDs = 'mutation($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { message code } } }';
+    expect((await ok(deleteDs, { id: hiddenId })).dataSourceDelete).toEqual({ deletedDataSourceId: null, userErrors: [{ message: 'Data source not found', code: 'NOT_FOUND' }] });
+    expect((await ok(deleteDs, { id: ds.id })).dataSourceDelete).toEqual({ deletedDataSourceId: ds.id, userErrors: [] });
+    expect((await call(server, 'GET', `/api/datasources/${ds.databaseId}`)).status).toBe(404);
+
+    // Access stays an error of the request, as for every root field.
+    const denied = await gql(server, deleteDs, { id: hiddenId }, VIC);
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+});

@@ -75,7 +75,7 @@ const DataSourceFields = {
   url: 'Address of the store; `http://` is assumed when no scheme is given.',
 } as const;
 
-const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
+export const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
   description: 'A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used.',
   fields: (t) => ({
     name: t.string({ required: false }),
@@ -96,7 +96,7 @@ const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
   }),
 });
 
-const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
+export const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
   description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
   fields: (t) => ({
     name: t.string({ required: true }),

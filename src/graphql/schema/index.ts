@@ -15,6 +15,7 @@ import './live.ts';
 import './data-source-health.ts';
 import './frontend-settings.ts';
 import './graph.ts';
+import './graph-mutations.ts';
 
 let schema: GraphQLSchema | null = null;
 
