@@ -15,7 +15,7 @@ const root = fileURLToPath(new URL('..', import.meta.url));
 /** The manifest the typed client example generates (`npm run codegen`). */
 const MANIFEST_DIR = join(root, 'examples/typed-client/src/gql');
 const manifest = JSON.parse(readFileSync(join(MANIFEST_DIR, 'persisted-documents.json'), 'utf8')) as Record<string, string>;
-const [listHash, listText] = Object.entries(manifest).find(([, text]) => text.startsWith('query DataSources '))!;
+const [listHash, listText] = Object.entries(manifest).find(([, text]) => text.startsWith('query DataSources('))!;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
 const OTHER = '{ dataSources { name } }';
@@ -66,11 +66,11 @@ describe('[graphql] trusted_documents = only', () => {
 
   it('accepts the hash in Apollo\'s extension and as documentId (prefix optional, on GET too)', async () => {
     const bare = listHash.replace(/^sha256:/, '');
-    expect((await post(only, { extensions: { persistedQuery: { version: 1, sha256Hash: bare } } })).body).toEqual({ data: { dataSources: expect.any(Array) } });
+    expect((await post(only, { extensions: { persistedQuery: { version: 1, sha256Hash: bare } } })).body).toEqual({ data: { viewer: { currentOrganization: { dataSources: expect.objectContaining({ nodes: expect.any(Array) }) } } } });
     expect((await post(only, { documentId: bare })).status).toBe(200);
     const get = await call(only, 'GET', `/graphql?documentId=${encodeURIComponent(listHash)}`, { headers: { 'x-graphql-yoga-csrf': '1' } });
     expect(get.status).toBe(200);
-    expect(get.body.data.dataSources).toEqual(expect.any(Array));
+    expect(get.body.data.viewer.currentOrganization.dataSources.nodes).toEqual(expect.any(Array));
     // The manifest's exact text counts as the document itself.
     expect((await post(only, { query: listText })).status).toBe(200);
   });
@@ -109,7 +109,7 @@ describe('[graphql] trusted_documents = only', () => {
 
 describe('[graphql] trusted_documents = allow and off', () => {
   it('allow: hashes and any document both run; an unknown hash is PERSISTED_QUERY_NOT_FOUND', async () => {
-    expect((await post(allow, { documentId: listHash })).body.data.dataSources).toEqual(expect.any(Array));
+    expect((await post(allow, { documentId: listHash })).body.data.viewer.currentOrganization.dataSources.nodes).toEqual(expect.any(Array));
     expect((await post(allow, { query: OTHER })).body.data.dataSources).toEqual(expect.any(Array));
     expect((await post(allow, { documentId: sha256(OTHER) })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     const neither = await post(allow, {});

@@ -218,6 +218,13 @@ export const MESSAGES = {
     /** A refId's error when its run outlived the query timeout (Go's wording for a passed deadline, as the original reports it). */
     runTimeout: 'context deadline exceeded',
   },
+  /** Ours: the graph's global ids and connection cursors (GraphQL only). */
+  graph: {
+    invalidId: (id: string) => `Invalid global id: ${id}`,
+    invalidCursor: (cursor: string) => `Invalid cursor for this list: ${cursor}`,
+    pageSize: (arg: string, max: number) => `${arg} must be between 0 and ${max}`,
+    tooManyIds: (max: number) => `At most ${max} ids`,
+  },
   /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */
   trustedDocuments: {
     notFound: 'PersistedQueryNotFound',

@@ -271,7 +271,7 @@ export const ROUTES: readonly Route[] = [
   rest('PUT', '/api/users/:id', serverAdminFor('users:write'), `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
     updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
   rest('GET', '/api/users/:id/orgs', usersRead, `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
-  rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewer { ...UserProfileFields } }`),
+  rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
   rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),

@@ -45,6 +45,21 @@ export function accessCondition(alias: string, caller: DataSourceCaller, action:
   };
 }
 
+/**
+ * `accessCondition` over the data sources of several orgs, each with the caller as it is in that
+ * org (its role there): one condition, so a level of the graph stays one statement. No callers, no rows.
+ */
+export function accessConditionByOrg(alias: string, callers: readonly DataSourceCaller[], action: DataSourceAction): { sql: string; params: unknown[] } {
+  const parts: string[] = [];
+  const params: unknown[] = [];
+  for (const caller of callers) {
+    const condition = accessCondition(alias, caller, action);
+    parts.push(condition ? `(${alias}.org_id = ? and ${condition.sql})` : `${alias}.org_id = ?`);
+    params.push(caller.orgId, ...(condition?.params ?? []));
+  }
+  return { sql: parts.length > 0 ? `(${parts.join(' or ')})` : 'false', params };
+}
+
 /** The grants of one data source that may concern `caller`, and its teams there: the input of `effectiveLevel`. */
 export async function callerLevel(em: EntityManager, caller: DataSourceCaller, dataSourceId: number): Promise<LevelNumber> {
   if (caller.orgRole === 'Admin') return 3;

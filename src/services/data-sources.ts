@@ -5,7 +5,7 @@ import { dataSourceSecretBinding, SecretBox } from '../db/secrets.ts';
 import { accessDenied, badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { ACTION_NAMES, type DataSourceAction } from './data-source-access.ts';
-import { accessCondition, type DataSourceCaller } from './data-source-permissions.ts';
+import { accessCondition, accessConditionByOrg, type DataSourceCaller } from './data-source-permissions.ts';
 import { checkTlsSecrets } from './data-source-tls.ts';
 import { UID_PATTERN } from './data-source-types.ts';
 
@@ -113,6 +113,32 @@ export class DataSourceService {
     // org Admins learn that it does not); a read refused only when it exists.
     if (condition && (action !== 'read' && action !== 'query' || (await this.find(em, caller.orgId, ref)))) throw accessDenied(ACTION_NAMES[action]);
     throw notFound(MESSAGES.dataSource.notFound);
+  }
+
+  /**
+   * The data sources several callers may read, one per org (the caller as it is in that org), in
+   * one statement, each org's ordered as `list` orders it (for the graph, which reads a level of
+   * orgs at once). Orgs without any map to an empty list.
+   */
+  async listForOrgs(em: EntityManager, callers: readonly DataSourceCaller[]): Promise<Map<number, DataSourceRecord[]>> {
+    const byOrg = new Map<number, DataSourceRecord[]>(callers.map((caller) => [caller.orgId, []]));
+    if (callers.length === 0) return byOrg;
+    const readable = accessConditionByOrg('ds', callers, 'read');
+    const rows = await em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS])
+      .where(readable.sql, readable.params).orderBy({ name: 'asc' }).execute<DataSourceRecord[]>('all');
+    for (const row of sortByName(rows)) {
+      const list = byOrg.get(row.orgId)!;
+      if (list.length < LIST_LIMIT) list.push(row);
+    }
+    return byOrg;
+  }
+
+  /** Data sources by id among those `callers` (one per org) may read, in one statement. */
+  async findByIds(em: EntityManager, ids: readonly number[], callers: readonly DataSourceCaller[]): Promise<DataSourceRecord[]> {
+    if (ids.length === 0 || callers.length === 0) return [];
+    const readable = accessConditionByOrg('ds', callers, 'read');
+    return em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS])
+      .where({ id: { $in: [...ids] } }).andWhere(readable.sql, readable.params).execute<DataSourceRecord[]>('all');
   }
 
   /**

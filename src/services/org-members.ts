@@ -92,6 +92,33 @@ export async function listOrgMembers(em: EntityManager, orgId: number, filter: {
   return rows.map((row) => toMember(orgId, row));
 }
 
+/** `listOrgMembers` (unfiltered) of several orgs in one statement; orgs without members map to an empty list. */
+export async function listMembersOfOrgs(em: EntityManager, orgIds: readonly number[]): Promise<Map<number, OrgMember[]>> {
+  const byOrg = new Map<number, OrgMember[]>(orgIds.map((id) => [id, []]));
+  if (orgIds.length === 0) return byOrg;
+  const rows = await em.execute<Array<MemberRow & { org_id: number }>>(
+    `${MEMBER_SELECT.replace('select ', 'select ou.org_id, ')}
+      where ou.org_id = any(string_to_array(?, ',')::int[]) and not u.is_service_account
+      order by u.login, u.email`,
+    [orgIds.join(',')],
+  );
+  for (const row of rows) byOrg.get(row.org_id)?.push(toMember(row.org_id, row));
+  return byOrg;
+}
+
+/** Memberships (users only) by `[orgId, userId]` pairs, in one statement; pairs that are none are left out. */
+export async function readMemberships(em: EntityManager, pairs: ReadonlyArray<readonly [number, number]>): Promise<OrgMember[]> {
+  if (pairs.length === 0) return [];
+  const rows = await em.execute<Array<MemberRow & { org_id: number }>>(
+    `${MEMBER_SELECT.replace('select ', 'select ou.org_id, ')}
+      join unnest(string_to_array(?, ',')::int[], string_to_array(?, ',')::int[]) as p(org_id, user_id)
+        on p.org_id = ou.org_id and p.user_id = ou.user_id
+      where not u.is_service_account`,
+    [pairs.map((p) => p[0]).join(','), pairs.map((p) => p[1]).join(',')],
+  );
+  return rows.map((row) => toMember(row.org_id, row));
+}
+
 /** Those of `userIds` who are members of the org now (users only), in no particular order. */
 export async function readOrgMembers(em: EntityManager, orgId: number, userIds: number[]): Promise<OrgMember[]> {
   if (userIds.length === 0) return [];

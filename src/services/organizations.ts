@@ -35,6 +35,23 @@ export async function getOrg(em: EntityManager, id: number): Promise<OrgDetails>
   return details(row);
 }
 
+/** Orgs by id, in one statement; unknown ids are left out. */
+export async function getOrgs(em: EntityManager, ids: readonly number[]): Promise<OrgDetails[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<Array<{ id: number; name: string }>>('select id, name from org where id = any(string_to_array(?, \',\')::int[])', [ids.join(',')]);
+  return rows.map(details);
+}
+
+/** Every org whose name starts with `query`, by id. */
+export async function listOrgs(em: EntityManager, query: string): Promise<OrgDetails[]> {
+  if (query.includes('\0')) throw badRequest();
+  const rows = await em.execute<Array<{ id: number; name: string }>>(
+    `select id, name from org where (? = '' or name like ?) order by id`,
+    [query, containsPattern(query).slice(1)],
+  );
+  return rows.map(details);
+}
+
 /** By exact (case-sensitive) name, as the original's unique name lookup. */
 export async function getOrgByName(em: EntityManager, name: string): Promise<OrgDetails> {
   if (name.includes('\0')) throw notFound(MESSAGES.org.notFound);

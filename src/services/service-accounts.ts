@@ -117,6 +117,24 @@ async function findServiceAccounts(em: EntityManager, orgId: number, id: number 
   return rows.map((r) => ({ id: r.id, name: r.name, login: r.login, orgId, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
 }
 
+/**
+ * Service accounts of several orgs (`orgIds`), or those of `ids` in any org, in one statement,
+ * each org's ordered as `listServiceAccounts` orders them.
+ */
+export async function readServiceAccounts(em: EntityManager, by: { orgIds: readonly number[] } | { ids: readonly number[] }): Promise<ServiceAccount[]> {
+  const keys = 'orgIds' in by ? by.orgIds : by.ids;
+  if (keys.length === 0) return [];
+  const rows = await em.execute<Array<{ id: number; org_id: number; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
+    `select u.id, ou.org_id, u.name, u.login, u.is_disabled, ou.role,
+            (select count(*) from api_key k where k.service_account_id = u.id) as tokens
+       from "user" u join org_user ou on ou.user_id = u.id
+      where u.is_service_account and ${'orgIds' in by ? 'ou.org_id' : 'u.id'} = any(string_to_array(?, ',')::int[])
+      order by lower(u.name), u.id`,
+    [keys.join(',')],
+  );
+  return rows.map((r) => ({ id: r.id, name: r.name, login: r.login, orgId: r.org_id, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
+}
+
 export function listServiceAccounts(em: EntityManager, orgId: number): Promise<ServiceAccount[]> {
   return findServiceAccounts(em, orgId, null);
 }
@@ -250,8 +268,30 @@ export async function createServiceAccountToken(
 export async function listServiceAccountTokens(em: EntityManager, orgId: number, accountId: number): Promise<ServiceAccountToken[]> {
   await getServiceAccount(em, orgId, accountId);
   const rows = await em.find(ApiKey, { orgId, serviceAccountId: accountId }, { orderBy: { name: 'asc' } });
-  const now = Date.now();
-  return rows.map((r) => {
+  return rows.map(tokenOf(Date.now()));
+}
+
+/** A service account's token as listed, with the account it belongs to. */
+export interface OwnedServiceAccountToken extends ServiceAccountToken {
+  orgId: number;
+  serviceAccountId: number;
+}
+
+/**
+ * Tokens of several service accounts (`accountIds`), or those of `ids`, in one statement, each
+ * account's by name as `listServiceAccountTokens` lists them.
+ */
+export async function readServiceAccountTokens(em: EntityManager, by: { accountIds: readonly number[] } | { ids: readonly number[] }): Promise<OwnedServiceAccountToken[]> {
+  const keys = 'accountIds' in by ? by.accountIds : by.ids;
+  if (keys.length === 0) return [];
+  const where = 'accountIds' in by ? { serviceAccountId: { $in: [...keys] } } : { id: { $in: [...keys] }, serviceAccountId: { $ne: null } };
+  const rows = await em.find(ApiKey, where, { orderBy: { name: 'asc' } });
+  const toToken = tokenOf(Date.now());
+  return rows.map((r) => ({ ...toToken(r), orgId: r.orgId, serviceAccountId: r.serviceAccountId! }));
+}
+
+function tokenOf(now: number) {
+  return (r: InstanceType<typeof ApiKey.class>): ServiceAccountToken => {
     const expiration = r.expires ?? null;
     const hasExpired = expiration !== null && expiration.getTime() < now;
     const left = expiration === null ? 0 : (expiration.getTime() - now) / 1000;
@@ -265,7 +305,7 @@ export async function listServiceAccountTokens(em: EntityManager, orgId: number,
       hasExpired,
       isRevoked: r.isRevoked,
     };
-  });
+  };
 }
 
 export async function deleteServiceAccountToken(em: EntityManager, orgId: number, accountId: number, tokenId: number): Promise<void> {

@@ -151,6 +151,29 @@ export async function getUserProfile(em: EntityManager, id: number): Promise<Use
   return toProfile(row);
 }
 
+/** Users (never service accounts) by id, in one statement; unknown ids are left out. */
+export async function getUserProfiles(em: EntityManager, ids: readonly number[]): Promise<UserProfile[]> {
+  if (ids.length === 0) return [];
+  const rows = await em.execute<ProfileRow[]>(
+    `select ${PROFILE_COLUMNS} from "user" where id = any(string_to_array(?, ',')::int[]) and not is_service_account`,
+    [ids.join(',')],
+  );
+  return rows.map(toProfile);
+}
+
+/** Every user (never a service account) whose login, e-mail or name contains `query`, by login then e-mail. */
+export async function listUserProfiles(em: EntityManager, query: string): Promise<UserProfile[]> {
+  if (query.includes('\0')) throw badRequest();
+  const pattern = containsPattern(query);
+  const rows = await em.execute<ProfileRow[]>(
+    `select ${PROFILE_COLUMNS} from "user"
+      where not is_service_account and (? = '' or login ilike ? or email ilike ? or name ilike ?)
+      order by login, email`,
+    [query, pattern, pattern, pattern],
+  );
+  return rows.map(toProfile);
+}
+
 /**
  * A user by login or, failing that, by e-mail, both compared case-insensitively as sign-in does;
  * 404 "user not found" when neither matches (or nothing was asked for).
@@ -206,6 +229,21 @@ export async function userOrgs(em: EntityManager, userId: number): Promise<UserO
     [userId],
   );
   return rows.map((r) => ({ orgId: r.org_id, name: r.name, role: r.role }));
+}
+
+/** `userOrgs` for several users in one statement; users in no org map to an empty list. */
+export async function orgsOfUsers(em: EntityManager, userIds: readonly number[]): Promise<Map<number, UserOrg[]>> {
+  const byUser = new Map<number, UserOrg[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await em.execute<Array<{ user_id: number; org_id: number; name: string; role: OrgRole }>>(
+    `select ou.user_id, o.id as org_id, o.name, ou.role
+       from org_user ou join org o on o.id = ou.org_id join "user" u on u.id = ou.user_id
+      where ou.user_id = any(string_to_array(?, ',')::int[]) and not u.is_service_account
+      order by lower(o.name), o.name`,
+    [userIds.join(',')],
+  );
+  for (const r of rows) byUser.get(r.user_id)?.push({ orgId: r.org_id, name: r.name, role: r.role });
+  return byUser;
 }
 
 /**

@@ -1,5 +1,5 @@
 import { graphql } from './gql/index.ts';
-import type { TypedDocumentString } from './gql/graphql.ts';
+import type { DataSourcesQuery as DataSourcesResult, TypedDocumentString } from './gql/graphql.ts';
 
 /** What the server said when an operation failed; `status` is the HTTP status. */
 export class GraphQLRequestError extends Error {
@@ -119,8 +119,16 @@ export function subscribe<R, V>(options: ClientOptions, document: TypedDocumentS
 }
 
 export const DataSourcesQuery = graphql(`
-  query DataSources {
-    dataSources { id uid name type url isDefault jsonData }
+  query DataSources($first: Int, $after: String) {
+    viewer {
+      currentOrganization {
+        dataSources(first: $first, after: $after) {
+          totalCount
+          pageInfo { hasNextPage endCursor }
+          nodes { id databaseId uid name type url isDefault jsonData }
+        }
+      }
+    }
   }
 `);
 
@@ -130,28 +138,53 @@ export const CreateDataSourceMutation = graphql(`
   }
 `);
 
-/** The caller's org's data sources, fully typed from the server's schema. */
-export async function listDataSources(client: Client) {
-  const { dataSources } = await client(DataSourcesQuery);
-  return dataSources;
+type DataSourcePage = NonNullable<NonNullable<NonNullable<DataSourcesResult['viewer']>['currentOrganization']>['dataSources']>;
+
+/** The caller's org's data sources, fully typed from the server's schema, one page after another. */
+export async function listDataSources(client: Client): Promise<DataSourcePage['nodes']> {
+  const all: DataSourcePage['nodes'] = [];
+  let after: string | null = null;
+  for (;;) {
+    const result: DataSourcesResult = await client(DataSourcesQuery, { first: 1000, after });
+    const page: DataSourcePage | null | undefined = result.viewer?.currentOrganization?.dataSources;
+    if (!page) return all;
+    all.push(...page.nodes);
+    if (!page.pageInfo.hasNextPage) return all;
+    after = page.pageInfo.endCursor ?? null;
+  }
 }
 
 export const ViewerQuery = graphql(`
   query Viewer {
-    viewer { id login name email orgId isServiceAdmin }
-    viewerOrganizations { orgId name role }
+    viewer {
+      id
+      login
+      name
+      isServiceAdmin
+      ... on UserNode { email }
+      currentOrganization { databaseId }
+      organizations { edges { role node { databaseId name } } }
+    }
   }
 `);
 
 export const OrganizationMembersQuery = graphql(`
-  query OrganizationMembers($orgId: Int!) {
-    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }
+  query OrganizationMembers($orgId: ID!) {
+    node(id: $orgId) {
+      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }
+    }
   }
 `);
 
-/** The signed-in user (Basic credentials) with its orgs and its role in each. */
+/** Who is calling (a user, or a token's service account) with its orgs and its role in each. */
 export async function whoAmI(client: Client) {
-  const { viewer, viewerOrganizations } = await client(ViewerQuery);
-  return { ...viewer, organizations: viewerOrganizations };
+  const { viewer } = await client(ViewerQuery);
+  if (!viewer) return null;
+  const { organizations, currentOrganization, ...rest } = viewer;
+  return {
+    ...rest,
+    orgId: currentOrganization?.databaseId ?? null,
+    organizations: organizations?.edges.map((e) => ({ orgId: e.node.databaseId, name: e.node.name, role: e.role })) ?? [],
+  };
 }
 

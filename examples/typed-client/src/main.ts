@@ -5,6 +5,6 @@ const [url = 'http://localhost:3000', credentials = 'admin:admin'] = process.arg
 const client = createClient({ url, authorization: `Basic ${btoa(credentials)}` });
 
 for (const ds of await listDataSources(client)) {
-  // `ds` is typed: id: number, name: string, jsonData: Record<string, unknown> | null, ...
-  console.log(`${ds.id}\t${ds.name}\t${ds.type}\t${ds.url}${ds.isDefault ? '\t(default)' : ''}`);
+  // `ds` is typed: id: string (global), databaseId: number, name: string, jsonData: Record<string, unknown> | null, ...
+  console.log(`${ds.databaseId}\t${ds.name}\t${ds.type}\t${ds.url}${ds.isDefault ? '\t(default)' : ''}`);
 }

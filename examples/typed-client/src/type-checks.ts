@@ -6,7 +6,9 @@ export async function typeChecks(): Promise<void> {
   const client = createClient({ url: 'http://localhost:3000', authorization: 'Bearer token' });
 
   const [first] = await listDataSources(client);
-  const id: number | undefined = first?.id;
+  const id: string | undefined = first?.id;
+  // @ts-expect-error: `id` is the global id, a string; the numeric one is `databaseId`
+  const databaseId: string | undefined = first?.databaseId;
   // @ts-expect-error: `name` is a string, not a number
   const name: number | undefined = first?.name;
   // @ts-expect-error: the query did not select `secureJsonFields`
@@ -19,12 +21,12 @@ export async function typeChecks(): Promise<void> {
   const created = await client(CreateDataSourceMutation, { input: { name: 'x', type: 'prometheus', access: 'proxy' } });
   const uid: string = created.createDataSource.datasource.uid;
 
-  // @ts-expect-error: a query without variables takes none
+  // @ts-expect-error: `id` is no variable of this operation (it pages with `first` and `after`)
   await client(DataSourcesQuery, { id: 1 });
   const me = await whoAmI(client);
-  // @ts-expect-error: a user may belong to no org, so its current org may be null
-  const orgId: number = me.orgId;
+  // @ts-expect-error: a legacy API key has no viewer, so `whoAmI` may answer null
+  const orgId: number | null = me.orgId;
   // @ts-expect-error: `orgId` is required by this operation
   await client(OrganizationMembersQuery, {});
-  void [id, name, uid, orgId];
+  void [id, databaseId, name, uid, orgId];
 }

@@ -14,7 +14,7 @@ const HealthStatusEnum = builder.enumType('DataSourceHealthStatus', {
   },
 });
 
-const DataSourceHealthType = builder.objectRef<DataSourceHealth>('DataSourceHealth').implement({
+export const DataSourceHealthType = builder.objectRef<DataSourceHealth>('DataSourceHealth').implement({
   description: 'The result of checking a data source; REST answers 200 when the status is OK, 400 otherwise, with the same fields.',
   fields: (t) => ({
     details: t.field({ type: 'JSONObject', nullable: true, description: 'Extra detail some kinds report (Graphite\'s `verboseMessage`).', resolve: (h) => h.details ?? null }),

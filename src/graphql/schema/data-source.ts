@@ -1,46 +1,51 @@
-import { builder } from '../builder.ts';
+import { builder, type FieldsOf } from '../builder.ts';
 import { orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import type { DataSourceInput, DataSourceRecord, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
 import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
 
+/** The fields a data source shows, but its id: shared by the REST shape and the graph's node. */
+export const dataSourceFields = (t: FieldsOf<DataSourceRecord>) => ({
+  uid: t.exposeString('uid', { description: 'Stable identifier, unique in the org.' }),
+  orgId: t.exposeInt('orgId', { description: 'The owning org.' }),
+  name: t.exposeString('name', { description: 'Unique in the org; used in by-name paths.' }),
+  type: t.exposeString('type', { description: 'Kind of store, e.g. `graphite`, `elasticsearch`, `cloudwatch`, `prometheus`.' }),
+  typeName: t.string({ description: 'Display name of the kind.', resolve: (ds) => typeName(ds.type) }),
+  typeLogoUrl: t.string({ description: 'Logo of the kind, relative to the UI.', resolve: (ds) => typeLogoUrl(ds.type) }),
+  access: t.exposeString('access', { description: '`proxy` (calls go through the server) or `direct`.' }),
+  url: t.exposeString('url', { description: 'Address of the store.' }),
+  password: t.string({
+    description: 'Always empty: the legacy plaintext password is accepted on input and kept as the `password` secret.',
+    deprecationReason: 'Write `secureJsonData.password`; read `secureJsonFields`.',
+    resolve: () => '',
+  }),
+  user: t.exposeString('user', { description: 'User name sent to the store, for kinds that take one.' }),
+  database: t.exposeString('database', { description: 'Database name, for kinds that take one.' }),
+  basicAuth: t.exposeBoolean('basicAuth', { description: 'Whether Basic authentication is sent to the store.' }),
+  basicAuthUser: t.exposeString('basicAuthUser', { description: 'User name of Basic authentication.' }),
+  basicAuthPassword: t.string({
+    description: 'Always empty: kept as the `basicAuthPassword` secret.',
+    deprecationReason: 'Write `secureJsonData.basicAuthPassword`; read `secureJsonFields`.',
+    resolve: () => '',
+  }),
+  withCredentials: t.exposeBoolean('withCredentials', { description: 'Whether browsers send cookies with direct calls.' }),
+  isDefault: t.exposeBoolean('isDefault', { description: 'At most one data source per org is the default.' }),
+  jsonData: t.field({ type: 'JSONObject', nullable: true, description: 'Kind-specific options; `{}` when none.', resolve: (ds) => ds.jsonData ?? {} }),
+  secureJsonFields: t.field({
+    type: 'JSONObject',
+    description: 'Names of stored secrets, each mapped to true. Secret values are write-only.',
+    resolve: (ds, _args, ctx) => ctx.services.dataSources.secureJsonFields(ds),
+  }),
+  version: t.exposeInt('version', { description: 'Incremented on every update; send it back to detect concurrent edits.' }),
+  readOnly: t.exposeBoolean('readOnly', { description: 'Provisioned from files; cannot be changed through the API.' }),
+});
+
 export const DataSourceType = builder.objectRef<DataSourceRecord>('DataSource').implement({
-  description: 'A named connection to an external metric or log store, owned by one org.',
+  description: 'A named connection to an external metric or log store, owned by one org. The REST shape; the graph\'s is `DataSourceNode`.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'Assigned by the server.' }),
-    uid: t.exposeString('uid', { description: 'Stable identifier, unique in the org.' }),
-    orgId: t.exposeInt('orgId', { description: 'The owning org.' }),
-    name: t.exposeString('name', { description: 'Unique in the org; used in by-name paths.' }),
-    type: t.exposeString('type', { description: 'Kind of store, e.g. `graphite`, `elasticsearch`, `cloudwatch`, `prometheus`.' }),
-    typeName: t.string({ description: 'Display name of the kind.', resolve: (ds) => typeName(ds.type) }),
-    typeLogoUrl: t.string({ description: 'Logo of the kind, relative to the UI.', resolve: (ds) => typeLogoUrl(ds.type) }),
-    access: t.exposeString('access', { description: '`proxy` (calls go through the server) or `direct`.' }),
-    url: t.exposeString('url', { description: 'Address of the store.' }),
-    password: t.string({
-      description: 'Always empty: the legacy plaintext password is accepted on input and kept as the `password` secret.',
-      deprecationReason: 'Write `secureJsonData.password`; read `secureJsonFields`.',
-      resolve: () => '',
-    }),
-    user: t.exposeString('user'),
-    database: t.exposeString('database'),
-    basicAuth: t.exposeBoolean('basicAuth', { description: 'Whether Basic authentication is sent to the store.' }),
-    basicAuthUser: t.exposeString('basicAuthUser'),
-    basicAuthPassword: t.string({
-      description: 'Always empty: kept as the `basicAuthPassword` secret.',
-      deprecationReason: 'Write `secureJsonData.basicAuthPassword`; read `secureJsonFields`.',
-      resolve: () => '',
-    }),
-    withCredentials: t.exposeBoolean('withCredentials'),
-    isDefault: t.exposeBoolean('isDefault', { description: 'At most one data source per org is the default.' }),
-    jsonData: t.field({ type: 'JSONObject', nullable: true, description: 'Kind-specific options; `{}` when none.', resolve: (ds) => ds.jsonData ?? {} }),
-    secureJsonFields: t.field({
-      type: 'JSONObject',
-      description: 'Names of stored secrets, each mapped to true. Secret values are write-only.',
-      resolve: (ds, _args, ctx) => ctx.services.dataSources.secureJsonFields(ds),
-    }),
-    version: t.exposeInt('version', { description: 'Incremented on every update; send it back to detect concurrent edits.' }),
-    readOnly: t.exposeBoolean('readOnly', { description: 'Provisioned from files; cannot be changed through the API.' }),
+    ...dataSourceFields(t),
   }),
 });
 
@@ -70,7 +75,7 @@ const DataSourceFields = {
   url: 'Address of the store; `http://` is assumed when no scheme is given.',
 } as const;
 
-const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
+export const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
   description: 'A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used.',
   fields: (t) => ({
     name: t.string({ required: false }),
@@ -91,7 +96,7 @@ const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
   }),
 });
 
-const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
+export const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', {
   description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
   fields: (t) => ({
     name: t.string({ required: true }),
@@ -129,30 +134,35 @@ const { read, readId, create, write, delete: remove } = DATA_SOURCE_ACCESS;
 
 builder.queryFields((t) => ({
   dataSources: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.dataSources`, a connection.',
     type: [DataSourceType],
     description: 'The caller\'s org\'s data sources, ordered by name case-insensitively.',
     extensions: { access: read },
     resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, ctx.caller),
   }),
   dataSource: t.field({
+    deprecationReason: 'Use `node(id:)` with a `DataSourceNode` id.',
     type: DataSourceType,
     args: { id: t.arg.int({ required: true }) },
     extensions: { access: read },
     resolve: (_root, { id }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { id }, 'read'),
   }),
   dataSourceByUid: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.dataSource(uid:)`.',
     type: DataSourceType,
     args: { uid: t.arg.string({ required: true }) },
     extensions: { access: read },
     resolve: (_root, { uid }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { uid }, 'read'),
   }),
   dataSourceByName: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.dataSource(name:)`.',
     type: DataSourceType,
     args: { name: t.arg.string({ required: true }) },
     extensions: { access: read },
     resolve: (_root, { name }, ctx) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, { name }, 'read'),
   }),
   dataSourceIdByName: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.dataSource(name:) { databaseId }`.',
     type: DataSourceIdentity,
     args: { name: t.arg.string({ required: true }) },
     extensions: { access: readId },

@@ -19,6 +19,8 @@ import './data-query.ts';
 import './frontend-settings.ts';
 import './team.ts';
 import './data-source-permission.ts';
+import './graph.ts';
+import './graph-mutations.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -6,6 +6,7 @@ import { MESSAGES } from '../../errors/messages.ts';
 import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, type OrgMember } from '../../services/org-members.ts';
 import { createOrg, deleteOrg, getOrg, getOrgByName, searchOrgs, updateOrg, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
+import { loadMemberships } from '../node-loaders.ts';
 import { MessageType } from './message.ts';
 import { avatarOf } from './user-profile.ts';
 
@@ -51,21 +52,23 @@ export const OrganizationType = builder.objectRef<{ id: number; name: string; ad
   }),
 });
 
-export const OrgMemberType = builder.objectRef<OrgMember>('OrganizationMember').implement({
-  description: 'A user\'s membership of an org (service accounts are listed with their own API).',
+export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('OrganizationMember'), {
+  description: 'A user\'s membership of an org (service accounts are listed with their own API). A node: seen by its own user, the org\'s Admins and server admins.',
+  id: { resolve: (m) => `${m.orgId}:${m.userId}` },
+  loadMany: (keys, ctx) => loadMemberships(ctx, keys),
   fields: (t) => ({
-    orgId: t.exposeInt('orgId'),
-    userId: t.exposeInt('userId'),
+    orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
+    userId: t.exposeInt('userId', { description: 'The user\'s id.' }),
     uid: t.exposeString('uid', { description: 'The user\'s uid.' }),
-    email: t.exposeString('email'),
-    name: t.exposeString('name'),
-    avatarUrl: t.string({ resolve: (m, _args, ctx) => avatarOf(ctx, m.email) }),
-    login: t.exposeString('login'),
+    email: t.exposeString('email', { description: 'The user\'s e-mail.' }),
+    name: t.exposeString('name', { description: 'The user\'s display name.' }),
+    avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (m, _args, ctx) => avatarOf(ctx, m.email) }),
+    login: t.exposeString('login', { description: 'The user\'s login.' }),
     role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
     lastSeenAt: t.string({ description: 'Last activity (ISO 8601); `0001-01-01T00:00:00Z` when never seen.', resolve: (m) => m.lastSeenAt?.toISOString() ?? '0001-01-01T00:00:00Z' }),
     created: t.string({ description: 'When the user was created (ISO 8601).', resolve: (m) => m.created.toISOString() }),
     lastSeenAtAge: t.string({ description: 'How long ago, e.g. `10 years`; `?` when never seen.', resolve: (m) => ageOf(m.lastSeenAt) }),
-    isDisabled: t.exposeBoolean('isDisabled'),
+    isDisabled: t.exposeBoolean('isDisabled', { description: 'Whether the user is disabled.' }),
     authLabels: t.stringList({ description: 'Always empty (no external provider).', resolve: () => [] }),
     isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
     isProvisioned: t.boolean({ description: 'Always false.', resolve: () => false }),
@@ -95,6 +98,7 @@ const memberFilter = {
 
 builder.queryFields((t) => ({
   organizations: t.field({
+    deprecationReason: 'Use `allOrganizations`, a connection.',
     type: [OrganizationType],
     args: {
       query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
@@ -107,6 +111,7 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
   }),
   organization: t.field({
+    deprecationReason: 'Use `node(id:)` with an `OrganizationNode` id.',
     type: OrganizationType,
     args: { id: t.arg.int({ required: true }) },
     description: 'An org by id. Its members and server admins.',
@@ -124,12 +129,14 @@ builder.queryFields((t) => ({
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
   currentOrganization: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization`.',
     type: OrganizationType,
     description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org).',
     extensions: { access: ORG_ACCESS.currentRead },
     resolve: (_root, _args, ctx) => getOrg(ctx.em, ctx.orgId),
   }),
   organizationMembers: t.field({
+    deprecationReason: 'Use `members` of an `OrganizationNode`, a connection.',
     type: [OrgMemberType],
     args: { orgId: t.arg.int({ required: true }) },
     description: 'An org\'s members by login. Its Admins and server admins.',
@@ -140,6 +147,7 @@ builder.queryFields((t) => ({
     },
   }),
   currentOrganizationMembers: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.members`, a connection.',
     type: [OrgMemberType],
     args: {
       query: t.arg.string({ required: false, description: memberFilter.query }),

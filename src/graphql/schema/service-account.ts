@@ -1,4 +1,4 @@
-import { builder } from '../builder.ts';
+import { builder, type FieldsOf } from '../builder.ts';
 import { MessageType } from './message.ts';
 import { orgRole } from '../../auth/access.ts';
 import { MESSAGES } from '../../errors/messages.ts';
@@ -9,38 +9,48 @@ import {
 } from '../../services/service-accounts.ts';
 import { NewApiKeyType } from './api-key.ts';
 
+/** The fields a service account shows, but its id: shared by the REST shape and the graph's node. */
+export const serviceAccountFields = (t: FieldsOf<ServiceAccount>) => ({
+  name: t.exposeString('name', { description: 'Display name.' }),
+  login: t.exposeString('login', { description: '`sa-<orgId>-<name>`, lower-cased, spaces as dashes.' }),
+  orgId: t.exposeInt('orgId', { description: 'The one org the account belongs to.' }),
+  isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled accounts\' tokens are refused.' }),
+  role: t.exposeString('role', { description: 'The account\'s org role, which its tokens act with.' }),
+  tokens: t.exposeInt('tokens', { description: 'Number of tokens.' }),
+});
+
 const ServiceAccountType = builder.objectRef<ServiceAccount>('ServiceAccount').implement({
   description: 'A non-human identity in one org; it authenticates with its tokens.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The account\'s id (a user id).' }),
-    name: t.exposeString('name', { description: 'Display name.' }),
-    login: t.exposeString('login', { description: '`sa-<orgId>-<name>`, lower-cased, spaces as dashes.' }),
-    orgId: t.exposeInt('orgId', { description: 'The one org the account belongs to.' }),
-    isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled accounts\' tokens are refused.' }),
-    role: t.exposeString('role', { description: 'The account\'s org role, which its tokens act with.' }),
-    tokens: t.exposeInt('tokens', { description: 'Number of tokens.' }),
+    ...serviceAccountFields(t),
   }),
+});
+
+/** The fields a service account token shows, but its id: shared by the REST shape and the graph's node. */
+export const serviceAccountTokenFields = (t: FieldsOf<ServiceAccountToken>) => ({
+  name: t.exposeString('name', { description: 'Unique in the org.' }),
+  created: t.string({ description: 'When the token was created (ISO 8601).', resolve: (k) => new Date(k.created).toISOString() }),
+  lastUsedAt: t.string({
+    nullable: true,
+    description: 'When the token was last used (ISO 8601, refreshed at most every 5 minutes); null if never.',
+    resolve: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null),
+  }),
+  expiration: t.string({
+    nullable: true,
+    description: 'When the token stops working (ISO 8601); null when it never expires.',
+    resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
+  }),
+  secondsUntilExpiration: t.float({ description: 'Seconds left when the token expires within the next 7 days; 0 otherwise (and once expired).', resolve: (k) => k.secondsUntilExpiration }),
+  hasExpired: t.exposeBoolean('hasExpired', { description: 'Its expiration has passed: it is refused.' }),
+  isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked tokens are refused but still listed.' }),
 });
 
 const ServiceAccountTokenType = builder.objectRef<ServiceAccountToken>('ServiceAccountToken').implement({
   description: 'A token of a service account (its secret is never shown again).',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The token\'s id.' }),
-    name: t.exposeString('name', { description: 'Unique in the org.' }),
-    created: t.string({ description: 'When the token was created (ISO 8601).', resolve: (k) => new Date(k.created).toISOString() }),
-    lastUsedAt: t.string({
-      nullable: true,
-      description: 'When the token was last used (ISO 8601, refreshed at most every 5 minutes); null if never.',
-      resolve: (k) => (k.lastUsedAt ? new Date(k.lastUsedAt).toISOString() : null),
-    }),
-    expiration: t.string({
-      nullable: true,
-      description: 'When the token stops working (ISO 8601); null when it never expires.',
-      resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
-    }),
-    secondsUntilExpiration: t.float({ description: 'Seconds left when the token expires within the next 7 days; 0 otherwise (and once expired).', resolve: (k) => k.secondsUntilExpiration }),
-    hasExpired: t.exposeBoolean('hasExpired', { description: 'Its expiration has passed: it is refused.' }),
-    isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked tokens are refused but still listed.' }),
+    ...serviceAccountTokenFields(t),
   }),
 });
 
@@ -122,12 +132,14 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => searchServiceAccounts(ctx.em, ctx.orgId, args),
   }),
   serviceAccounts: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.serviceAccounts`, a connection.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountType],
     description: 'The caller\'s org\'s service accounts. Org Admins only.',
     resolve: (_root, _args, ctx) => listServiceAccounts(ctx.em, ctx.orgId),
   }),
   serviceAccount: t.field({
+    deprecationReason: 'Use `node(id:)` with a `ServiceAccountNode` id.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountType,
     description: 'One service account of the caller\'s org. Org Admins only.',
@@ -135,6 +147,7 @@ builder.queryFields((t) => ({
     resolve: (_root, { id }, ctx) => getServiceAccount(ctx.em, ctx.orgId, id),
   }),
   serviceAccountTokens: t.field({
+    deprecationReason: 'Use `tokens` of a `ServiceAccountNode`, a connection.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountTokenType],
     description: 'The tokens of a service account, by name. Org Admins only.',

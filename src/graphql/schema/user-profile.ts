@@ -1,4 +1,4 @@
-import { builder } from '../builder.ts';
+import { builder, type FieldsOf } from '../builder.ts';
 import { serverAdmin, serverAdminFor, signedInUser } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
@@ -30,25 +30,30 @@ export function avatarOf(ctx: RequestContext, email: string): string {
   return avatarUrl(email, { disableGravatar: ctx.services.settings.security.disableGravatar, subPath: new URL(rootUrl).pathname.replace(/\/$/, '') });
 }
 
+/** The fields a user shows, but its id: shared by the REST shape and the graph's node. */
+export const userProfileFields = (t: FieldsOf<UserProfile>) => ({
+  uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
+  email: t.exposeString('email', { description: 'Unique, case-insensitively.' }),
+  name: t.exposeString('name', { description: 'Display name.' }),
+  login: t.exposeString('login', { description: 'Sign-in name; unique, case-insensitively, also against e-mails.' }),
+  theme: t.exposeString('theme', { description: 'UI theme preference; empty for the default.' }),
+  orgId: t.int({ nullable: true, description: 'The org the user acts in when a request names none; null when it belongs to no org.', resolve: (u) => u.orgId }),
+  isServiceAdmin: t.exposeBoolean('isGrafanaAdmin', { description: 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).' }),
+  isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled users cannot sign in.' }),
+  isExternal: t.boolean({ description: 'Always false: users are managed here, not synced from an external provider.', resolve: () => false }),
+  isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
+  isGrafanaAdminExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
+  authLabels: t.stringList({ description: 'External providers the user signs in with; always empty.', resolve: () => [] }),
+  updatedAt: t.string({ description: 'Last change (ISO 8601).', resolve: (u) => u.updatedAt.toISOString() }),
+  createdAt: t.string({ description: 'Creation (ISO 8601).', resolve: (u) => u.createdAt.toISOString() }),
+  avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
+});
+
 export const UserProfileType = builder.objectRef<UserProfile>('UserProfile').implement({
   description: 'A user (never a service account) with its server-wide attributes.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: 'The user\'s id.' }),
-    uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
-    email: t.exposeString('email', { description: 'Unique, case-insensitively.' }),
-    name: t.exposeString('name', { description: 'Display name.' }),
-    login: t.exposeString('login', { description: 'Sign-in name; unique, case-insensitively, also against e-mails.' }),
-    theme: t.exposeString('theme', { description: 'UI theme preference; empty for the default.' }),
-    orgId: t.int({ nullable: true, description: 'The org the user acts in when a request names none; null when it belongs to no org.', resolve: (u) => u.orgId }),
-    isServiceAdmin: t.exposeBoolean('isGrafanaAdmin', { description: 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).' }),
-    isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled users cannot sign in.' }),
-    isExternal: t.boolean({ description: 'Always false: users are managed here, not synced from an external provider.', resolve: () => false }),
-    isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
-    isGrafanaAdminExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
-    authLabels: t.stringList({ description: 'External providers the user signs in with; always empty.', resolve: () => [] }),
-    updatedAt: t.string({ description: 'Last change (ISO 8601).', resolve: (u) => u.updatedAt.toISOString() }),
-    createdAt: t.string({ description: 'Creation (ISO 8601).', resolve: (u) => u.createdAt.toISOString() }),
-    avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
+    ...userProfileFields(t),
   }),
 });
 
@@ -106,6 +111,7 @@ builder.queryFields((t) => {
   });
   return {
     users: t.field({
+      deprecationReason: 'Use `allUsers`, a connection.',
       type: [UserSearchHitType],
       args: paging(),
       description: 'Users by login then e-mail, one page at a time (a page past the end is empty). Server admins only.',
@@ -113,6 +119,7 @@ builder.queryFields((t) => {
       resolve: async (_root, args, ctx) => (await searchUsers(ctx.em, args)).users,
     }),
     userSearch: t.field({
+      deprecationReason: 'Use `allUsers`, a connection with `totalCount`.',
       type: UserSearchPageType,
       args: paging(),
       description: 'Like `users`, with the total number of matches. Server admins only.',
@@ -120,6 +127,7 @@ builder.queryFields((t) => {
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
     user: t.field({
+      deprecationReason: 'Use `node(id:)` with a `UserNode` id.',
       type: UserProfileType,
       args: { id: t.arg.int({ required: true }) },
       description: 'A user by id. Server admins only.',
@@ -134,19 +142,22 @@ builder.queryFields((t) => {
       resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
     }),
     userOrganizations: t.field({
+      deprecationReason: 'Use `organizations` of a `UserNode`, a connection with the role on each edge.',
       type: [UserOrgType],
       args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
       description: 'The orgs a user belongs to, by name. Server admins only.',
       extensions: { access: read },
       resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
     }),
-    viewer: t.field({
+    viewerProfile: t.field({
       type: UserProfileType,
       description: 'The signed-in user (Basic credentials; tokens are refused).',
+      deprecationReason: 'Use `viewer` (a `UserNode` for users).',
       extensions: { access: self },
       resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
     }),
     viewerOrganizations: t.field({
+      deprecationReason: 'Use `viewer.organizations`, a connection with the role on each edge.',
       type: [UserOrgType],
       description: 'The signed-in user\'s orgs, by name.',
       extensions: { access: self },

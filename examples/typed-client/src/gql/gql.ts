@@ -15,10 +15,10 @@ import * as types from './graphql.ts';
  * Learn more about it here: https://the-guild.dev/graphql/codegen/plugins/presets/preset-client#reducing-bundle-size
  */
 type Documents = {
-    "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": typeof types.DataSourcesDocument,
+    "\n  query DataSources($first: Int, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          totalCount\n          pageInfo { hasNextPage endCursor }\n          nodes { id databaseId uid name type url isDefault jsonData }\n        }\n      }\n    }\n  }\n": typeof types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": typeof types.CreateDataSourceDocument,
-    "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n": typeof types.ViewerDocument,
-    "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n": typeof types.OrganizationMembersDocument,
+    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": typeof types.ViewerDocument,
+    "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": typeof types.OrganizationMembersDocument,
     "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": typeof types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": typeof types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
@@ -27,10 +27,10 @@ type Documents = {
     "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n": typeof types.LiveQueryDocument,
 };
 const documents: Documents = {
-    "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n": types.DataSourcesDocument,
+    "\n  query DataSources($first: Int, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          totalCount\n          pageInfo { hasNextPage endCursor }\n          nodes { id databaseId uid name type url isDefault jsonData }\n        }\n      }\n    }\n  }\n": types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    createDataSource(input: $input) { id message datasource { uid name type url } }\n  }\n": types.CreateDataSourceDocument,
-    "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n": types.ViewerDocument,
-    "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n": types.OrganizationMembersDocument,
+    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": types.ViewerDocument,
+    "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": types.OrganizationMembersDocument,
     "\n  query DataSourceList {\n    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n  }\n": types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {\n    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }\n  }\n": types.UpdateDataSourceDocument,
     "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      id\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
@@ -42,7 +42,7 @@ const documents: Documents = {
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query DataSources {\n    dataSources { id uid name type url isDefault jsonData }\n  }\n"): typeof import('./graphql.ts').DataSourcesDocument;
+export function graphql(source: "\n  query DataSources($first: Int, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          totalCount\n          pageInfo { hasNextPage endCursor }\n          nodes { id databaseId uid name type url isDefault jsonData }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').DataSourcesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -50,11 +50,11 @@ export function graphql(source: "\n  mutation CreateDataSource($input: CreateDat
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Viewer {\n    viewer { id login name email orgId isServiceAdmin }\n    viewerOrganizations { orgId name role }\n  }\n"): typeof import('./graphql.ts').ViewerDocument;
+export function graphql(source: "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n"): typeof import('./graphql.ts').ViewerDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query OrganizationMembers($orgId: Int!) {\n    organizationMembers(orgId: $orgId) { userId login role lastSeenAtAge }\n  }\n"): typeof import('./graphql.ts').OrganizationMembersDocument;
+export function graphql(source: "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n"): typeof import('./graphql.ts').OrganizationMembersDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

@@ -85,10 +85,16 @@ export type UpdateDataSourceInput = {
   withCredentials?: boolean | null | undefined;
 };
 
-export type DataSourcesQueryVariables = Exact<{ [key: string]: never; }>;
+export type DataSourcesQueryVariables = Exact<{
+  first?: number | null | undefined;
+  after?: string | null | undefined;
+}>;
 
 
-export type DataSourcesQuery = { dataSources: Array<{ id: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> | null }> };
+export type DataSourcesQuery = { viewer:
+    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> | null }> } | null } | null }
+    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> | null }> } | null } | null }
+   | null };
 
 export type CreateDataSourceMutationVariables = Exact<{
   input: CreateDataSourceInput;
@@ -100,14 +106,20 @@ export type CreateDataSourceMutation = { createDataSource: { id: number, message
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
 
-export type ViewerQuery = { viewer: { id: number, login: string, name: string, email: string, orgId: number | null, isServiceAdmin: boolean }, viewerOrganizations: Array<{ orgId: number, name: string, role: string }> };
+export type ViewerQuery = { viewer:
+    | { id: string, login: string, name: string, isServiceAdmin: boolean, currentOrganization: { databaseId: number } | null, organizations: { edges: Array<{ role: string, node: { databaseId: number, name: string } }> } | null }
+    | { email: string, id: string, login: string, name: string, isServiceAdmin: boolean, currentOrganization: { databaseId: number } | null, organizations: { edges: Array<{ role: string, node: { databaseId: number, name: string } }> } | null }
+   | null };
 
 export type OrganizationMembersQueryVariables = Exact<{
-  orgId: number;
+  orgId: string | number;
 }>;
 
 
-export type OrganizationMembersQuery = { organizationMembers: Array<{ userId: number, login: string, role: string, lastSeenAtAge: string }> };
+export type OrganizationMembersQuery = { node:
+    | { members: { nodes: Array<{ id: string, userId: number, login: string, role: string, lastSeenAtAge: string }> } | null }
+    | Record<PropertyKey, never>
+   | null };
 
 export type DataSourceListQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -172,18 +184,30 @@ export class TypedDocumentString<TResult, TVariables>
 }
 
 export const DataSourcesDocument = new TypedDocumentString(`
-    query DataSources {
-  dataSources {
-    id
-    uid
-    name
-    type
-    url
-    isDefault
-    jsonData
+    query DataSources($first: Int, $after: String) {
+  viewer {
+    currentOrganization {
+      dataSources(first: $first, after: $after) {
+        totalCount
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        nodes {
+          id
+          databaseId
+          uid
+          name
+          type
+          url
+          isDefault
+          jsonData
+        }
+      }
+    }
   }
 }
-    `, {"hash":"sha256:3ac09236491a4f2c4367d99fcd1903900ed81852a3cfa98c0cd246755f649b2e"}) as unknown as TypedDocumentString<DataSourcesQuery, DataSourcesQueryVariables>;
+    `, {"hash":"sha256:26ab0888c807192f687601b994de96b3da2523e4e92e3746ddad05766bed3cd8"}) as unknown as TypedDocumentString<DataSourcesQuery, DataSourcesQueryVariables>;
 export const CreateDataSourceDocument = new TypedDocumentString(`
     mutation CreateDataSource($input: CreateDataSourceInput!) {
   createDataSource(input: $input) {
@@ -204,27 +228,42 @@ export const ViewerDocument = new TypedDocumentString(`
     id
     login
     name
-    email
-    orgId
     isServiceAdmin
-  }
-  viewerOrganizations {
-    orgId
-    name
-    role
+    ... on UserNode {
+      email
+    }
+    currentOrganization {
+      databaseId
+    }
+    organizations {
+      edges {
+        role
+        node {
+          databaseId
+          name
+        }
+      }
+    }
   }
 }
-    `, {"hash":"sha256:2f24888db3e5f1cb594130c48e7aec3df422612ae11ef48fe2569b4c8de05821"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+    `, {"hash":"sha256:8a86ede25bbe5656fd625058521234bf0e2b10c200ec343d692175a14667b042"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
 export const OrganizationMembersDocument = new TypedDocumentString(`
-    query OrganizationMembers($orgId: Int!) {
-  organizationMembers(orgId: $orgId) {
-    userId
-    login
-    role
-    lastSeenAtAge
+    query OrganizationMembers($orgId: ID!) {
+  node(id: $orgId) {
+    ... on OrganizationNode {
+      members {
+        nodes {
+          id
+          userId
+          login
+          role
+          lastSeenAtAge
+        }
+      }
+    }
   }
 }
-    `, {"hash":"sha256:82320fac9501fad37f60ae2f08dc68db77222ee517d07cf9867980a303115e3b"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
+    `, {"hash":"sha256:e1d74b8b63e106335e60e66e4a19d64ebdd91f632cc4e3efc266ea5a13feb56d"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
 export const DataSourceListDocument = new TypedDocumentString(`
     query DataSourceList {
   dataSources {

@@ -1,0 +1,27 @@
+import { createContextCache } from '@pothos/core';
+import DataLoader from 'dataloader';
+import type { RequestContext } from '../context.ts';
+
+/**
+ * Per-request batching for the graph: every parent of one level asks its loader, and the loader
+ * reads for all of them in one statement once the level has been walked (DataLoader's tick), so a
+ * nested query costs the same number of statements for 1 parent as for 100. Loaders live as long
+ * as the request's context, so nothing is shared between callers.
+ */
+export function perRequestLoader<K, V>(batch: (keys: readonly K[], ctx: RequestContext) => Promise<readonly V[]>, cacheKey?: (key: K) => unknown) {
+  const cache = createContextCache((ctx: RequestContext) => new DataLoader<K, V, unknown>((keys) => batch(keys, ctx), { cacheKeyFn: cacheKey }));
+  return (ctx: RequestContext) => cache(ctx);
+}
+
+/** A loader of one list per key, from a batch read answering a map of them. */
+export function perRequestGroups<K, V>(read: (keys: readonly K[], ctx: RequestContext) => Promise<Map<K, V[]>>) {
+  return perRequestLoader<K, V[]>(async (keys, ctx) => {
+    const groups = await read(keys, ctx);
+    return keys.map((key) => groups.get(key) ?? []);
+  });
+}
+
+/** One value per request, computed on first use (such as the caller's roles in every org). */
+export function perRequestValue<V>(compute: (ctx: RequestContext) => Promise<V>) {
+  return createContextCache((ctx: RequestContext) => compute(ctx));
+}

@@ -1,0 +1,304 @@
+import { serverAdminFor, signedIn } from '../../auth/access.ts';
+import type { RequestContext } from '../../context.ts';
+import { forbidden } from '../../errors/domain.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import type { DataSourceRecord } from '../../services/data-sources.ts';
+import type { OrgMember } from '../../services/org-members.ts';
+import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
+import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
+import { getUserProfiles, listUserProfiles, type UserProfile } from '../../services/user-profiles.ts';
+import { builder } from '../builder.ts';
+import { dataSourceCallers, SEES } from '../graph-access.ts';
+import {
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById,
+  serviceAccountsOfOrg, tokensOfServiceAccount, userById,
+} from '../node-loaders.ts';
+import { pageOf, type PageArgs } from '../paging.ts';
+import { dataSourceFields } from './data-source.ts';
+import { DataSourceHealthType } from './data-source-health.ts';
+import { OrgMemberType } from './organization.ts';
+import { serviceAccountFields, serviceAccountTokenFields } from './service-account.ts';
+import { userProfileFields } from './user-profile.ts';
+
+/**
+ * The graph: node types with global ids (GraphQL Global Object Identification), cursor
+ * connections (GraphQL Cursor Connections) and the relationships between them, from `viewer` and
+ * `node(id)`. Each object reached is checked with the rule of the root field that reads the same
+ * thing (graph-access.ts); each level is read in one statement (node-loaders.ts).
+ */
+
+const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
+
+/** A relationship's list, or null when the caller may not see it; filtered, then paged. */
+async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, items: () => Promise<readonly T[]>, args: PageArgs, keep?: (item: T) => boolean) {
+  if (!(await allowed)) return null;
+  const all = await items();
+  return pageOf(list, keep ? all.filter(keep) : all, args);
+}
+
+/** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
+type Actor = UserProfile | ServiceAccount;
+const isUser = (a: Actor): a is UserProfile => 'theme' in a;
+const ActorInterface = builder.interfaceRef<Actor>('Actor');
+
+export const DataSourceNode = builder.node(builder.objectRef<DataSourceRecord>('DataSourceNode'), {
+  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by Viewers and up of its org (datasources:read).',
+  id: { resolve: (ds) => ds.id },
+  loadMany: (keys, ctx) => loadDataSources(ctx, keys),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/datasources/:id`).' }),
+    ...dataSourceFields(t),
+  }),
+});
+
+export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
+  description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
+  id: { resolve: (org) => org.id },
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => orgById(ctx).load(Number(key)))),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).' }),
+    name: t.exposeString('name', { description: 'Unique among orgs.' }),
+  }),
+});
+
+export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'), {
+  description: 'A user (never a service account), as the graph shows it. Seen by the user itself and server admins (users:read).',
+  interfaces: [ActorInterface],
+  id: { resolve: (u) => u.id },
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => userById(ctx).load(Number(key)))),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/users/:id`).' }),
+    ...userProfileFields(t),
+  }),
+});
+
+export const ServiceAccountNode = builder.node(builder.objectRef<ServiceAccount>('ServiceAccountNode'), {
+  description: 'A non-human identity in one org; it authenticates with its tokens. Seen by its org\'s Admins (serviceaccounts:read), and as `viewer` by its own tokens.',
+  interfaces: [ActorInterface],
+  id: { resolve: (sa) => sa.id },
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => serviceAccountById(ctx).load(Number(key)))),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id`).' }),
+    ...serviceAccountFieldsButCount(t),
+    tokenCount: t.exposeInt('tokens', { description: 'Number of tokens (`tokens` lists them).' }),
+  }),
+});
+
+/** The REST shape's `tokens` is a count; the node's `tokens` is the connection of them. */
+function serviceAccountFieldsButCount(t: Parameters<typeof serviceAccountFields>[0]) {
+  const { tokens: _count, ...fields } = serviceAccountFields(t);
+  return fields;
+}
+
+export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServiceAccountToken>('ServiceAccountTokenNode'), {
+  description: 'A token of a service account (its secret is never shown again). Seen by its org\'s Admins (serviceaccounts:read).',
+  id: { resolve: (token) => token.id },
+  loadMany: (keys, ctx) => loadServiceAccountTokens(ctx, keys.map(Number)),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id/tokens/:tokenId`).' }),
+    ...serviceAccountTokenFields(t),
+  }),
+});
+
+/** The connection types, one per kind of node, shared by every list of that kind. */
+const totalCount = { description: 'How many items the whole list holds (after its filters), on every page.' };
+const connection = <T extends object>(name: string, type: Parameters<typeof builder.connectionObject>[0]['type'], what: string) =>
+  builder.connectionObject({
+    type,
+    name,
+    description: `A page of ${what} (GraphQL Cursor Connections).`,
+    fields: (t) => ({ totalCount: t.int({ ...totalCount, resolve: (c) => (c as unknown as { totalCount: number }).totalCount }) }),
+  }, { name: `${name.replace(/Connection$/, '')}Edge`, description: `One of ${what} with its cursor.` }) as unknown as T;
+
+const DataSourceConnection = connection('DataSourceConnection', DataSourceNode, 'data sources');
+const OrganizationMemberConnection = connection('OrganizationMemberConnection', OrgMemberType, 'org members');
+const ServiceAccountConnection = connection('ServiceAccountConnection', ServiceAccountNode, 'service accounts');
+const ServiceAccountTokenConnection = connection('ServiceAccountTokenConnection', ServiceAccountTokenNode, 'service account tokens');
+const UserConnection = connection('UserConnection', UserNode, 'users');
+const OrganizationConnection = connection('OrganizationConnection', OrganizationNode, 'orgs');
+
+/** An org of an actor with the role the actor holds there, carried on the edge (as GitHub carries a member's role). */
+const ActorOrganizationConnection = builder.connectionObject({
+  type: OrganizationNode,
+  name: 'ActorOrganizationConnection',
+  description: 'A page of the orgs an actor belongs to, each edge with the actor\'s role there.',
+  fields: (t) => ({ totalCount: t.int({ ...totalCount, resolve: (c) => (c as unknown as { totalCount: number }).totalCount }) }),
+}, {
+  name: 'ActorOrganizationEdge',
+  description: 'An org of the actor, with its role there.',
+  fields: (t) => ({ role: t.string({ description: '`Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
+});
+
+builder.objectFields(DataSourceNode, (t) => ({
+  organization: t.field({
+    type: OrganizationNode,
+    nullable: true,
+    description: 'The org that owns it.',
+    resolve: (ds, _args, ctx) => orgById(ctx).load(ds.orgId),
+  }),
+  health: t.field({
+    type: DataSourceHealthType,
+    description: 'Runs its health check now, as `GET /api/datasources/uid/:uid/health` (through the proxy\'s connections). Whoever sees the data source (datasources:query).',
+    resolve: async (ds, _args, ctx) => {
+      // As the caller is in the data source's org (its role there), for the data source's permissions.
+      const [caller] = await dataSourceCallers(ctx, [ds.orgId]);
+      if (!caller) throw forbidden(MESSAGES.health.accessDenied);
+      return ctx.services.dataSourceHealth.check(ctx.em, caller, { id: ds.id });
+    },
+  }),
+}));
+
+builder.objectFields(OrganizationNode, (t) => ({
+  address: t.field({
+    type: 'JSONObject',
+    description: 'A postal address; not kept by this server, so always empty fields.',
+    resolve: (org) => ({ ...org.address }),
+  }),
+  dataSources: t.connection({
+    type: DataSourceNode,
+    nullable: true,
+    description: 'Its data sources by name (case-insensitively). Its Viewers and up (datasources:read); null for anyone else.',
+    args: {
+      query: t.arg.string({ required: false, description: 'Only those whose name contains it, in any case.' }),
+      type: t.arg.string({ required: false, description: 'Only those of this kind (`prometheus`, `loki`, ...).' }),
+    },
+    resolve: (org, args, ctx) => pageIf(SEES.dataSources(ctx, org.id), 'Organization.dataSources', () => dataSourcesOfOrg(ctx).load(org.id), args,
+      (ds) => (!args.query || contains(ds.name, args.query)) && (!args.type || ds.type === args.type)),
+  }, DataSourceConnection),
+  dataSource: t.field({
+    type: DataSourceNode,
+    nullable: true,
+    description: 'One of its data sources by uid or by name; null when none matches. Its Viewers and up (datasources:read).',
+    args: {
+      uid: t.arg.string({ required: false, description: 'The data source\'s uid.' }),
+      name: t.arg.string({ required: false, description: 'The data source\'s exact name.' }),
+    },
+    resolve: async (org, { uid, name }, ctx) => {
+      if (!(await SEES.dataSources(ctx, org.id))) return null;
+      const all = await dataSourcesOfOrg(ctx).load(org.id);
+      return all.find((ds) => (uid == null || ds.uid === uid) && (name == null || ds.name === name) && (uid != null || name != null)) ?? null;
+    },
+  }),
+  members: t.connection({
+    type: OrgMemberType,
+    nullable: true,
+    description: 'Its members (users) by login. Its Admins and server admins (org.users:read); null for anyone else.',
+    args: { query: t.arg.string({ required: false, description: 'Only members whose login, e-mail or name contains it, in any case.' }) },
+    resolve: (org, args, ctx) => pageIf(SEES.members(ctx, org.id), 'Organization.members', () => membersOfOrg(ctx).load(org.id), args,
+      (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query)),
+  }, OrganizationMemberConnection),
+  serviceAccounts: t.connection({
+    type: ServiceAccountNode,
+    nullable: true,
+    description: 'Its service accounts by name. Its Admins (serviceaccounts:read); null for anyone else.',
+    args: { query: t.arg.string({ required: false, description: 'Only accounts whose name or login contains it, in any case.' }) },
+    resolve: (org, args, ctx) => pageIf(SEES.serviceAccounts(ctx, org.id), 'Organization.serviceAccounts', () => serviceAccountsOfOrg(ctx).load(org.id), args,
+      (sa) => !args.query || contains(sa.name, args.query) || contains(sa.login, args.query)),
+  }, ServiceAccountConnection),
+}));
+
+builder.objectFields(OrgMemberType, (t) => ({
+  organization: t.field({
+    type: OrganizationNode,
+    nullable: true,
+    description: 'The org.',
+    resolve: (m, _args, ctx) => orgById(ctx).load(m.orgId),
+  }),
+  user: t.field({
+    type: UserNode,
+    nullable: true,
+    description: 'The user; null unless the caller is that user or a server admin (users:read).',
+    resolve: (m, _args, ctx) => userById(ctx).load(m.userId),
+  }),
+}));
+
+builder.objectFields(ServiceAccountNode, (t) => ({
+  organization: t.field({
+    type: OrganizationNode,
+    nullable: true,
+    description: 'The one org the account belongs to.',
+    resolve: (sa, _args, ctx) => orgById(ctx).load(sa.orgId),
+  }),
+  tokens: t.connection({
+    type: ServiceAccountTokenNode,
+    nullable: true,
+    description: 'Its tokens by name. Its org\'s Admins (serviceaccounts:read); null for anyone else, the account itself included.',
+    resolve: (sa, args, ctx) => pageIf(SEES.serviceAccounts(ctx, sa.orgId), 'ServiceAccount.tokens', () => tokensOfServiceAccount(ctx).load(sa.id), args),
+  }, ServiceAccountTokenConnection),
+}));
+
+builder.objectFields(ServiceAccountTokenNode, (t) => ({
+  serviceAccount: t.field({
+    type: ServiceAccountNode,
+    nullable: true,
+    description: 'The account the token authenticates as.',
+    resolve: (token, _args, ctx) => serviceAccountById(ctx).load(token.serviceAccountId),
+  }),
+}));
+
+ActorInterface.implement({
+  description: 'Who is calling: a user (Basic credentials) or a service account (one of its tokens). Legacy org API keys have no actor.',
+  resolveType: (a) => (isUser(a) ? 'UserNode' : 'ServiceAccountNode'),
+  interfaces: [builder.nodeInterfaceRef()],
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'Its numeric id (users and service accounts share one sequence).' }),
+    login: t.exposeString('login', { description: 'Its login.' }),
+    name: t.exposeString('name', { description: 'Its display name.' }),
+    isServiceAdmin: t.boolean({ description: 'Holds the server-admin permission (never a service account).', resolve: (a) => isUser(a) && a.isGrafanaAdmin }),
+    currentOrganization: t.field({
+      type: OrganizationNode,
+      nullable: true,
+      description: 'The org this request acts in (`X-Grafana-Org-Id`, or the user\'s current org); null for any actor but the caller.',
+      resolve: (a, _args, ctx) => (isCaller(ctx, a) ? orgById(ctx).load(ctx.orgId) : null),
+    }),
+    organizations: t.connection({
+      type: OrganizationNode,
+      nullable: true,
+      description: 'The orgs it belongs to by name, each edge with its role there. The actor itself and server admins; null for anyone else.',
+      resolve: async (a, args, ctx) => {
+        if (!isCaller(ctx, a) && !SEES.user(ctx, a.id)) return null;
+        const orgs = isUser(a)
+          ? (await orgsOfUser(ctx).load(a.id)).map((o) => ({ org: { id: o.orgId, name: o.name, address: { ...NO_ADDRESS } }, role: o.role }))
+          : (await getOrgs(ctx.em, [a.orgId])).map((org) => ({ org, role: a.role }));
+        const page = pageOf('Actor.organizations', orgs, args);
+        return { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.org, role: e.node.role })) };
+      },
+    }, ActorOrganizationConnection),
+  }),
+});
+
+const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
+
+function isCaller(ctx: RequestContext, a: Actor): boolean {
+  const caller = ctx.caller;
+  return caller.userId === a.id && (caller.kind === 'user') === isUser(a);
+}
+
+builder.queryFields((t) => ({
+  viewer: t.field({
+    type: ActorInterface,
+    nullable: true,
+    description: 'Who is calling: the signed-in user, or the service account whose token is used; null for a legacy org API key. Any signed-in caller.',
+    extensions: { access: signedIn },
+    resolve: async (_root, _args, ctx): Promise<Actor | null> => {
+      const caller = ctx.caller;
+      if (caller.userId === null) return null;
+      if (caller.kind === 'user') return (await getUserProfiles(ctx.em, [caller.userId]))[0] ?? null;
+      return (await readServiceAccounts(ctx.em, { ids: [caller.userId] }))[0] ?? null;
+    },
+  }),
+  allOrganizations: t.connection({
+    type: OrganizationNode,
+    description: 'Every org by id. Server admins only (orgs:read).',
+    args: { query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }) },
+    extensions: { access: serverAdminFor('orgs:read') },
+    resolve: async (_root, args, ctx) => pageOf('Query.allOrganizations', await listOrgs(ctx.em, args.query ?? ''), args),
+  }, OrganizationConnection),
+  allUsers: t.connection({
+    type: UserNode,
+    description: 'Every user (never a service account) by login. Server admins only (users:read).',
+    args: { query: t.arg.string({ required: false, description: 'Only users whose login, e-mail or name contains it, in any case.' }) },
+    extensions: { access: serverAdminFor('users:read') },
+    resolve: async (_root, args, ctx) => pageOf('Query.allUsers', await listUserProfiles(ctx.em, args.query ?? ''), args),
+  }, UserConnection),
+}));
