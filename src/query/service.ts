@@ -5,7 +5,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
-import { TargetSecretsError, UpstreamError, withVia, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
+import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { encodeResults } from './frames/encode.ts';
 import type { DataResponse } from './frames/frame.ts';
@@ -240,11 +240,13 @@ export class QueryService {
     if (!target) throw new CallError(MESSAGES.dataSource.notFound, 404);
     const verdict = this.#upstream.verdict(target);
     if (verdict) throw new CallError(verdict, 403);
-    const via = withVia(caller.via?.value, caller.via?.httpVersion ?? '1.1', this.#settings.dataproxy.viaPseudonym);
+    // The incoming request's Via, if any: the upstream layer appends this server's entry (the loop guard).
+    const incoming = caller.via?.value;
+    const headers = incoming === undefined ? request.headers : { ...request.headers, via: Array.isArray(incoming) ? incoming.join(', ') : incoming };
     try {
       const answer = await this.#upstream.request(target, {
         method: request.method, path: request.path, query: request.query, body: request.body,
-        headers: { ...request.headers, via }, signal: caller.signal,
+        headers, signal: caller.signal,
       });
       return answer;
     } catch (error) {
