@@ -276,9 +276,10 @@ export class LiveQueries implements LiveQueryOpener {
       const identity = `${principal.orgId}:${principal.userId ?? '-'}:${principal.orgRole}:${principal.kind}`;
       let verdict = verdicts.get(identity);
       if (!verdict) {
+        // Only a refusal ends the stream; a data source gone or another failure is the run's to report per refId.
         verdict = authorize(principal, shared.queries).then(() => null, (error: unknown) => {
-          if (error instanceof DomainError) return error;
-          throw error;
+          if (error instanceof DomainError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return error;
+          return null;
         });
         verdicts.set(identity, verdict);
       }
