@@ -154,7 +154,8 @@ function operationFor(slot: TextSlot, value: unknown): { query: string; variable
   for (const [i, name] of slot.path.entries()) {
     if (i === slot.path.length - 1) target[name] = value;
     else {
-      target[name] ??= filler(type);
+      // One input object, even where a list of them is taken: GraphQL coerces it to a list of one.
+      if (target[name] === undefined || Array.isArray(target[name])) target[name] = filler(getNamedType(type) as GraphQLInputType);
       target = target[name] as Record<string, unknown>;
       const named = getNamedType(type) as GraphQLInputObjectType;
       type = named.getFields()[slot.path[i + 1]!]!.type;
