@@ -28,10 +28,10 @@ export async function roleIn(ctx: RequestContext, orgId: number): Promise<OrgRol
 }
 
 /**
- * The caller as it is in each org it may read data sources of (all its orgs, or those named), for
- * the data source permissions the services apply in their SQL.
+ * The caller as it is in each org where it is Viewer or more (all its orgs, or those named): for
+ * the rules the services apply in their SQL (data source permissions, teams).
  */
-export async function dataSourceCallers(ctx: RequestContext, orgIds?: readonly number[]): Promise<DataSourceCaller[]> {
+export async function orgActors(ctx: RequestContext, orgIds?: readonly number[]): Promise<DataSourceCaller[]> {
   const roles = await callerRoles(ctx);
   const callers: DataSourceCaller[] = [];
   for (const orgId of orgIds ?? [...roles.keys()]) {
@@ -47,6 +47,8 @@ export const SEES = {
   organization: async (ctx: RequestContext, orgId: number) => isServerAdmin(ctx.caller) || roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
   /** `dataSources`: Viewer and up in the data source's org (datasources:read). */
   dataSources: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
+  /** `teamSearch`: members of the org (Viewer and up, teams:read); which teams each sees is the service's rule. */
+  teams: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
   /** `organizationMembers`: Admin of the org, or a server admin (org.users:read). */
   members: async (ctx: RequestContext, orgId: number) => isServerAdmin(ctx.caller) || roleAtLeast(await roleIn(ctx, orgId), 'Admin'),
   /** `serviceAccounts`: Admin of the org (serviceaccounts:read). */

@@ -6,7 +6,7 @@ import { MESSAGES } from '../errors/messages.ts';
  * clients. The key is the database id, or `<orgId>:<userId>` for a membership. Anything that does
  * not decode to a node type of this schema is the client's error (400), never a crash.
  */
-export const NODE_TYPES = ['DataSourceNode', 'OrganizationNode', 'UserNode', 'OrganizationMember', 'ServiceAccountNode', 'ServiceAccountTokenNode'] as const;
+export const NODE_TYPES = ['DataSourceNode', 'OrganizationNode', 'UserNode', 'OrganizationMember', 'ServiceAccountNode', 'ServiceAccountTokenNode', 'TeamNode'] as const;
 export type NodeTypeName = (typeof NODE_TYPES)[number];
 
 const KEY = /^[0-9]{1,15}(:[0-9]{1,15})?$/;

@@ -4,7 +4,8 @@ import { getOrgs, type OrgDetails } from '../services/organizations.ts';
 import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccount } from '../services/service-accounts.ts';
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
 import type { DataSourceRecord } from '../services/data-sources.ts';
-import { dataSourceCallers, SEES, visibleOrNull } from './graph-access.ts';
+import { teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
+import { orgActors, SEES, visibleOrNull } from './graph-access.ts';
 import { perRequestGroups, perRequestLoader } from './loaders.ts';
 import { keyNumbers } from './node-ids.ts';
 
@@ -30,7 +31,7 @@ const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
 
 export async function loadDataSources(ctx: RequestContext, keys: readonly string[]): Promise<Array<DataSourceRecord | null>> {
   const ids = rowIds(keys);
-  const rows = await ctx.services.dataSources.findByIds(ctx.em, real(ids), await dataSourceCallers(ctx));
+  const rows = await ctx.services.dataSources.findByIds(ctx.em, real(ids), await orgActors(ctx));
   return visibleOrNull(ctx, inOrder(ids, rows, (r) => r.id), (ds) => SEES.dataSources(ctx, ds.orgId));
 }
 
@@ -62,15 +63,26 @@ export async function loadMemberships(ctx: RequestContext, keys: readonly string
   return visibleOrNull(ctx, pairs.map((p) => (p ? byKey.get(`${p[0]}:${p[1]}`) : undefined)), (m) => SEES.membership(ctx, m.orgId, m.userId));
 }
 
+export async function loadTeams(ctx: RequestContext, ids: readonly number[]): Promise<Array<Team | null>> {
+  const rows = await teamsByIds(ctx.em, real([...ids]), await orgActors(ctx));
+  return inOrder(ids, rows, (r) => r.id).map((team) => team ?? null);
+}
+
 /** Objects by id, shared by `node(id)` and every relationship leading to them: one statement per level. */
 export const orgById = perRequestLoader((ids: readonly number[], ctx) => loadOrgs(ctx, ids));
 export const userById = perRequestLoader((ids: readonly number[], ctx) => loadUsers(ctx, ids));
 export const serviceAccountById = perRequestLoader((ids: readonly number[], ctx) => loadServiceAccounts(ctx, ids));
+export const teamById = perRequestLoader((ids: readonly number[], ctx) => loadTeams(ctx, ids));
 
 /** Relationship lists, one statement per level. */
 export const dataSourcesOfOrg = perRequestGroups(async (orgIds: readonly number[], ctx) => {
-  const byOrg = await ctx.services.dataSources.listForOrgs(ctx.em, await dataSourceCallers(ctx, orgIds));
+  const byOrg = await ctx.services.dataSources.listForOrgs(ctx.em, await orgActors(ctx, orgIds));
   // Orgs whose data sources the caller may not read at all have none.
+  for (const orgId of orgIds) if (!byOrg.has(orgId)) byOrg.set(orgId, []);
+  return byOrg;
+});
+export const teamsOfOrg = perRequestGroups(async (orgIds: readonly number[], ctx) => {
+  const byOrg = await teamsOfOrgs(ctx.em, await orgActors(ctx, orgIds));
   for (const orgId of orgIds) if (!byOrg.has(orgId)) byOrg.set(orgId, []);
   return byOrg;
 });

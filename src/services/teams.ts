@@ -177,6 +177,33 @@ export async function teamsOfUser(em: EntityManager, orgId: number, userId: numb
   return rows.map(toTeam);
 }
 
+/** The teams `actor` (one per org) may see: all for an org Admin, else those it belongs to. */
+function visibleTeams(actors: readonly TeamActor[]): { sql: string; params: unknown[] } {
+  if (actors.length === 0) return { sql: 'false', params: [] };
+  return {
+    sql: `(${actors.map(() => '(t.org_id = ? and (? or exists (select 1 from team_member v where v.team_id = t.id and v.user_id = ?)))').join(' or ')})`,
+    params: actors.flatMap((a) => [a.orgId, a.orgRole === 'Admin', a.userId ?? 0]),
+  };
+}
+
+/** The teams of several orgs `actors` (one per org) may see, in one statement, each org's by name (for the graph). */
+export async function teamsOfOrgs(em: EntityManager, actors: readonly TeamActor[]): Promise<Map<number, Team[]>> {
+  const byOrg = new Map<number, Team[]>(actors.map((a) => [a.orgId, []]));
+  if (actors.length === 0) return byOrg;
+  const visible = visibleTeams(actors);
+  const rows = await em.execute<TeamRow[]>(`select ${TEAM_COLUMNS} from team t where ${visible.sql} order by lower(t.name), t.id`, [actors[0]!.userId ?? 0, ...visible.params]);
+  for (const row of rows) byOrg.get(row.org_id)?.push(toTeam(row));
+  return byOrg;
+}
+
+/** Teams by id among those `actors` (one per org) may see, in one statement. */
+export async function teamsByIds(em: EntityManager, ids: readonly number[], actors: readonly TeamActor[]): Promise<Team[]> {
+  if (ids.length === 0 || actors.length === 0) return [];
+  const visible = visibleTeams(actors);
+  const rows = await em.execute<TeamRow[]>(`select ${TEAM_COLUMNS} from team t where t.id in (${ids.map(() => '?').join(', ')}) and ${visible.sql}`, [actors[0]!.userId ?? 0, ...ids, ...visible.params]);
+  return rows.map(toTeam);
+}
+
 /** Every team of an org, for the graph (org Admins: all; others: theirs). */
 export async function teamsOfOrg(em: EntityManager, actor: TeamActor): Promise<Team[]> {
   return (await searchTeams(em, actor, { perPage: 1_000_000 })).teams;

@@ -8,9 +8,9 @@ import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations
 import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
 import { getUserProfiles, listUserProfiles, type UserProfile } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
-import { dataSourceCallers, SEES } from '../graph-access.ts';
+import { orgActors, SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById,
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
@@ -18,7 +18,9 @@ import { dataSourceFields } from './data-source.ts';
 import { DataSourceHealthType } from './data-source-health.ts';
 import { OrgMemberType } from './organization.ts';
 import { serviceAccountFields, serviceAccountTokenFields } from './service-account.ts';
-import { userProfileFields } from './user-profile.ts';
+import { avatarOf, userProfileFields } from './user-profile.ts';
+import { TeamMemberType } from './team.ts';
+import { listTeamMembers, type Team } from '../../services/teams.ts';
 
 /**
  * The graph: node types with global ids (GraphQL Global Object Identification), cursor
@@ -100,6 +102,30 @@ export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServi
   }),
 });
 
+export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
+  description: 'A group of an org\'s members, to which data source permissions can be granted. Seen by the org\'s Admins, and by its own members (teams:read).',
+  id: { resolve: (team) => team.id },
+  loadMany: (keys, ctx) => Promise.all(keys.map((key) => teamById(ctx).load(Number(key)))),
+  fields: (t) => ({
+    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/teams/:id`).' }),
+    uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
+    name: t.exposeString('name', { description: 'Unique in the org, case-insensitively.' }),
+    email: t.exposeString('email', { description: 'The team\'s e-mail, possibly empty.' }),
+    avatarUrl: t.string({ description: 'From the e-mail, or the name when there is none.', resolve: (team, _args, ctx) => avatarOf(ctx, team.email || team.name) }),
+    memberCount: t.exposeInt('memberCount', { description: 'How many users belong to it.' }),
+    permission: t.exposeInt('permission', { description: 'The caller\'s own member permission: 0 Member (or none), 4 Admin.' }),
+    organization: t.field({ type: OrganizationNode, nullable: true, description: 'The org it belongs to.', resolve: (team, _args, ctx) => orgById(ctx).load(team.orgId) }),
+    members: t.field({
+      type: [TeamMemberType],
+      description: 'Its members by login. The org\'s Admins and the team\'s Admins (teams.permissions:read).',
+      resolve: async (team, _args, ctx) => {
+        const [actor] = await orgActors(ctx, [team.orgId]);
+        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: 'None', userId: ctx.caller.userId }, team.id);
+      },
+    }),
+  }),
+});
+
 /** The connection types, one per kind of node, shared by every list of that kind. */
 const totalCount = { description: 'How many items the whole list holds (after its filters), on every page.' };
 const connection = <T extends object>(name: string, type: Parameters<typeof builder.connectionObject>[0]['type'], what: string) =>
@@ -116,6 +142,7 @@ const ServiceAccountConnection = connection('ServiceAccountConnection', ServiceA
 const ServiceAccountTokenConnection = connection('ServiceAccountTokenConnection', ServiceAccountTokenNode, 'service account tokens');
 const UserConnection = connection('UserConnection', UserNode, 'users');
 const OrganizationConnection = connection('OrganizationConnection', OrganizationNode, 'orgs');
+const TeamConnection = connection('TeamConnection', TeamNode, 'teams');
 
 /** An org of an actor with the role the actor holds there, carried on the edge (as GitHub carries a member's role). */
 const ActorOrganizationConnection = builder.connectionObject({
@@ -141,7 +168,7 @@ builder.objectFields(DataSourceNode, (t) => ({
     description: 'Runs its health check now, as `GET /api/datasources/uid/:uid/health` (through the proxy\'s connections). Whoever sees the data source (datasources:query).',
     resolve: async (ds, _args, ctx) => {
       // As the caller is in the data source's org (its role there), for the data source's permissions.
-      const [caller] = await dataSourceCallers(ctx, [ds.orgId]);
+      const [caller] = await orgActors(ctx, [ds.orgId]);
       if (!caller) throw forbidden(MESSAGES.health.accessDenied);
       return ctx.services.dataSourceHealth.check(ctx.em, caller, { id: ds.id });
     },
@@ -179,6 +206,14 @@ builder.objectFields(OrganizationNode, (t) => ({
       return all.find((ds) => (uid == null || ds.uid === uid) && (name == null || ds.name === name) && (uid != null || name != null)) ?? null;
     },
   }),
+  teams: t.connection({
+    type: TeamNode,
+    nullable: true,
+    description: 'Its teams by name (case-insensitively): all of them for its Admins, the teams they belong to for other members (teams:read); null for anyone else.',
+    args: { query: t.arg.string({ required: false, description: 'Only teams whose name contains it, in any case.' }) },
+    resolve: (org, args, ctx) => pageIf(SEES.teams(ctx, org.id), 'Organization.teams', () => teamsOfOrg(ctx).load(org.id), args,
+      (team) => !args.query || contains(team.name, args.query)),
+  }, TeamConnection),
   members: t.connection({
     type: OrgMemberType,
     nullable: true,

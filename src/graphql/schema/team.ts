@@ -46,7 +46,7 @@ export const TeamType = builder.objectRef<Team>('Team').implement({
   }),
 });
 
-const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implement({
+export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implement({
   description: 'A user\'s membership of a team.',
   fields: (t) => ({
     orgId: t.exposeInt('orgId'),
