@@ -1,14 +1,7 @@
-import { createWriteStream } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { createApp, type App } from '../../src/app.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { AUTH_CHANGE_CHANNEL } from '../../src/auth/principal-cache.ts';
-import { bootstrap } from '../../src/bootstrap.ts';
-import { loadSettings } from '../../src/config/settings.ts';
-import type { PgConnection } from '../../src/db/embedded.ts';
-import { migrate, ormOptions } from '../../src/db/orm.ts';
-import { createLogger } from '../../src/logging/logger.ts';
-import { createTestDatabase, dropTestDatabase } from '../support/database.ts';
+import { startCountedApp, type CountedApp } from '../support/counted-app.ts';
 import { ADMIN, gql } from '../support/server.ts';
 
 /**
@@ -16,47 +9,28 @@ import { ADMIN, gql } from '../support/server.ts';
  * graph is read in one statement for all its parents, so the count is the same whether a level
  * holds 1, 10 or 100 objects (no N+1).
  */
-let connection: PgConnection;
+let counted: CountedApp;
 let orm: MikroORM;
-let app: App;
 let server: { url: string };
-let statements = 0;
+const statementsSent = () => counted.statements();
 
 beforeAll(async () => {
-  connection = await createTestDatabase();
-  const settings = loadSettings({
-    argv: [],
-    env: {},
-    overrides: {
-      database: { type: 'postgres', host: `${connection.host}:${connection.port}`, name: connection.database, user: connection.user, password: connection.password },
-      security: { admin_user: 'admin', admin_password: 'admin' },
-    },
-  });
-  orm = await MikroORM.init({
-    ...ormOptions(connection, { maxConnections: 4, sslMode: 'disable' }),
-    debug: ['query'],
-    // Each statement is one line labelled "[query] " (in colour).
-    logger: (message: string) => void (message.includes('[query] ') && statements++),
-  });
-  await migrate(orm, connection, () => bootstrap(orm.em.fork(), settings));
-  app = createApp(settings, { orm, connection }, createLogger('error', createWriteStream('/dev/null')));
-  server = { url: `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}` };
+  counted = await startCountedApp();
+  ({ orm, server } = counted);
   await seed();
 });
 
 afterAll(async () => {
-  await app.close();
-  await orm.close(true);
-  await dropTestDatabase(connection);
+  await counted.close();
 });
 
 /** Statements one request costs (the request's own, nothing else runs meanwhile), and its answer. */
 async function cost<T extends { status: number }>(request: () => Promise<T>): Promise<[number, T]> {
   await request(); // a first call may refresh the caller's last-seen time
-  const before = statements;
+  const before = statementsSent();
   const res = await request();
   expect(res.status).toBe(200);
-  return [statements - before, res];
+  return [statementsSent() - before, res];
 }
 
 /** 100 orgs of the admin, each with 100 data sources and the same 100 members; 100 service accounts of the main org with 100 tokens each. */

@@ -1,14 +1,7 @@
-import { createWriteStream } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { MikroORM } from '@mikro-orm/postgresql';
-import { createApp, type App } from '../../src/app.ts';
+import type { MikroORM } from '@mikro-orm/postgresql';
 import { AUTH_CHANGE_CHANNEL } from '../../src/auth/principal-cache.ts';
-import { bootstrap } from '../../src/bootstrap.ts';
-import { loadSettings } from '../../src/config/settings.ts';
-import type { PgConnection } from '../../src/db/embedded.ts';
-import { migrate, ormOptions } from '../../src/db/orm.ts';
-import { createLogger } from '../../src/logging/logger.ts';
-import { createTestDatabase, dropTestDatabase } from '../support/database.ts';
+import { startCountedApp, type CountedApp } from '../support/counted-app.ts';
 import { ADMIN, basic, call, gql } from '../support/server.ts';
 
 /**
@@ -16,48 +9,29 @@ import { ADMIN, basic, call, gql } from '../support/server.ts';
  * number of statements whatever the number of rows (no N+1). The bench measures the same at
  * 5,000 rows; this is its fast version.
  */
-let connection: PgConnection;
+let counted: CountedApp;
 let orm: MikroORM;
-let app: App;
 let server: { url: string };
-let statements = 0;
 let token = '';
+const statementsSent = () => counted.statements();
 
 beforeAll(async () => {
-  connection = await createTestDatabase();
-  const settings = loadSettings({
-    argv: [],
-    env: {},
-    overrides: {
-      database: { type: 'postgres', host: `${connection.host}:${connection.port}`, name: connection.database, user: connection.user, password: connection.password },
-      security: { admin_user: 'admin', admin_password: 'admin' },
-    },
-  });
-  orm = await MikroORM.init({
-    ...ormOptions(connection, { maxConnections: 4, sslMode: 'disable' }),
-    debug: ['query'],
-    // Each statement is one line labelled "[query] " (in colour).
-    logger: (message: string) => void (message.includes('[query] ') && statements++),
-  });
-  await migrate(orm, connection, () => bootstrap(orm.em.fork(), settings));
-  app = createApp(settings, { orm, connection }, createLogger('error', createWriteStream('/dev/null')));
-  server = { url: `http://127.0.0.1:${(await app.listen(0, '127.0.0.1')).port}` };
+  counted = await startCountedApp();
+  ({ orm, server } = counted);
   token = `Bearer ${(await call(server, 'POST', '/api/auth/keys', { auth: ADMIN, body: { name: 'counter', role: 'Viewer' } })).body.key}`;
 });
 
 afterAll(async () => {
-  await app.close();
-  await orm.close(true);
-  await dropTestDatabase(connection);
+  await counted.close();
 });
 
 /** Statements one request costs (the request's own, nothing else runs meanwhile). */
 async function cost(request: () => Promise<{ status: number }>): Promise<number> {
   await request(); // a first call may refresh the token's last-used time
-  const before = statements;
+  const before = statementsSent();
   const res = await request();
   expect(res.status).toBe(200);
-  return statements - before;
+  return statementsSent() - before;
 }
 
 async function addDataSources(count: number): Promise<void> {
@@ -113,8 +87,8 @@ describe('statements per request', () => {
     // Told that credentials changed (as the triggers tell every instance), the server verifies
     // the caller afresh: the token lookup, then the select.
     await orm.em.fork().execute(`select pg_notify('${AUTH_CHANGE_CHANNEL}', 'all')`);
-    const before = statements;
+    const before = statementsSent();
     expect((await read(token)).status).toBe(200);
-    expect(statements - before).toBe(2);
+    expect(statementsSent() - before).toBe(2);
   });
 });
