@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeFrame, encodeResults, goFloat, goString } from '../../src/query/frames/encode.ts';
+import { encodeFrame, encodeResults, goFloat, goString, plainNumbers } from '../../src/query/frames/encode.ts';
 import type { Frame } from '../../src/query/frames/frame.ts';
 import { dataFrameFromJSON } from '../support/grafana-data.ts';
 
@@ -81,6 +81,34 @@ describe('the frame encoder', () => {
 
   it('escapes strings as Go does', () => {
     expect(goString('a<b>&\u2028"')).toBe('"a\\u003cb\\u003e\\u0026\\u2028\\""');
+  });
+});
+
+describe('number columns written natively', () => {
+  /** The `data.values` text of a one-field frame. */
+  const valuesText = (type: 'float64' | 'int64' | 'time.Time', values: unknown[]) => {
+    const json = encodeFrame({ fields: [{ name: 'v', type, nullable: true, values }] });
+    return json.slice(json.indexOf('"values":[[') + '"values":['.length, json.indexOf(']]') + 1);
+  };
+
+  it.each([
+    ['float64', [0, -0, 1, -1.5, 0.1 + 0.2, 1e-6, -1e-6, 123456789.125, 1e20, -9.99e20, 2 ** 53 + 2, 42]],
+    ['int64', [0, -0, 1, -7, 2 ** 53, -(2 ** 53), 1e20]],
+    ['time.Time', [1700000000000, 1700000015000, 0, -1000]],
+  ] as const)('%s: what the per-value path writes for the same numbers', (type, values) => {
+    expect(plainNumbers(values, type !== 'float64')).toBe(true);
+    // A null in the column takes the per-value path; the numbers before it must read the same.
+    const native = valuesText(type, [...values]);
+    const perValue = valuesText(type, [...values, null]);
+    expect(perValue).toBe(`${native.slice(0, -1)},null]`);
+  });
+
+  it.each([
+    ['a NaN', [1, NaN], false], ['an infinity', [1, -Infinity], false], ['a null', [1, null], false],
+    ['an exponent below 1e-6', [1, 1e-7], false], ['an exponent from 1e21', [1e21], false], ['a string', ['1'], false],
+    ['a fraction in an integer column', [1.5], true],
+  ])('leaves %s to the per-value path', (_what, values, integers) => {
+    expect(plainNumbers(values, integers)).toBe(false);
   });
 });
 
