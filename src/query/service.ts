@@ -10,6 +10,7 @@ import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQue
 import { encodeResults } from './frames/encode.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
+import { countPoints } from './kinds/kind-results.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse, type UpstreamAnswer, type UpstreamCall } from './kinds/kind.ts';
 import { mapLimited } from './limit.ts';
 import { checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
@@ -200,7 +201,7 @@ export class QueryService {
     for (const [refId, response] of answers) {
       // The plugin client's rule: frames without a refId get their result's.
       for (const frame of response.frames ?? []) frame.refId ||= refId;
-      if (points(response) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
+      if (countPoints(response.frames ?? []) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
     }
     return answers;
   }
@@ -210,7 +211,7 @@ export class QueryService {
     const max = this.#settings.query.maxPointsPerResponse;
     let total = 0;
     for (const [refId, response] of [...responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      total += points(response);
+      total += countPoints(response.frames ?? []);
       if (total > max) responses.set(refId, failed(MESSAGES.query.tooManyPoints(max), 'plugin', 400));
     }
   }
@@ -272,11 +273,4 @@ export class QueryService {
       return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: MESSAGES.query.resourceFailed }) };
     }
   }
-}
-
-/** Values of every field of every frame: what a refId costs to hold and send. */
-export function points(response: DataResponse): number {
-  let n = 0;
-  for (const frame of response.frames ?? []) for (const field of frame.fields) n += field.values.length;
-  return n;
 }
