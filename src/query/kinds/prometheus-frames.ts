@@ -1,5 +1,6 @@
 import type { DataResponse, Field, Frame, FrameMeta, Notice } from '../frames/frame.ts';
 import { executedQueryString, type PrometheusQuery } from './prometheus-model.ts';
+import { goQuote } from './go-text.ts';
 
 /**
  * Prometheus JSON to frames, as the original's converter and response code do it
@@ -155,9 +156,4 @@ function metricName(labels: Record<string, string>): string {
   const parts = Object.keys(labels).filter((k) => k !== '__name__').sort().map((k) => `${k}=${goQuote(labels[k]!)}`);
   if (parts.length === 0) return name ?? '{}';
   return `${name ?? ''}{${parts.join(', ')}}`;
-}
-
-/** Go's `%q` for ordinary text (JSON's escapes coincide for printable and common control characters). */
-function goQuote(value: string): string {
-  return JSON.stringify(value);
 }
