@@ -28,6 +28,8 @@ export class RequestContext {
   /** The route template, for the access log and metrics (never the raw path). */
   route = 'unmatched';
   #em: EntityManager | null = null;
+  /** Made on first use: most requests never need a signal. */
+  #left: AbortController | null = null;
 
   readonly #queries: QueryService | null;
 
@@ -40,6 +42,16 @@ export class RequestContext {
   /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
   get em(): EntityManager {
     return (this.#em ??= this.services.orm.em.fork());
+  }
+
+  /** Fires when the client goes away before its answer is written: upstream calls stop with it. */
+  get signal(): AbortSignal {
+    return (this.#left ??= new AbortController()).signal;
+  }
+
+  /** The front door's word that the client left first. */
+  clientLeft(): void {
+    (this.#left ??= new AbortController()).abort();
   }
 
   /** The query API (data frames from data sources); absent in processes that serve no queries. */

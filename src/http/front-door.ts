@@ -107,7 +107,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     async 'ds-query'(ctx, req, res) {
       const queries = ctx.queries;
       const body = parseObject(await readBody(req, bodyLimit));
-      const outcome = await queries.query(queryCaller(ctx, req, res), body);
+      const outcome = await queries.query(queryCaller(ctx, req), body);
       const text = queries.encode(outcome);
       res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
       res.end(text);
@@ -115,7 +115,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     async 'ds-resource'(ctx, req, res) {
       const { ref, path, query } = resourceTarget(req.url ?? '/');
       const body = await readBody(req, bodyLimit);
-      const answer = await ctx.queries.resource(queryCaller(ctx, req, res), ref, {
+      const answer = await ctx.queries.resource(queryCaller(ctx, req), ref, {
         method: req.method ?? 'GET', path, query, headers: req.headers, body,
       });
       const payload = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
@@ -172,6 +172,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
 
     // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).
     res.on('close', () => {
+      if (!res.writableFinished) ctx.clientLeft();
       const seconds = (performance.now() - started) / 1000;
       const status = res.headersSent ? res.statusCode : 499;
       handlers.onRequestDone(method, ctx.route, status, seconds);
@@ -195,12 +196,8 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
 }
 
 /** The query API's view of a request: its org and EntityManager, and a signal that fires if the client leaves first. */
-function queryCaller(ctx: RequestContext, req: IncomingMessage, res: ServerResponse): QueryCaller {
-  const controller = new AbortController();
-  res.once('close', () => {
-    if (!res.writableFinished) controller.abort();
-  });
-  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: controller.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
+function queryCaller(ctx: RequestContext, req: IncomingMessage): QueryCaller {
+  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
 }
 
 /** A JSON object body, whatever its declared type (the original decodes any); 400 "bad request data" otherwise. */

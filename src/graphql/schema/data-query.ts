@@ -114,7 +114,7 @@ const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
 });
 
 async function run(ctx: RequestContext, body: Record<string, unknown>): Promise<Results> {
-  const caller: QueryCaller = { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: new AbortController().signal };
+  const caller: QueryCaller = { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
   const outcome = await ctx.queries.query(caller, body);
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
   return { status: outcome.status, results };
