@@ -1,6 +1,7 @@
 import type { DataResponse, Field, Frame, FrameMeta, Notice } from '../frames/frame.ts';
 import { executedQueryString, type PrometheusQuery } from './prometheus-model.ts';
 import { goQuote } from './go-text.ts';
+import { parseSampleValue, scanPrometheus, type ScannedDocument } from './prometheus-scan.ts';
 
 /**
  * Prometheus JSON to frames, as the original's converter and response code do it
@@ -29,16 +30,6 @@ interface PromDocument {
   infos?: unknown[];
 }
 
-/** `strconv.ParseFloat` of a sample value: numbers, `NaN`, `+Inf`, `-Inf`, `Inf`. */
-export function parseSampleValue(text: string): number {
-  switch (text) {
-    case 'NaN': return NaN;
-    case '+Inf': case 'Inf': case '+inf': case 'inf': return Infinity;
-    case '-Inf': case '-inf': return -Infinity;
-    default: return Number(text);
-  }
-}
-
 /** Seconds (float) to epoch milliseconds as `time.UnixMilli(int64(f*1000))`. */
 const toMs = (seconds: number) => Math.trunc(seconds * 1000);
 
@@ -58,10 +49,9 @@ export function prometheusResponse(q: PrometheusQuery, status: number, body: Buf
     const text = body.subarray(0, 1024).toString('utf8');
     return withMeta(q, { error: `unexpected response with status code ${status}: ${text}`, errorSource: errorSourceOf(status), status, frames: [] });
   }
-  let doc: PromDocument;
+  let doc: ReadDocument;
   try {
-    doc = JSON.parse(body.toString('utf8')) as PromDocument;
-    if (typeof doc !== 'object' || doc === null) throw new Error('not an object');
+    doc = readDocument(body);
   } catch (error) {
     return withMeta(q, { error: `failed to parse the Prometheus response: ${(error as Error).message}`, errorSource: 'downstream', status, frames: [] });
   }
@@ -70,8 +60,8 @@ export function prometheusResponse(q: PrometheusQuery, status: number, body: Buf
   }
   const frames = framesOf(q, doc, maxPoints);
   const notices: Notice[] = [
-    ...(doc.warnings ?? []).map((text): Notice => ({ severity: 'warning', text: String(text) })),
-    ...(doc.infos ?? []).map((text): Notice => ({ severity: 'info', text: String(text) })),
+    ...(Array.isArray(doc.warnings) ? doc.warnings : []).map((text): Notice => ({ severity: 'warning', text: String(text) })),
+    ...(Array.isArray(doc.infos) ? doc.infos : []).map((text): Notice => ({ severity: 'info', text: String(text) })),
   ];
   if (notices.length) {
     if (frames.length === 0) frames.push({ name: 'Warnings', fields: [] });
@@ -100,17 +90,26 @@ function withMeta(q: PrometheusQuery, response: DataResponse): DataResponse {
   return response;
 }
 
-function framesOf(q: PrometheusQuery, doc: PromDocument, maxPoints: number): Frame[] {
-  const resultType = doc.data?.resultType ?? '';
+/** A document as both readers give it: series already as numbers; a scalar or string result as is. */
+interface ReadDocument extends ScannedDocument {
+  result?: unknown;
+}
+
+/** The byte reader for the plain shapes (nearly every answer), `JSON.parse` for the rest. */
+function readDocument(body: Buffer): ReadDocument {
+  const scanned = scanPrometheus(body);
+  if (scanned) return scanned;
+  const doc = JSON.parse(body.toString('utf8')) as PromDocument;
+  if (typeof doc !== 'object' || doc === null) throw new Error('not an object');
+  const resultType = doc.data?.resultType;
   const result = doc.data?.result;
-  const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
+  const read: ReadDocument = {
+    status: doc.status, errorType: doc.errorType, error: doc.error, warnings: doc.warnings, infos: doc.infos,
+    resultType, series: [], result,
+  };
   if (resultType === 'matrix' || resultType === 'vector') {
-    const frames: Frame[] = [];
-    let points = 0;
     for (const series of (Array.isArray(result) ? result : []) as Series[]) {
       const samples = resultType === 'matrix' ? (series.values ?? []) : series.value ? [series.value] : [];
-      points += samples.length * 2;
-      if (points > maxPoints) throw new TooManyPoints();
       const times = new Array<number>(samples.length);
       const values = new Array<number>(samples.length);
       for (let i = 0; i < samples.length; i++) {
@@ -118,10 +117,26 @@ function framesOf(q: PrometheusQuery, doc: PromDocument, maxPoints: number): Fra
         times[i] = toMs(sample[0]);
         values[i] = parseSampleValue(sample[1]);
       }
-      const labels = series.metric ?? {};
-      frames.push({ meta: meta('timeseries-multi'), fields: [timeField(times), { name: labels.__name__ ?? 'Value', type: 'float64', labels, values }] });
+      read.series.push({ metric: series.metric ?? {}, times, values });
     }
-    return frames;
+  }
+  return read;
+}
+
+function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Frame[] {
+  const resultType = doc.resultType ?? '';
+  const result = doc.result;
+  const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
+  if (resultType === 'matrix' || resultType === 'vector') {
+    let points = 0;
+    for (const series of doc.series) {
+      points += series.times.length * 2;
+      if (points > maxPoints) throw new TooManyPoints();
+    }
+    return doc.series.map(({ metric: labels, times, values }): Frame => ({
+      meta: meta('timeseries-multi'),
+      fields: [timeField(times), { name: labels.__name__ ?? 'Value', type: 'float64', labels, values }],
+    }));
   }
   if (resultType === 'scalar' || resultType === 'string') {
     const sample = Array.isArray(result) ? (result as Sample) : null;
