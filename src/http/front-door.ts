@@ -108,9 +108,9 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       const queries = ctx.queries;
       const body = parseObject(await readBody(req, bodyLimit));
       const outcome = await queries.query(queryCaller(ctx, req), body);
-      const text = queries.encode(outcome);
-      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text) });
-      res.end(text);
+      const bytes = queries.encode(outcome);
+      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': bytes.length });
+      res.end(bytes);
     },
     async 'ds-resource'(ctx, req, res) {
       const { ref, path, query } = resourceTarget(req.url ?? '/');

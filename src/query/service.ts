@@ -7,7 +7,7 @@ import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
-import { encodeResults } from './frames/encode.ts';
+import { encodeResultsToBytes } from './frames/encode.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
@@ -90,9 +90,9 @@ export class QueryService {
     return { responses, status };
   }
 
-  /** The SDK's JSON of an outcome's results. */
-  encode(outcome: QueryOutcome): string {
-    return encodeResults(outcome.responses);
+  /** The SDK's JSON of an outcome's results, as the bytes sent. */
+  encode(outcome: QueryOutcome): Buffer {
+    return encodeResultsToBytes(outcome.responses);
   }
 
   /**

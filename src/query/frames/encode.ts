@@ -22,7 +22,11 @@ const GO_ESCAPE: Record<string, string> = { '<': '\\u003c', '>': '\\u003e', '&':
 
 /** A JSON string as Go's encoder (HTML-safe) writes it. */
 export function goString(value: string): string {
-  const json = JSON.stringify(value);
+  return goEscaped(JSON.stringify(value));
+}
+
+/** JSON text with Go's HTML-safe escapes applied inside its strings. */
+function goEscaped(json: string): string {
   return NEEDS_ESCAPE.test(json) ? json.replace(GO_ESCAPES, (c) => GO_ESCAPE[c]!) : json;
 }
 
@@ -146,7 +150,10 @@ function encodeValues(field: Field, entities: Entities): string {
   const values = field.values;
   const n = values.length;
   if (n === 0) return '[]';
-  if (field.type !== 'string' && field.type !== 'json.RawMessage' && field.type !== 'bool'
+  // The characters Go escapes occur only inside strings, so escaping the array's JSON at once
+  // is escaping each value.
+  if (field.type === 'string') return goEscaped(JSON.stringify(values));
+  if (field.type !== 'json.RawMessage' && field.type !== 'bool'
     && plainNumbers(values, field.type !== 'float32' && field.type !== 'float64')) return JSON.stringify(values);
   let out = '[';
   switch (field.type) {
@@ -162,12 +169,6 @@ function encodeValues(field: Field, entities: Entities): string {
           const kind = v !== v ? 'NaN' : v > 0 ? 'Inf' : 'NegInf';
           (entities[kind] ??= []).push(i);
         }
-      }
-      break;
-    case 'string':
-      for (let i = 0; i < n; i++) {
-        const v = values[i];
-        out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : goString(v as string)}`;
       }
       break;
     case 'json.RawMessage': {
@@ -235,17 +236,45 @@ const list = (rows: number[] | undefined) => (rows ? `[${rows.join(',')}]` : und
 
 /** One refId's answer (SDK `DataResponse`): `error`, `errorSource`, `status`, `frames`. */
 export function encodeResponse(response: DataResponse): string {
-  let out = '{';
-  if (response.error !== undefined) out += `"error":${goString(response.error)},"errorSource":${goString(response.errorSource ?? '')},`;
-  out += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
-  if (response.frames) out += `,"frames":[${response.frames.map(encodeFrame).join(',')}]`;
-  return `${out}}`;
+  let out = '';
+  writeResponse(response, (text) => (out += text));
+  return out;
+}
+
+function writeResponse(response: DataResponse, write: (text: string) => void): void {
+  let head = '{';
+  if (response.error !== undefined) head += `"error":${goString(response.error)},"errorSource":${goString(response.errorSource ?? '')},`;
+  head += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
+  if (!response.frames) return write(`${head}}`);
+  write(`${head},"frames":[`);
+  response.frames.forEach((frame, i) => write(i ? `,${encodeFrame(frame)}` : encodeFrame(frame)));
+  write(']}');
 }
 
 /** The whole `/api/ds/query` answer, refIds sorted as Go writes a map. */
 export function encodeResults(responses: ReadonlyMap<string, DataResponse>): string {
+  return encodeResultsToBytes(responses).toString('utf8');
+}
+
+/**
+ * The same answer as bytes, written frame by frame into one buffer of the exact size: a large
+ * answer is never one string of thousands of pieces, whose flattening and UTF-8 pass would cost
+ * about as much as writing the frames.
+ */
+export function encodeResultsToBytes(responses: ReadonlyMap<string, DataResponse>): Buffer {
+  const pieces: string[] = ['{"results":{'];
   const refIds = [...responses.keys()].sort(compareGoStrings);
-  return `{"results":{${refIds.map((refId) => `${goString(refId)}:${encodeResponse(responses.get(refId)!)}`).join(',')}}}`;
+  refIds.forEach((refId, i) => {
+    pieces.push(`${i ? ',' : ''}${goString(refId)}:`);
+    writeResponse(responses.get(refId)!, (text) => pieces.push(text));
+  });
+  pieces.push('}}');
+  let size = 0;
+  for (const piece of pieces) size += Buffer.byteLength(piece);
+  const bytes = Buffer.allocUnsafe(size);
+  let at = 0;
+  for (const piece of pieces) at += bytes.write(piece, at);
+  return bytes;
 }
 
 /** Go sorts map keys by bytes (UTF-8); code-unit order differs only for astral characters. */
