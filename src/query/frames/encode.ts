@@ -227,9 +227,15 @@ export function encodeFrame(frame: Frame): string {
   let data = `{"values":[${values.join(',')}]`;
   if (anyEntity) data += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
   if (anyNanos) {
-    data += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? `[${f.values.map((v, i) => (v === null ? 0 : (f.nanos![i] ?? 0))).join(',')}]` : 'null')).join(',')}]`;
+    data += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f.values, f.nanos) : 'null')).join(',')}]`;
   }
   return `{"schema":${schema},"data":${data}}}`;
+}
+
+/** A time field's nanoseconds, 0 where the time is null. */
+function encodeNanos(values: readonly unknown[], nanos: readonly number[]): string {
+  if (nanos.length === values.length && !values.includes(null) && plainNumbers(nanos, true)) return JSON.stringify(nanos);
+  return `[${values.map((v, i) => (v === null ? 0 : (nanos[i] ?? 0))).join(',')}]`;
 }
 
 const list = (rows: number[] | undefined) => (rows ? `[${rows.join(',')}]` : undefined);
