@@ -3,6 +3,7 @@ import { formatInterval } from '../durations.ts';
 import { compareGoStrings } from '../frames/encode.ts';
 import { sortedLabels } from './go-text.ts';
 import type { InfluxQuery } from './influxql-builder.ts';
+import { scanInflux, type SeriesColumns } from './influxdb-scan.ts';
 
 /**
  * InfluxDB 1.x `/query` answers as the original's frames (`influxql/buffered/response_parser.go`,
@@ -45,18 +46,6 @@ export function influxFrameName(rowName: string, column: string, tags: Readonly<
   });
 }
 
-/** util.go `Typeof`: the Go type of the column's first non-null value. */
-function columnType(values: readonly unknown[][], col: number): 'string' | 'number' | 'bool' | 'null' {
-  for (const row of values) {
-    const v = row?.[col];
-    if (v === null || v === undefined) continue;
-    if (typeof v === 'string') return 'string';
-    if (typeof v === 'number') return 'number';
-    if (typeof v === 'boolean') return 'bool';
-    return 'string';
-  }
-  return 'null';
-}
 
 const FIELD_TYPES: Record<string, FieldType> = { string: 'string', number: 'float64', bool: 'bool', null: 'float64' };
 
@@ -97,24 +86,72 @@ function seriesFrames(rows: readonly Row[], q: InfluxQuery, rawQuery: string): F
       frames.push({ name: row.name ?? '', fields: [{ name: 'Value', type: 'string', nullable: true, values }] });
       continue;
     }
-    const timeRows = row.values.filter((pair) => validTime(pair[0]));
-    const times = timeRows.map((pair) => pair[0] as number);
-    row.columns.forEach((column, col) => {
-      if (column === 'time') return;
-      const type = columnType(row.values, col);
-      const name = influxFrameName(row.name ?? '', column, tags, q);
-      frames.push({
-        name,
-        fields: [
-          { name: 'Time', type: 'time.Time', values: times },
-          {
-            name: 'Value', type: FIELD_TYPES[type], nullable: true, labels: sortedLabels(tags),
-            config: { displayNameFromDS: name }, values: timeRows.map((pair) => cell(pair[col], type)),
-          },
-        ],
-      });
-    });
+    frames.push(...timeSeriesFrames(toColumns(row), q));
   }
+  return frames;
+}
+
+/** A row-shaped series as columns (the general parse's path to timeSeriesFrames). */
+function toColumns(row: Row): SeriesColumns {
+  return {
+    name: row.name ?? '', tags: row.tags ?? {}, columns: row.columns, rows: row.values.length,
+    cols: row.columns.map((_, col) => row.values.map((pair) => pair[col])),
+  };
+}
+
+/** util.go `Typeof`: the Go type of the column's first non-null value. */
+function typeOfColumn(values: readonly unknown[]): 'string' | 'number' | 'bool' | 'null' {
+  for (const v of values) {
+    if (v === null || v === undefined) continue;
+    if (typeof v === 'number') return 'number';
+    if (typeof v === 'boolean') return 'bool';
+    return 'string';
+  }
+  return 'null';
+}
+
+/** `cell` of every value; the array itself when every value already is what `cell` makes of it. */
+function cells(values: unknown[], type: string): unknown[] {
+  const fits = type === 'number' ? 'number' : type === 'bool' ? 'boolean' : type === 'string' ? 'string' : null;
+  for (let i = 0; i < values.length; i++) {
+    const v = values[i];
+    if (v !== null && typeof v !== fits) return values.map((x) => cell(x, type));
+  }
+  return values;
+}
+
+/**
+ * One frame per value column: `Time` (rows whose time is not an integer dropped) and `Value`
+ * typed by the column's first non-null value, named as the original names them.
+ */
+function timeSeriesFrames(series: SeriesColumns, q: InfluxQuery): Frame[] {
+  const timeColumn = series.cols[0] ?? [];
+  let keep: number[] | null = null;
+  for (let i = 0; i < series.rows; i++) {
+    if (!validTime(timeColumn[i])) {
+      keep = [];
+      for (let j = 0; j < series.rows; j++) if (validTime(timeColumn[j])) keep.push(j);
+      break;
+    }
+  }
+  const pick = (values: unknown[]) => (keep ? keep.map((i) => values[i]) : values);
+  const times = pick(timeColumn);
+  const frames: Frame[] = [];
+  series.columns.forEach((column, col) => {
+    if (column === 'time') return;
+    const type = typeOfColumn(series.cols[col]!);
+    const name = influxFrameName(series.name, column, series.tags, q);
+    frames.push({
+      name,
+      fields: [
+        { name: 'Time', type: 'time.Time', values: times },
+        {
+          name: 'Value', type: FIELD_TYPES[type], nullable: true, labels: sortedLabels(series.tags),
+          config: { displayNameFromDS: name }, values: cells(pick(series.cols[col]!), type),
+        },
+      ],
+    });
+  });
   return frames;
 }
 
@@ -124,7 +161,7 @@ function tableFrame(rows: readonly Row[]): Frame[] {
   const fields: Field[] = [];
   const valueField = (col: number): Field => {
     // The original settles the type per row and keeps the last row's field; one type per column here.
-    const type = columnType(rows.flatMap((r) => r.values), col);
+    const type = typeOfColumn(rows.flatMap((r) => r.values.map((pair) => pair[col])));
     const values: unknown[] = [];
     for (const row of rows) for (const pair of row.values) values.push(cell(pair[col], type));
     return { name: first.columns[col], type: FIELD_TYPES[type], nullable: true, config: { displayNameFromDS: first.columns[col] }, values };
@@ -165,6 +202,21 @@ function asRows(series: unknown): Row[] {
  * `InfluxDB returned error: <error>`, a top-level or `results[0]` error as InfluxDB says it.
  */
 export function influxFrames(status: number, body: Buffer | string, q: InfluxQuery, rawQuery: string): { frames: Frame[] } | { error: string } {
+  const scanned = status >= 200 && status <= 299 && q.resultFormat !== 'table' ? scanInflux(typeof body === 'string' ? Buffer.from(body) : body) : null;
+  const result = scanned ? scannedFrames(scanned, q) : parsedFrames(status, body, q, rawQuery);
+  if ('frames' in result && result.frames.length > 0) result.frames[0].meta = { executedQueryString: rawQuery, preferredVisualisationType: visType(q.resultFormat) };
+  return result;
+}
+
+/** The byte reader's answer (2xx, time series): errors in the same order as parsedFrames. */
+function scannedFrames(doc: NonNullable<ReturnType<typeof scanInflux>>, q: InfluxQuery): { frames: Frame[] } | { error: string } {
+  if (typeof doc.error === 'string' && doc.error !== '') return { error: doc.error };
+  if (!doc.hasResult) return { error: 'failed to parse the InfluxDB response: no results' };
+  if (typeof doc.resultError === 'string' && doc.resultError !== '') return { error: doc.resultError };
+  return { frames: doc.series.flatMap((series) => timeSeriesFrames(series, q)) };
+}
+
+function parsedFrames(status: number, body: Buffer | string, q: InfluxQuery, rawQuery: string): { frames: Frame[] } | { error: string } {
   let parsed: { error?: unknown; results?: { error?: unknown; series?: unknown }[] } | undefined;
   let jsonError: string | undefined;
   try {
@@ -178,13 +230,10 @@ export function influxFrames(status: number, body: Buffer | string, q: InfluxQue
   const result = Array.isArray(parsed.results) ? parsed.results[0] : undefined;
   if (!result) return { error: 'failed to parse the InfluxDB response: no results' };
   if (typeof result.error === 'string' && result.error !== '') return { error: result.error };
-  let frames: Frame[];
   try {
     const rows = asRows(result.series);
-    frames = q.resultFormat === 'table' ? tableFrame(rows) : seriesFrames(rows, q, rawQuery);
+    return { frames: q.resultFormat === 'table' ? tableFrame(rows) : seriesFrames(rows, q, rawQuery) };
   } catch (error) {
     return { error: `failed to parse the InfluxDB response: ${(error as Error).message}` };
   }
-  if (frames.length > 0) frames[0].meta = { executedQueryString: rawQuery, preferredVisualisationType: visType(q.resultFormat) };
-  return { frames };
 }
