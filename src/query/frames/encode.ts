@@ -172,21 +172,23 @@ function encodeValues(field: Field, entities: Entities): string {
       }
       break;
     case 'json.RawMessage': {
-      // Rows often share one value (a log stream's labels): written once, its text reused.
+      // Rows often share one value (a log stream's labels): written once, its text reused, and
+      // the rows joined at once rather than appended one by one into a deep rope.
+      const rows = new Array<string>(n);
       let last: unknown;
       let lastText = '';
       for (let i = 0; i < n; i++) {
         const v = values[i];
-        if (v === undefined) out += `${i ? ',' : ''}null`;
+        if (v === undefined) rows[i] = 'null';
         else {
           if (i === 0 || v !== last || typeof v !== 'object') {
             last = v;
             lastText = JSON.stringify(v);
           }
-          out += `${i ? ',' : ''}${lastText}`;
+          rows[i] = lastText;
         }
       }
-      break;
+      return `[${rows.join(',')}]`;
     }
     case 'bool':
       for (let i = 0; i < n; i++) {
