@@ -34,7 +34,8 @@ export function startScript(): { env: Record<string, string>; nodeFlags: string[
  */
 export function serverNodeArgs(): string[] {
   const dir = process.env.BENCH_CPU_PROFILE_DIR;
-  const flags = new Set([...process.execArgv, ...startScript().nodeFlags]);
+  // --expose-gc only lets a target collect garbage before it reports retained memory.
+  const flags = new Set([...process.execArgv, ...startScript().nodeFlags, '--expose-gc']);
   return [...flags, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
@@ -64,6 +65,7 @@ export async function startTarget(options: TargetOptions): Promise<Target> {
     url: `http://127.0.0.1:${port}`,
     pid: child.pid!,
     rss: () => ask<number>('rss'),
+    retained: () => ask<number>('retained'),
     queries: () => ask<number>('queries'),
     cpu: () => ask<number>('cpu'),
     async close() {

@@ -40,13 +40,14 @@ export function formatValue(n: number, unit: Unit): string {
     case 'req/s': return fmt.rps(n);
     case 'ms': return fmt.ms(n);
     case 'µs': return fmt.us(n);
+    case 'KiB': return `${n.toFixed(1)} KiB`;
     case 'MiB': return fmt.mib(n);
     case 'count': return Number.isInteger(n) ? thousands(n) : n.toFixed(1);
   }
 }
 
 /** The figure without its unit, for lists of runs under a headline that has it. */
-const bare = (text: string) => text.replace(/ (req\/s|ms|µs|MiB)$/, '').replace(/x$/, '');
+const bare = (text: string) => text.replace(/ (req\/s|ms|µs|KiB|MiB)$/, '').replace(/x$/, '');
 
 /** A comparison's figure alone: "0.95x", "+0.132 ms", "61%". */
 function comparisonFigure(kind: Comparison['kind'], n: number): string {

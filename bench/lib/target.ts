@@ -160,6 +160,13 @@ async function main(): Promise<void> {
   process.on('message', (message: { type: string; id: number }) => {
     const reply = (value: unknown) => process.send!({ type: 'reply', id: message.id, value });
     if (message.type === 'rss') reply(process.memoryUsage().rss);
+    else if (message.type === 'retained') {
+      // Garbage collected first (the targets run with --expose-gc): what the process holds on to.
+      const collect = (globalThis as { gc?: () => void }).gc;
+      collect?.();
+      collect?.();
+      reply(process.memoryUsage().rss);
+    }
     else if (message.type === 'queries') reply(queries);
     else if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();

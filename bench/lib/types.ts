@@ -7,7 +7,7 @@
 import type { PgConnection } from '../../src/db/embedded.ts';
 
 /** The unit of a row's headline figure; report.ts formats each. */
-export type Unit = 'req/s' | 'ms' | 'µs' | 'MiB' | 'count';
+export type Unit = 'req/s' | 'ms' | 'µs' | 'KiB' | 'MiB' | 'count';
 
 /**
  * How a variant compares with another. `throughput` and `cpu` are ratios oriented alike (above 1
@@ -72,6 +72,8 @@ export interface Target {
   pid: number;
   /** Resident set size of the server process, in bytes. */
   rss(): Promise<number>;
+  /** RSS after garbage collection: what the process holds on to. */
+  retained?(): Promise<number>;
   /** SQL statements the process has sent so far (only when started with `countQueries`). */
   queries(): Promise<number>;
   /** CPU time (user + system) the process has used so far, in µs; optional for targets of other runners. */
