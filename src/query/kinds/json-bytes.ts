@@ -81,7 +81,7 @@ export class JsonBytes {
   }
 
   latin1(start: number, end: number): string {
-    return this.#buffer.latin1Slice(start, end);
+    return this.#buffer.toString('latin1', start, end);
   }
 
   /** The next byte after whitespace, not consumed. */
@@ -141,7 +141,7 @@ export class JsonBytes {
     const start = this.at;
     const end = this.#stringEnd(start);
     this.at = end + 1;
-    return this.#escaped ? (JSON.parse(this.#buffer.utf8Slice(start, end + 1)) as string) : this.#buffer.utf8Slice(start + 1, end);
+    return this.#escaped ? (JSON.parse(this.#buffer.toString('utf8', start, end + 1)) as string) : this.#buffer.toString('utf8', start + 1, end);
   }
 
   /** Whether the last string read had escapes. */
@@ -222,7 +222,7 @@ export class JsonBytes {
     this.ws();
     const start = this.at;
     this.#skip();
-    return JSON.parse(this.#buffer.utf8Slice(start, this.at));
+    return JSON.parse(this.#buffer.toString('utf8', start, this.at));
   }
 
   /** Past any JSON value, found by its brackets and strings (`json` then checks it). */
