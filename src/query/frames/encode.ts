@@ -208,30 +208,38 @@ function encodeValues(field: Field, entities: Entities): string {
 
 /** One frame as the SDK's `MarshalJSON` writes it: `{"schema":{...},"data":{...}}`. */
 export function encodeFrame(frame: Frame): string {
+  const pieces: string[] = [];
+  writeFrame(frame, (text) => pieces.push(text));
+  return pieces.join('');
+}
+
+/** The frame's JSON in pieces (each column's values one piece): never one string of the whole frame. */
+function writeFrame(frame: Frame, write: (text: string) => void): void {
   let schema = '{';
   if (frame.name) schema += `"name":${goString(frame.name)},`;
   if (frame.refId) schema += `"refId":${goString(frame.refId)},`;
   if (frame.meta) schema += `"meta":${encodeMeta(frame.meta)},`;
   schema += `"fields":[${frame.fields.map(encodeFieldSchema).join(',')}]}`;
+  write(`{"schema":${schema},"data":{"values":[`);
 
-  const values: string[] = [];
   const entities: Array<Entities | null> = [];
   let anyEntity = false;
   let anyNanos = false;
-  for (const field of frame.fields) {
+  frame.fields.forEach((field, i) => {
     const found: Entities = {};
-    values.push(encodeValues(field, found));
+    if (i) write(',');
+    write(encodeValues(field, found));
     const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
     anyEntity ||= has;
     entities.push(has ? found : null);
     if (field.type === 'time.Time' && field.nanos?.some((ns) => ns !== 0)) anyNanos = true;
-  }
-  let data = `{"values":[${values.join(',')}]`;
-  if (anyEntity) data += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
+  });
+  let tail = ']';
+  if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
   if (anyNanos) {
-    data += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f.values, f.nanos) : 'null')).join(',')}]`;
+    tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f.values, f.nanos) : 'null')).join(',')}]`;
   }
-  return `{"schema":${schema},"data":${data}}}`;
+  write(`${tail}}}`);
 }
 
 /** A time field's nanoseconds, 0 where the time is null. */
@@ -255,7 +263,10 @@ function writeResponse(response: DataResponse, write: (text: string) => void): v
   head += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
   if (!response.frames) return write(`${head}}`);
   write(`${head},"frames":[`);
-  response.frames.forEach((frame, i) => write(i ? `,${encodeFrame(frame)}` : encodeFrame(frame)));
+  response.frames.forEach((frame, i) => {
+    if (i) write(',');
+    writeFrame(frame, write);
+  });
   write(']}');
 }
 
