@@ -1,14 +1,22 @@
-import type { IncomingMessage } from 'node:http';
+import type { IncomingMessage, ServerResponse } from 'node:http';
 import { badRequest, tooLarge } from '../errors/domain.ts';
 
+/** The body length a request declares (Content-Length), or null when it declares none (chunked, or no body). */
+export function declaredLength(req: IncomingMessage): number | null {
+  const header = req.headers['content-length'];
+  if (header === undefined) return null;
+  const length = Number(header);
+  return Number.isFinite(length) ? length : null;
+}
+
 /**
- * Reads a request body up to `limit` bytes; past it, fails with 413 without buffering the rest.
- * Listens for chunks rather than iterating the stream: its async iterator costs a few promises per
- * chunk, which every GraphQL request and REST write paid.
+ * Reads a request body up to `limit` bytes; past it, fails with 413 without buffering the rest (a
+ * declared length past it fails before anything is read). Listens for chunks rather than iterating
+ * the stream: its async iterator costs a few promises per chunk, which every GraphQL request and
+ * REST write paid.
  */
 export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
-  const declared = Number(req.headers['content-length']);
-  if (Number.isFinite(declared) && declared > limit) return Promise.reject(tooLarge());
+  if ((declaredLength(req) ?? 0) > limit) return Promise.reject(tooLarge());
   if (req.readableEnded) return Promise.resolve(Buffer.alloc(0));
   return new Promise((resolve, reject) => {
     const chunks: Buffer[] = [];
@@ -21,7 +29,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onData = (chunk: Buffer) => {
       size += chunk.length;
       if (size <= limit) return void chunks.push(chunk);
-      // The rest stays unread; the 413 answer closes the connection.
+      // The rest is left to `refuseBody`, which answers first.
       req.pause();
       done(tooLarge());
     };
@@ -30,6 +38,40 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onClose = () => done(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
   });
+}
+
+/** At most this much of a refused body is read and thrown away, for at most this long; past either, the connection is cut. */
+export const DISCARD_MAX_BYTES = 64 * 1024 * 1024;
+export const DISCARD_MAX_MS = 5_000;
+
+/**
+ * Answers a body refused for its size (413) at once, and closes the connection once the client has
+ * stopped sending, as nginx does: the answer is written whole (its length declared, so the client
+ * can read it) but ended only when the body is in, the client has gone, or the bounds above are
+ * passed. Meanwhile the rest of the body is read and thrown away. Closing at once would leave input
+ * arriving on a closed socket, which resets the connection, and a reset can destroy the answer
+ * before the client reads it (RFC 9112, section 9.6). A declared length past DISCARD_MAX_BYTES is
+ * not waited for at all.
+ */
+export function refuseBody(req: IncomingMessage, res: ServerResponse, status: number, body: unknown): void {
+  const text = JSON.stringify(body);
+  res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(text), connection: 'close' });
+  if (req.complete || req.destroyed || (declaredLength(req) ?? 0) > DISCARD_MAX_BYTES) return void res.end(text);
+  res.write(text);
+  let discarded = 0;
+  const end = () => {
+    clearTimeout(timer);
+    req.off('data', onData).off('end', end).off('close', end);
+    res.end();
+  };
+  const onData = (chunk: Buffer) => {
+    discarded += chunk.length;
+    if (discarded > DISCARD_MAX_BYTES) end();
+  };
+  const timer = setTimeout(end, DISCARD_MAX_MS);
+  req.on('data', onData).on('end', end).on('close', end);
+  // Paused where `readBody` stopped reading, or not read yet.
+  req.resume();
 }
 
 /**

@@ -1,7 +1,7 @@
 import type { IncomingMessage, ServerResponse } from 'node:http';
 import { authorize } from '../auth/access.ts';
 import { RequestContext } from '../context.ts';
-import { badRequest, notFound } from '../errors/domain.ts';
+import { badRequest, notFound, tooLarge } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
@@ -12,7 +12,7 @@ import type { QueryCaller, QueryService } from '../query/service.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Services } from '../services/index.ts';
-import { readBody, readGraphQLBody, readJsonBody } from './body.ts';
+import { declaredLength, readBody, readGraphQLBody, readJsonBody, refuseBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
@@ -68,7 +68,8 @@ type EndpointHandler = (ctx: RequestContext, req: IncomingMessage, res: ServerRe
  * its row, then dispatched. Every failure is answered here, through the one renderer.
  */
 export interface FrontDoor {
-  (req: IncomingMessage, res: ServerResponse): void;
+  /** `expectsContinue`: the client sent `Expect: 100-continue` and waits for the go-ahead to send its body. */
+  (req: IncomingMessage, res: ServerResponse, expectsContinue?: boolean): void;
   /** Compiles the REST operations not compiled yet, in the turns after this call: once listening. */
   compileOperations(): void;
 }
@@ -152,15 +153,15 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       res.destroy();
       return;
     }
-    // Do not leave an unread upload on a keep-alive connection after refusing it.
-    const headers: Record<string, string> = rendered.status === 413 ? { connection: 'close' } : {};
     const body = route?.kind === 'endpoint' && route.endpoint === 'graphql'
       ? { errors: [{ message: rendered.message, extensions: { code: rendered.code } }] }
       : rendered.body;
-    sendJson(res, rendered.status, body, headers);
+    // The client of a refused upload may still be sending it: the connection closes once it stops.
+    if (rendered.status === 413) return refuseBody(res.req, res, rendered.status, body);
+    sendJson(res, rendered.status, body);
   }
 
-  const frontDoor = (req: IncomingMessage, res: ServerResponse) => {
+  const frontDoor = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {
     const started = performance.now();
     const method = req.method ?? 'GET';
     // Every handler after this point, the proxy included, sees the origin form.
@@ -190,9 +191,25 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       for (const name in DEFAULT_HEADERS) res.setHeader(name, DEFAULT_HEADERS[name]!);
     }
     if (!match) return fail(null, res, notFound(), method);
+    // A body declared past the limit is refused before anything else is done or read, as nginx
+    // refuses one past client_max_body_size: no lookup is spent on a request that cannot be served.
+    if ((declaredLength(req) ?? 0) > bodyLimit && readsBody(match.route, method)) return fail(match.route, res, tooLarge(), method);
+    // The go-ahead only for a body that may be wanted (node:http would send it for any).
+    if (expectsContinue) res.writeContinue();
     dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
+}
+
+/** Whether the route reads its request body into memory, under `[server] request_body_limit_bytes` (the proxy streams it). */
+function readsBody(route: Route, method: string): boolean {
+  if (route.kind === 'rest') return route.body !== undefined;
+  switch (route.endpoint) {
+    case 'graphql': return method !== 'GET' && method !== 'HEAD';
+    case 'ds-query':
+    case 'ds-resource': return true;
+    default: return false;
+  }
 }
 
 /** The query API's view of a request: its org and EntityManager, and a signal that fires if the client leaves first. */

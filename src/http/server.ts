@@ -6,7 +6,7 @@ import { createClientErrorHandling } from './client-errors.ts';
  * The node:http server: connection limits and timeouts, and the answers to bytes that are no
  * request at all. Every request it parses goes to `handle`, the front door.
  */
-export function createHttpServer(settings: Settings, handle: (req: IncomingMessage, res: ServerResponse) => void): Server {
+export function createHttpServer(settings: Settings, handle: (req: IncomingMessage, res: ServerResponse, expectsContinue?: boolean) => void): Server {
   const headersTimeoutMs = settings.server.readHeaderTimeoutSeconds * 1000;
   const clientErrors = createClientErrorHandling();
   // node:http enforces headersTimeout only when it sweeps its connections (every 30 s by default).
@@ -23,5 +23,11 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
   server.requestTimeout = 0;
   server.keepAliveTimeout = 5_000;
   server.on('clientError', clientErrors.onClientError);
+  // `Expect: 100-continue`: the handler sends the go-ahead once it knows the body may be wanted,
+  // so a body refused at once (413) is never sent at all.
+  server.on('checkContinue', (req: IncomingMessage, res: ServerResponse) => {
+    clientErrors.track(req, res);
+    handle(req, res, true);
+  });
   return server;
 }

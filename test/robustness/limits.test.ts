@@ -1,5 +1,6 @@
 import { connect, type Socket } from 'node:net';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { DISCARD_MAX_BYTES, DISCARD_MAX_MS } from '../../src/http/body.ts';
 import { ADMIN, call, startTestServer, type TestServer } from '../support/server.ts';
 import { rawExchange, rawRequest } from './helpers.ts';
 
@@ -27,7 +28,7 @@ describe('[server] request_body_limit_bytes', () => {
     expect(declared.status).toBe(413);
     expect(declared.headers['content-type']).toBe('application/json');
     expect(JSON.parse(declared.body.toString())).toEqual({ message: 'request body too large' });
-    // The unread rest of the upload must not be parsed as the next request on this connection.
+    // The rest of the upload is not parsed as another request: the connection closes after it.
     expect(declared.headers.connection).toBe('close');
 
     const chunked = await rawRequest(server.url, { method: 'POST', path: '/api/datasources', headers: { ...json, 'transfer-encoding': 'chunked' }, body: bodyOfSize(LIMIT + 1, 'chunked') });
@@ -51,6 +52,158 @@ describe('[server] request_body_limit_bytes', () => {
       expect(JSON.parse(big.body.toString())).toEqual({ errors: [{ message: 'request body too large', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] });
     }
   });
+});
+
+/**
+ * One raw connection to the server: bytes written as they are, everything received kept as text,
+ * to watch when an answer comes relative to what was sent, and what the connection does next.
+ */
+function connection() {
+  const socket: Socket = connect(Number(new URL(server.url).port), '127.0.0.1');
+  let received = '';
+  /** How the server closed: 'end' (in order, after everything it sent) or the error (a reset). */
+  let closedBy: string | null = null;
+  const waiters: Array<() => void> = [];
+  const closed = new Promise<void>((resolve) => socket.on('close', () => resolve()));
+  socket.on('data', (chunk: Buffer) => {
+    received += chunk.toString('latin1');
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on('close', () => {
+    for (const wake of waiters.splice(0)) wake();
+  });
+  socket.on('end', () => (closedBy ??= 'end'));
+  socket.on('error', (error: NodeJS.ErrnoException) => (closedBy ??= error.code ?? error.message));
+  return {
+    write: (data: string | Buffer) => new Promise<void>((resolve, reject) => socket.write(data, (error) => (error ? reject(error) : resolve()))),
+    /** Resolves with the first `count` answers received (each head and body; a 100 Continue counts as one). */
+    async answers(count: number, timeoutMs = 5000): Promise<string[]> {
+      const deadline = performance.now() + timeoutMs;
+      for (;;) {
+        const found = answersIn(received);
+        if (found.length >= count) return found;
+        if (socket.destroyed) throw new Error(`closed after ${found.length} answers: ${received.slice(0, 500)}`);
+        if (performance.now() > deadline) throw new Error(`no ${count} answers in time: ${received.slice(0, 500)}`);
+        await new Promise<void>((resolve) => {
+          waiters.push(resolve);
+          setTimeout(resolve, 50);
+        });
+      }
+    },
+    closed,
+    get received() {
+      return received;
+    },
+    get closedBy() {
+      return closedBy;
+    },
+    destroy: () => socket.destroy(),
+  };
+}
+
+/** The complete answers in `text`, in order: each head, and as many body bytes as its Content-Length says. */
+function answersIn(text: string): string[] {
+  const answers: string[] = [];
+  let at = 0;
+  for (;;) {
+    const end = text.indexOf('\r\n\r\n', at);
+    if (end < 0) return answers;
+    const headText = text.slice(at, end);
+    const informational = /^HTTP\/1\.1 1\d\d /.test(headText);
+    const length = informational ? 0 : Number(/^content-length: *(\d+)\r?$/im.exec(headText)?.[1] ?? 0);
+    if (text.length < end + 4 + length) return answers;
+    answers.push(text.slice(at, end + 4 + length));
+    at = end + 4 + length;
+  }
+}
+
+const MB = 1024 * 1024;
+const head = (lines: string[]) => `${lines.join('\r\n')}\r\n\r\n`;
+
+describe('a body refused for its size', () => {
+  it('is refused on its declared length before any of it is sent, ahead of authentication; the connection closes once the client has sent it', async () => {
+    const conn = connection();
+    try {
+      // No credentials at all: the size is judged first, as nothing else could make it acceptable.
+      await conn.write(head(['POST /api/datasources HTTP/1.1', 'Host: x', 'Content-Type: application/json', `Content-Length: ${10 * MB}`]));
+      const [refused] = await conn.answers(1);
+      expect(refused).toMatch(/^HTTP\/1\.1 413 Payload Too Large\r\n/);
+      expect(refused).toContain('content-type: application/json');
+      expect(refused).toContain('connection: close');
+      expect(refused!.endsWith('{"message":"request body too large"}')).toBe(true);
+      // The client sends its body all the same: read and thrown away, then an orderly close (no
+      // reset, which could have destroyed the answer unread), and nothing more is answered.
+      await conn.write(Buffer.alloc(10 * MB, 'x'));
+      await conn.closed;
+      expect(conn.closedBy).toBe('end');
+      expect(answersIn(conn.received)).toEqual([refused]);
+    } finally {
+      conn.destroy();
+    }
+  });
+
+  it('is refused as a chunked body as soon as it passes the limit, and read to its last chunk before the close', async () => {
+    const conn = connection();
+    try {
+      await conn.write(head(['POST /graphql HTTP/1.1', 'Host: x', `Authorization: ${ADMIN}`, 'Content-Type: application/json', 'Transfer-Encoding: chunked']));
+      const chunk = (data: string) => `${Buffer.byteLength(data).toString(16)}\r\n${data}\r\n`;
+      await conn.write(chunk(`{"query":"{ __typename }","pad":"${'p'.repeat(LIMIT)}`));
+      const [refused] = await conn.answers(1);
+      expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+      expect(refused!.endsWith('{"errors":[{"message":"request body too large","extensions":{"code":"PAYLOAD_TOO_LARGE"}}]}')).toBe(true);
+      for (let i = 0; i < 50; i++) await conn.write(chunk('q'.repeat(64 * 1024)));
+      expect(conn.closedBy).toBeNull();
+      await conn.write('0\r\n\r\n');
+      await conn.closed;
+      expect(conn.closedBy).toBe('end');
+    } finally {
+      conn.destroy();
+    }
+  });
+
+  it('gets no 100 Continue to a client that waits for one, so its body is never sent; a body within the limit gets it', async () => {
+    const refusedConn = connection();
+    const acceptedConn = connection();
+    try {
+      await refusedConn.write(head(['PUT /api/org HTTP/1.1', 'Host: x', `Authorization: ${ADMIN}`, 'Content-Type: application/json', `Content-Length: ${LIMIT + 1}`, 'Expect: 100-continue']));
+      const [refused] = await refusedConn.answers(1);
+      expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+      expect(refusedConn.received).not.toContain('100 Continue');
+
+      const body = JSON.stringify({ name: 'Main Org.' });
+      await acceptedConn.write(head(['PUT /api/org HTTP/1.1', 'Host: x', `Authorization: ${ADMIN}`, 'Content-Type: application/json', `Content-Length: ${body.length}`, 'Expect: 100-continue']));
+      expect((await acceptedConn.answers(1))[0]).toBe('HTTP/1.1 100 Continue\r\n\r\n');
+      await acceptedConn.write(body);
+      const [, updated] = await acceptedConn.answers(2);
+      expect(updated).toMatch(/^HTTP\/1\.1 200 /);
+      expect(updated!.endsWith('{"message":"Organization updated"}')).toBe(true);
+    } finally {
+      refusedConn.destroy();
+      acceptedConn.destroy();
+    }
+  });
+
+  it(`is not waited for past ${DISCARD_MAX_MS / 1000} s, nor read past ${DISCARD_MAX_BYTES / MB} MiB: the connection is cut`, async () => {
+    // Declared past what is ever read: the answer closes the connection at once.
+    const huge = connection();
+    await huge.write(head(['POST /api/datasources HTTP/1.1', 'Host: x', 'Content-Type: application/json', `Content-Length: ${DISCARD_MAX_BYTES + 1}`]));
+    const [refused] = await huge.answers(1);
+    expect(refused).toMatch(/^HTTP\/1\.1 413 /);
+    expect(refused).toContain('connection: close');
+    await huge.closed;
+    expect(answersIn(huge.received)).toEqual([refused]);
+
+    // A client that stops sending halfway through its body: cut once the time is up, not held open.
+    const stalled = connection();
+    const started = performance.now();
+    await stalled.write(head(['POST /api/datasources HTTP/1.1', 'Host: x', 'Content-Type: application/json', `Content-Length: ${2 * MB}`]));
+    await stalled.answers(1);
+    await stalled.write(Buffer.alloc(MB, 'x'));
+    await stalled.closed;
+    const took = performance.now() - started;
+    expect(took).toBeGreaterThan(DISCARD_MAX_MS - 100);
+    expect(took).toBeLessThan(DISCARD_MAX_MS + 2000);
+  }, 15_000);
 });
 
 describe('[server] read_header_timeout_seconds', () => {
