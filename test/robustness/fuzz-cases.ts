@@ -284,7 +284,7 @@ function unknownCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
     .map(({ method, path, headers }) => ({ target: 'unknown' as const, label: 'unknown path', request: { method, path, headers } }));
 }
 
-/** Bodies around the default 10 MiB limit, to routes that read one and to /graphql. */
+/** Bodies at and past the default 1 MiB limit, to routes that read one and to /graphql. */
 function bigBodyCase(ctx: FuzzContext): fc.Arbitrary<FuzzCase> {
   const targets = [...REST_ROUTES.filter((r) => r.body).map((r) => ({ method: r.method, path: r.path.replace(/:[A-Za-z]+/g, '20000'), graphql: false })), { method: 'POST', path: '/graphql', graphql: true }];
   return fc.record({

@@ -1,3 +1,4 @@
+import { request as httpRequest } from 'node:http';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import {
   getNamedType, getNullableType, GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isLeafType,
@@ -216,8 +217,8 @@ function restCases(value: string): Array<{ route: string; method: string; path: 
 const TOO_LONG = (field: string) => new RegExp(`^${field} is too (long|large) \\(at most \\d+ (characters|bytes of JSON)\\)$`);
 
 describe('strings past their bound in every argument and body field', () => {
-  // Past every bound, JSON's too; the database layer's cost already showed at this size, and 10 MB
-  // for every one of them would cost this suite minutes of parsing. The 10 MB case follows.
+  // Past every bound, JSON's too (the database layer's cost already showed at this size), and within
+  // the body limit, so that the bounds themselves answer. 10 MB, past the body limit, follows.
   const long = 'x'.repeat(300_000);
 
   it('GraphQL: every String, ID and JSON argument and input field of every root field answers 400 naming it', async () => {
@@ -246,54 +247,125 @@ describe('strings past their bound in every argument and body field', () => {
   }, 60_000);
 
   /**
-   * Reading and parsing a 10 MB body costs what it costs whatever happens next (from 0.3 s to over a
-   * second on a busy test machine, in this process that also sends it): what is judged is the time
-   * past that, against the same body refused once parsed (its document does not parse, or its JSON
-   * has trailing garbage). Unbounded, these values cost the server 45 s of CPU each; the bound
-   * leaves room for the machine's noise, not for any work on the value.
+   * The issue's bound: every String, ID and JSON argument of the schema and every REST body field at
+   * 10 MB answers 400 or 413 within 50 ms, and /api/health within 50 ms meanwhile (each judged on the
+   * median and on nine in ten). Such a body is past `[server] request_body_limit_bytes` (1 MiB by default), so it is
+   * refused on its declared length before any of it is read or parsed; the client sends it all the
+   * same (it is read and thrown away before the connection closes). Each request has a connection
+   * of its own, and the next starts once the last has closed, so each time is its own.
    */
-  it('10 MB in the arguments that took the server down: answered as soon as parsed, /api/health undelayed', async () => {
-    const huge = 'x'.repeat(TEN_MB);
-    const named = new Set(['dataSourceByName.name', 'dataSourceIdByName.name', 'dataSourceByUid.uid', 'currentOrganizationMembers.query', 'users.query', 'createDataSource.input.jsonData']);
-    const slots = textSlots().filter((slot) => named.has(`${slot.field.name}.${slot.path.join('.')}`));
-    expect(slots).toHaveLength(named.size);
+  it('10 MB in every argument and body field: refused within 50 ms, /api/health within 50 ms meanwhile', async () => {
+    expect(server.settings.server.requestBodyLimitBytes).toBe(1024 * 1024);
     const requests = [
-      ...slots.map((slot) => {
-        const { query, variables } = operationFor(slot, slot.kind === 'json' ? { k: huge } : huge);
-        return { path: '/graphql', body: JSON.stringify({ query, variables }), baseline: JSON.stringify({ query: '{', variables }), field: slot.path.at(-1)! };
+      ...textSlots().map((slot) => {
+        const { query, variables } = operationFor(slot, slot.kind === 'json' ? { k: HUGE } : HUGE);
+        return { label: `${slot.field.name}.${slot.path.join('.')}`, method: 'POST', path: '/graphql', body: { query, variables } as unknown };
       }),
-      { path: '/api/org/users', body: JSON.stringify({ loginOrEmail: huge, role: 'Viewer' }), baseline: `${JSON.stringify({ loginOrEmail: huge, role: 'Viewer' })}x`, field: 'loginOrEmail' },
+      ...restCases(HUGE).filter((c) => JSON.stringify(c.body ?? null).includes(HUGE)).map((c) => ({ label: `${c.route} ${c.field}`, path: c.path, method: c.method, body: c.body })),
     ];
-    const send = async (path: string, rawBody: string) => {
-      const started = performance.now();
-      const res = await call(server, 'POST', path, { rawBody, headers: { 'content-type': 'application/json' } });
-      return { res, took: performance.now() - started };
-    };
+    expect(requests.length).toBeGreaterThan(100);
+    const huge = Buffer.alloc(TEN_MB, 'x');
+    // Unmeasured: the first refusal also compiles its code paths, on either side.
+    await (await send(server, 'POST', '/graphql', withHuge(requests[0]!.body, huge))).closed;
     const stop = { done: false };
     const probe = probeHealth(server, stop);
-    const extra: number[] = [];
-    const baselines: number[] = [];
+    const times: Array<[string, number]> = [];
     try {
       for (const request of requests) {
-        const baseline = await send(request.path, request.baseline);
-        expect(baseline.res.status).toBe(400);
-        const { res, took } = await send(request.path, request.body);
-        expect([request.field, res.status]).toEqual([request.field, 400]);
-        expect(res.body.errors?.[0]?.message ?? res.body.message).toMatch(TOO_LONG(request.field));
-        extra.push(took - baseline.took);
-        baselines.push(baseline.took);
+        const body = withHuge(request.body, huge);
+        const answer = await send(server, request.method, request.path, body);
+        expect([request.label, answer.status]).toEqual([request.label, 413]);
+        expect([request.label, JSON.parse(answer.text)]).toEqual([request.label, request.path === '/graphql'
+          ? { errors: [{ message: 'request body too large', extensions: { code: 'PAYLOAD_TOO_LARGE' } }] }
+          : { message: 'request body too large' }]);
+        times.push([request.label, answer.took]);
+        await answer.closed;
       }
     } finally {
       stop.done = true;
     }
     const health = await probe;
-    expect(Math.max(...extra)).toBeLessThan(1000);
-    expect(median(extra)).toBeLessThan(250);
-    expect(health.length).toBeGreaterThan(5);
-    // A health check waits at most for one body being parsed, never for an operation.
-    expect(median(health)).toBeLessThan(median(baselines) + 50);
-  }, 60_000);
+    expect(health.length).toBeGreaterThan(20);
+    // The issue's bound on the median, and on nine in ten: a loaded test machine (this process is
+    // client and server at once, moving 10 MB per request) may stretch the odd one.
+    for (const [what, values] of [['requests', times.map(([, took]) => took)], ['health', health]] as const) {
+      expect([what, median(values) < 50, quantileOf(values, 0.9) < 50]).toEqual([what, true, true]);
+    }
+  }, 120_000);
+
+  it('just under the body limit, a 900 kB string is answered 400 by its field\'s bound, as quickly', async () => {
+    const value = 'x'.repeat(900_000);
+    const cases = [
+      { path: '/graphql', body: { query: 'query($name: String!) { dataSourceByName(name: $name) { id } }', variables: { name: value } }, field: 'name' },
+      { path: '/graphql', body: { query: create, variables: { input: { name: 'n', type: 'loki', access: 'proxy', jsonData: { k: value } } } }, field: 'jsonData' },
+      { path: '/api/org/users', body: { loginOrEmail: value, role: 'Viewer' }, field: 'loginOrEmail' },
+      { path: '/api/datasources', body: { name: 'n', type: 'loki', access: 'proxy', jsonData: { k: value } }, field: 'jsonData' },
+    ];
+    for (const c of cases) {
+      const body = Buffer.from(JSON.stringify(c.body));
+      expect(body.length).toBeLessThan(1024 * 1024);
+      // Five times each, judged on the median: this process is the client too, and the test
+      // machine may be busy.
+      const took: number[] = [];
+      for (let i = 0; i < 5; i++) {
+        const answer = await send(server, 'POST', c.path, body);
+        expect([c.path, c.field, answer.status]).toEqual([c.path, c.field, 400]);
+        const parsed = JSON.parse(answer.text);
+        expect(parsed.errors?.[0]?.message ?? parsed.message).toMatch(TOO_LONG(c.field));
+        took.push(answer.took);
+        await answer.closed;
+      }
+      expect([c.path, c.field, median(took) < 50]).toEqual([c.path, c.field, true]);
+    }
+  });
 });
+
+/** Stands for the 10 MB string in a request's JSON until `withHuge` puts it in (it needs no escaping). */
+const HUGE = '@@huge@@';
+
+/**
+ * `body` as JSON text with every `HUGE` string replaced by `huge` (plain ASCII), as the pieces to
+ * write: the one 10 MB buffer is shared by every request, not copied into each (this process is
+ * the server too, and copying and collecting 10 MB per request would be timed as the server's).
+ */
+function withHuge(body: unknown, huge: Buffer): Buffer[] {
+  const parts = JSON.stringify(body).split(HUGE);
+  return parts.flatMap((part, i) => (i === 0 ? [Buffer.from(part)] : [huge, Buffer.from(part)]));
+}
+
+/**
+ * One request on a connection of its own (node:http, as a plain client sends: its body's length
+ * declared, the whole of it written even after an early answer). Resolves once the answer is in,
+ * with its time from the start of the request; `closed` once the connection has closed.
+ */
+function send(target: TestServer, method: string, path: string, body: Buffer | Buffer[]): Promise<{ status: number; text: string; took: number; closed: Promise<void> }> {
+  const pieces = Array.isArray(body) ? body : [body];
+  const url = new URL(target.url);
+  return new Promise((resolve, reject) => {
+    const started = performance.now();
+    let closed: Promise<void> = Promise.resolve();
+    const req = httpRequest({
+      host: url.hostname, port: url.port, method, path, agent: false,
+      headers: { authorization: ADMIN, 'content-type': 'application/json', accept: 'application/json', 'content-length': String(pieces.reduce((n, piece) => n + piece.length, 0)) },
+    }, (res) => {
+      let text = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => (text += chunk));
+      res.on('end', () => resolve({ status: res.statusCode ?? 0, text, took: performance.now() - started, closed }));
+    });
+    req.on('socket', (socket) => {
+      closed = new Promise((done) => socket.once('close', () => done()));
+    });
+    req.on('error', reject);
+    for (const piece of pieces) req.write(piece);
+    req.end();
+  });
+}
+
+function quantileOf(values: number[], q: number): number {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * q))]!;
+}
 
 function median(values: number[]): number {
   const sorted = [...values].sort((a, b) => a - b);
