@@ -30,6 +30,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   reads: async () => (await import('./scenarios/reads.ts')).default,
   admin: async () => (await import('./scenarios/admin-basic.ts')).default,
   list: async () => (await import('./scenarios/list-scaling.ts')).default,
+  permissions: async () => (await import('./scenarios/datasource-permissions.ts')).default,
   startup: async () => (await import('./scenarios/startup.ts')).default,
   subscriptions: async () => (await import('./scenarios/subscriptions.ts')).default,
   query: async () => (await import('./scenarios/query.ts')).default,
