@@ -38,10 +38,13 @@ export function accessCondition(alias: string, caller: DataSourceCaller, action:
   if (caller.orgRole === 'Admin') return null;
   const roles = heldRoles(caller.orgRole);
   const byRole = roles.length === 0 ? 'false' : `p.built_in_role in (${roles.map((r) => `'${r}'`).join(', ')})`;
+  // The caller's teams in its own org, as a parameter rather than the row's org: the subquery is
+  // then run once per statement, not once per grant row looked at (a team of another org could
+  // not be granted on this org's data sources anyway).
   return {
     sql: `exists (select 1 from data_source_permission p where p.data_source_id = ${alias}.id and p.level >= ${levelFor(action)}
-      and (${byRole} or p.user_id = ? or p.team_id in (select tm.team_id from team_member tm where tm.user_id = ? and tm.org_id = ${alias}.org_id)))`,
-    params: [caller.userId ?? 0, caller.userId ?? 0],
+      and (${byRole} or p.user_id = ? or p.team_id in (select tm.team_id from team_member tm where tm.user_id = ? and tm.org_id = ?)))`,
+    params: [caller.userId ?? 0, caller.userId ?? 0, caller.orgId],
   };
 }
 
