@@ -1,4 +1,4 @@
-import { accessDenied, AUTH_ERRORS, forbidden, permissionDenied, type DomainError } from '../errors/domain.ts';
+import { accessDenied, AUTH_ERRORS, CallerRefusal, permissionDenied, type DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { roleAtLeast, type OrgRole } from '../roles.ts';
 import type { Principal } from './principal.ts';
@@ -55,7 +55,7 @@ export function authorize(principal: Principal | null, access: Access): DomainEr
     case 'signed-in':
       return null;
     case 'user':
-      return principal.kind === 'user' && principal.userId !== null ? null : forbidden(MESSAGES.user.onlyUsers);
+      return principal.kind === 'user' && principal.userId !== null ? null : new CallerRefusal('FORBIDDEN', MESSAGES.user.onlyUsers);
     case 'org-role':
       return roleAtLeast(principal.orgRole, access.role) || (access.serverAdmins && isServerAdmin(principal)) ? null : accessDenied(access.action);
     case 'server-admin':

@@ -50,6 +50,14 @@ export class DomainError extends Error {
   }
 }
 
+/**
+ * A refusal of the caller itself (its credentials, or its rights to do this at all), as opposed to
+ * a refusal of what it asked for (a role above its own, a read-only data source, a wrong old
+ * password). The graph's mutations answer the second kind as user errors, the first as errors of
+ * the request.
+ */
+export class CallerRefusal extends DomainError {}
+
 export const badRequest = (message: string = MESSAGES.http.badRequest) => new DomainError('BAD_REQUEST', message);
 export const notFound = (message: string = MESSAGES.http.notFound) => new DomainError('NOT_FOUND', message);
 export const conflict = (message: string) => new DomainError('CONFLICT', message);
@@ -59,18 +67,18 @@ export const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', MESSAGES.http
 export const unavailable = () => new DomainError('UNAVAILABLE', MESSAGES.database.unavailable);
 
 /** The legacy role middleware's 403. */
-export const permissionDenied = () => forbidden(MESSAGES.http.permissionDenied);
+export const permissionDenied = () => new CallerRefusal('FORBIDDEN', MESSAGES.http.permissionDenied);
 
 /** The access-control 403, naming the missing action as the original server does. */
 export function accessDenied(action: string): DomainError {
   const message = MESSAGES.auth.accessDenied(action);
   const accessErrorId = `ACE${String(Math.floor(Math.random() * 1e10)).padStart(10, '0')}`;
-  return new DomainError('FORBIDDEN', message, { title: 'Access denied', message, accessErrorId });
+  return new CallerRefusal('FORBIDDEN', message, { title: 'Access denied', message, accessErrorId });
 }
 
 /** The structured 401 bodies of the current original server (`errutil` shape). */
 export function unauthorized(message: string, messageId: string): DomainError {
-  return new DomainError('UNAUTHENTICATED', message, { extra: null, message, messageId, statusCode: 401, traceID: '' });
+  return new CallerRefusal('UNAUTHENTICATED', message, { extra: null, message, messageId, statusCode: 401, traceID: '' });
 }
 
 /** PostgreSQL's unique_violation, with the name of the constraint or index that fired. */
