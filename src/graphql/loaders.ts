@@ -9,7 +9,7 @@ import type { RequestContext } from '../context.ts';
  * as the request's context, so nothing is shared between callers.
  */
 export function perRequestLoader<K, V>(batch: (keys: readonly K[], ctx: RequestContext) => Promise<readonly V[]>, cacheKey?: (key: K) => unknown) {
-  const cache = createContextCache((ctx: RequestContext) => new DataLoader<K, V, unknown>((keys) => batch(keys, ctx), { cacheKeyFn: cacheKey }));
+  const cache = remembered(createContextCache((ctx: RequestContext) => new DataLoader<K, V, unknown>((keys) => batch(keys, ctx), { cacheKeyFn: cacheKey })));
   return (ctx: RequestContext) => cache(ctx);
 }
 
@@ -23,5 +23,22 @@ export function perRequestGroups<K, V>(read: (keys: readonly K[], ctx: RequestCo
 
 /** One value per request, computed on first use (such as the caller's roles in every org). */
 export function perRequestValue<V>(compute: (ctx: RequestContext) => Promise<V>) {
-  return createContextCache((ctx: RequestContext) => compute(ctx));
+  return remembered(createContextCache((ctx: RequestContext) => compute(ctx)));
+}
+
+/** Every per-request cache, so that a mutation can empty them all for its request. */
+const caches: Array<{ delete(ctx: RequestContext): void }> = [];
+
+function remembered<C extends { delete(ctx: RequestContext): void }>(cache: C): C {
+  caches.push(cache);
+  return cache;
+}
+
+/**
+ * Forgets what the request has read so far (objects, lists, the caller's roles): after a
+ * mutation, its payload and any later mutation of the same request read what it changed, not
+ * what an earlier field of the request had loaded.
+ */
+export function forgetReads(ctx: RequestContext): void {
+  for (const cache of caches) cache.delete(ctx);
 }
