@@ -158,6 +158,25 @@ describe('relationships', () => {
   });
 });
 
+describe('queries of a data source node', () => {
+  it('run as the caller is in the data source\'s org, not the org the request acts in', async () => {
+    // The same uid in both orgs: the main org's is a Prometheus nobody listens for, the other org's TestData.
+    expect((await call(server, 'POST', '/api/datasources', { body: { name: 'twin', uid: 'graph-twin', type: 'prometheus', access: 'proxy', url: 'http://127.0.0.1:9' } })).status).toBe(200);
+    expect((await call(server, 'POST', '/api/datasources', { auth: ANN, headers: { 'x-grafana-org-id': String(otherOrg) }, body: { name: 'twin', uid: 'graph-twin', type: 'grafana-testdata-datasource', access: 'proxy' } })).status).toBe(200);
+    const query = `query($queries: [JSONObject!]!) { viewer { ... on UserNode { organizations { nodes { databaseId
+      dataSource(uid: "graph-twin") { type query(from: "now-5m", queries: $queries) { status results { refId error frames { fields { type } } } } } } } } } }`;
+    const orgs = (await ok(query, { queries: [{ refId: 'A', scenarioId: 'random_walk', seriesCount: 1, intervalMs: 10000, maxDataPoints: 30 }] }, ANN)).viewer.organizations.nodes;
+    const other = orgs.find((o: { databaseId: number }) => o.databaseId === otherOrg).dataSource;
+    expect(other.type).toBe('grafana-testdata-datasource');
+    expect(other.query.status).toBe(200);
+    expect(other.query.results[0]).toMatchObject({ refId: 'A', error: null, frames: [{ fields: [{ type: 'TIME' }, { type: 'NUMBER' }] }] });
+    // Ann is a Viewer of the main org, where the Prometheus twin answers its refId's error.
+    const main = orgs.find((o: { databaseId: number }) => o.databaseId === 1).dataSource;
+    expect(main.type).toBe('prometheus');
+    expect(main.query.results[0].error).toEqual(expect.any(String));
+  });
+});
+
 describe('mutations', () => {
   it('answer the changed node, and user errors where REST answers 4xx', async () => {
     const created = await ok(`mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id databaseId name version } userErrors { message code } } }`,
@@ -188,5 +207,16 @@ describe('mutations', () => {
     // Access stays an error of the request, as for every root field.
     const denied = await gql(server, deleteDs, { id: hiddenId }, VIC);
     expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+  });
+
+  it('take the rules of the REST rows: a Viewer granted Edit on a data source changes it', async () => {
+    const created = (await ok('mutation { dataSourceCreate(input: { name: "editable", type: "prometheus", access: "proxy" }) { dataSource { id uid } } }')).dataSourceCreate.dataSource;
+    const update = 'mutation($id: ID!) { dataSourceUpdate(id: $id, input: { name: "edited", type: "prometheus", access: "proxy" }) { dataSource { name } userErrors { message code } } }';
+    expect((await gql(server, update, { id: created.id }, VIC)).body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    const vic = (await call(server, 'GET', '/api/users/lookup?loginOrEmail=graph-vic')).body.id;
+    expect((await call(server, 'POST', `/api/access-control/datasources/${created.uid}/users/${vic}`, { body: { permission: 'Edit' } })).status).toBe(200);
+    expect((await ok(update, { id: created.id }, VIC)).dataSourceUpdate).toEqual({ dataSource: { name: 'edited' }, userErrors: [] });
+    const remove = 'mutation($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { message code } } }';
+    expect((await ok(remove, { id: created.id }, VIC)).dataSourceDelete).toEqual({ deletedDataSourceId: created.id, userErrors: [] });
   });
 });

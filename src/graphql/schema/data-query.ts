@@ -5,6 +5,11 @@ import type { DataResponse, Field, FieldType, Frame } from '../../query/frames/f
 import type { QueryCaller } from '../../query/service.ts';
 import type { DataSourceRecord } from '../../services/data-sources.ts';
 import { DataSourceType } from './data-source.ts';
+import { DataSourceNode } from './graph.ts';
+import { orgActors } from '../graph-access.ts';
+import { forbidden } from '../../errors/domain.ts';
+import { MESSAGES } from '../../errors/messages.ts';
+import type { DataSourceCaller } from '../../services/data-source-permissions.ts';
 
 /**
  * Queries in the graph: a data source's `query` field (its own queries) and the root `dataQuery`
@@ -113,8 +118,9 @@ const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
   }),
 });
 
-async function run(ctx: RequestContext, body: Record<string, unknown>): Promise<Results> {
-  const caller: QueryCaller = { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
+/** Runs a query as the caller is in the org the request acts in, or, for a data source reached through the graph, in `asIn` (its own org). */
+async function run(ctx: RequestContext, body: Record<string, unknown>, asIn: DataSourceCaller = ctx.caller): Promise<Results> {
+  const caller: QueryCaller = { orgId: asIn.orgId, principal: asIn, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
   const outcome = await ctx.queries.query(caller, body);
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
   return { status: outcome.status, results };
@@ -149,5 +155,23 @@ builder.objectField(DataSourceType, 'query', (t) => t.field({
     if (denied) throw denied;
     const queries = args.queries.map((q) => ({ ...q, datasource: { type: ds.type, uid: ds.uid }, datasourceId: undefined }));
     return run(ctx, { from: args.from, to: args.to, queries });
+  },
+}));
+
+builder.objectField(DataSourceNode, 'query', (t) => t.field({
+  type: ResultsRef,
+  description: 'Runs queries against this data source (each query\'s `datasource` is this one), as the caller is in its org: whoever may query it there (datasources:query).',
+  args: {
+    from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
+    to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
+    queries: t.arg({ type: ['JSONObject'], required: true, description: 'The kind\'s query models (`expr`, `range`, `instant`, `legendFormat` for Prometheus), each with a `refId`.' }),
+  },
+  resolve: async (ds, args, ctx) => {
+    // The data source may be another org's than the one the request acts in (reached through
+    // viewer.organizations): the caller's role there decides, through its permissions.
+    const [asIn] = await orgActors(ctx, [ds.orgId]);
+    if (!asIn) throw forbidden(MESSAGES.query.accessDenied);
+    const queries = args.queries.map((q) => ({ ...q, datasource: { type: ds.type, uid: ds.uid }, datasourceId: undefined }));
+    return run(ctx, { from: args.from, to: args.to, queries }, asIn);
   },
 }));

@@ -1,22 +1,25 @@
+import type { ObjectRef } from '@pothos/core';
 import { orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
-import { DomainError, notFound } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import type { DataSourceRecord } from '../../services/data-sources.ts';
-import { builder } from '../builder.ts';
-import { decodeNodeId } from '../node-ids.ts';
+import { CallerRefusal } from '../../errors/domain.ts';
+import { classify } from '../../errors/render.ts';
+import { builder, type SchemaTypes } from '../builder.ts';
+import { forgetReads } from '../loaders.ts';
+import { decodeNodeId, keyNumbers, type NodeTypeName } from '../node-ids.ts';
+import { loadDataSources } from '../node-loaders.ts';
 import { CreateDataSourceInput, UpdateDataSourceInput } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
 
 /**
- * The graph's mutations, as GitHub's and Shopify's: an input object, and a payload carrying the
- * changed node (so a normalized client cache updates itself from the answer) and `userErrors`
- * where REST answers 4xx. Failures of the request itself (authentication, access, a malformed id,
- * the server) stay GraphQL errors.
+ * The graph's mutations, as GitHub's and Shopify's: the objects acted on by global id (what a REST
+ * path names), what to write as an `input` object (what a REST body carries), and a payload
+ * carrying the changed node (so a normalized client cache updates itself from the answer), or the
+ * global id of the one deleted, and `userErrors` where REST answers 4xx. Failures of the request
+ * itself (authentication, access, a malformed id, the server) stay GraphQL errors.
  */
-interface UserError { message: string; code: string }
+export interface UserError { message: string; code: string }
 
-const UserErrorType = builder.objectRef<UserError>('UserError').implement({
+export const UserErrorType = builder.objectRef<UserError>('UserError').implement({
   description: 'Why a mutation did not change anything, where REST answers 4xx.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'The message REST answers, word for word.' }),
@@ -24,73 +27,114 @@ const UserErrorType = builder.objectRef<UserError>('UserError').implement({
   }),
 });
 
-const DataSourcePayload = builder.objectRef<{ dataSource: DataSourceRecord | null; userErrors: UserError[] }>('DataSourcePayload').implement({
-  description: 'The data source created or updated, or why not.',
-  fields: (t) => ({
-    dataSource: t.field({ type: DataSourceNode, nullable: true, description: 'As stored now; null when `userErrors` says why not.', resolve: (p) => p.dataSource }),
-    userErrors: t.field({ type: [UserErrorType], description: 'Empty on success.', resolve: (p) => p.userErrors }),
-  }),
-});
+/** What a mutation resolver answers: its payload's own fields and the user errors. */
+export type Payload<F> = F & { userErrors: UserError[] };
 
-const DataSourceDeletePayload = builder.objectRef<{ deletedDataSourceId: string | null; userErrors: UserError[] }>('DataSourceDeletePayload').implement({
-  description: 'The id of the data source deleted, or why not.',
-  fields: (t) => ({
-    deletedDataSourceId: t.id({ nullable: true, description: 'Its global id, for clients to evict it from their cache; null when `userErrors` says why not.', resolve: (p) => p.deletedDataSourceId }),
-    userErrors: t.field({ type: [UserErrorType], description: 'Empty on success.', resolve: (p) => p.userErrors }),
-  }),
-});
-
-/** A client's mistake (4xx) as a user error; anything else stays an error of the request. */
-async function asUserErrors<T>(change: () => Promise<T>): Promise<{ value: T | null; userErrors: UserError[] }> {
+/**
+ * Runs a change. A client's mistake (a 4xx that does not refuse the caller itself) comes back as a
+ * user error; anything else stays an error of the request. Whatever the outcome, the request's
+ * reads start afresh, so the payload shows the change.
+ */
+export async function attempt<T>(ctx: RequestContext, change: () => Promise<T>): Promise<{ done: true; value: T } | { done: false; userErrors: UserError[] }> {
   try {
-    return { value: await change(), userErrors: [] };
+    return { done: true, value: await change() };
   } catch (error) {
-    if (error instanceof DomainError && error.status >= 400 && error.status < 500 && error.code !== 'UNAUTHENTICATED' && error.code !== 'FORBIDDEN') {
-      return { value: null, userErrors: [{ message: error.message, code: error.code }] };
+    const known = classify(error);
+    if (known && known.status >= 400 && known.status < 500 && !(known instanceof CallerRefusal)) {
+      return { done: false, userErrors: [{ message: known.message, code: known.code }] };
     }
     throw error;
+  } finally {
+    forgetReads(ctx);
   }
 }
 
-/** The numeric id of a data source's global id; another type's id names no data source. */
-function dataSourceId(globalId: string): number {
-  const { typename, id } = decodeNodeId(globalId);
-  // Beyond int4 no row has it: not found rather than a database error.
-  if (typename !== 'DataSourceNode' || Number(id) > 2_147_483_647) throw notFound(MESSAGES.dataSource.notFound);
-  return Number(id);
+/** `attempt`, then the payload's fields read from the change's value, or all null with the user errors. */
+export async function mutate<T, F extends Record<string, unknown>>(
+  ctx: RequestContext, change: () => Promise<T>, read: (value: T) => Promise<F> | F, failed: { [K in keyof F]: null },
+): Promise<Payload<F | { [K in keyof F]: null }>> {
+  const outcome = await attempt(ctx, change);
+  return outcome.done ? { ...(await read(outcome.value)), userErrors: [] } : { ...failed, userErrors: outcome.userErrors };
 }
 
-async function payload(ctx: RequestContext, change: () => Promise<{ id: number }>) {
-  const { value, userErrors } = await asUserErrors(change);
-  // Read back as queries read it (a plain record), in the caller's org.
-  return { dataSource: value ? await ctx.services.dataSources.find(ctx.em, ctx.orgId, { id: value.id }) : null, userErrors };
+/** The database id in a global id of `typename`, or null for another type's id or one beyond int4 (it names no row). A malformed id is the request's error. */
+export function databaseId(globalId: string | number, typename: NodeTypeName): number | null {
+  const { typename: found, id } = decodeNodeId(String(globalId));
+  const [n] = keyNumbers(id);
+  return found === typename && n !== undefined && n <= 2_147_483_647 && !id.includes(':') ? n : null;
 }
+
+/** As `databaseId`, 0 (which no row has) for an id naming nothing: the service then answers its own 404. */
+export const rowId = (globalId: string | number, typename: NodeTypeName): number => databaseId(globalId, typename) ?? 0;
+
+const userErrorsField = { description: 'Why nothing changed, as REST\'s 4xx answer says; empty on success.' };
+
+/** A payload carrying one changed node (`key`), null when `userErrors` says why not. */
+export function nodePayload<K extends string, T extends object>(name: string, key: K, type: ObjectRef<SchemaTypes, T>, what: string) {
+  return builder.objectRef<Payload<Record<K, T | null>>>(name).implement({
+    description: `The ${what} as stored after the change, or why it did not change.`,
+    fields: (t) => ({
+      // Pothos cannot check a resolver's result against a type parameter; `p[key]` is a `T | null` by the payload's type.
+      [key]: t.field({ type, nullable: true, description: 'As stored now, as the graph reads it; null when `userErrors` says why not.', resolve: (p) => p[key] as never }),
+      userErrors: t.field({ type: [UserErrorType], ...userErrorsField, resolve: (p) => p.userErrors }),
+    }),
+  });
+}
+
+/** A payload carrying the global id of the node deleted (`key`), null when `userErrors` says why not. */
+export function deletePayload<K extends string>(name: string, key: K, what: string) {
+  return builder.objectRef<Payload<Record<K, string | null>>>(name).implement({
+    description: `The global id of the ${what} deleted, or why it was not.`,
+    fields: (t) => ({
+      [key]: t.id({ nullable: true, description: 'Its global id, for clients to evict it from their cache; null when `userErrors` says why not.', resolve: (p) => p[key] }),
+      userErrors: t.field({ type: [UserErrorType], ...userErrorsField, resolve: (p) => p.userErrors }),
+    }),
+  });
+}
+
+/** Runs a deletion: the payload carries the deleted node's global id, as the client sent it (for it to evict). */
+export function remove<K extends string>(ctx: RequestContext, key: K, globalId: string | number, change: () => Promise<unknown>) {
+  return mutate(ctx, change, () => ({ [key]: String(globalId) }) as Record<K, string>, { [key]: null } as Record<K, null>);
+}
+
+const DataSourcePayload = nodePayload('DataSourcePayload', 'dataSource', DataSourceNode, 'data source');
+const DataSourceDeletePayload = deletePayload('DataSourceDeletePayload', 'deletedDataSourceId', 'data source');
+
+/** The data source as the graph reads it, with the data source permissions in its org. */
+const dataSourceChange = (ctx: RequestContext, change: () => Promise<{ id: number }>) =>
+  mutate(ctx, change, async (ds) => ({ dataSource: (await loadDataSources(ctx, [String(ds.id)]))[0] ?? null }), { dataSource: null });
 
 const idArg = 'The data source\'s global id (`DataSourceNode.id`), in the org the request acts in.';
 
 builder.mutationFields((t) => ({
   dataSourceCreate: t.field({
     type: DataSourcePayload,
-    args: { input: t.arg({ type: CreateDataSourceInput, required: true }) },
+    args: { input: t.arg({ type: CreateDataSourceInput, required: true, description: 'The data source, as `POST /api/datasources` takes it.' }) },
     description: 'Creates a data source in the org the request acts in, as `POST /api/datasources`. Org Admins (datasources:create).',
     extensions: { access: orgRole('Admin', 'datasources:create') },
-    resolve: (_root, { input }, ctx) => payload(ctx, () => ctx.services.dataSources.create(ctx.em, ctx.orgId, input)),
+    resolve: (_root, { input }, ctx) => dataSourceChange(ctx, () => ctx.services.dataSources.create(ctx.em, ctx.orgId, input)),
   }),
   dataSourceUpdate: t.field({
     type: DataSourcePayload,
-    args: { id: t.arg.id({ required: true, description: idArg }), input: t.arg({ type: UpdateDataSourceInput, required: true }) },
-    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org Admins (datasources:write).',
-    extensions: { access: orgRole('Admin', 'datasources:write') },
-    resolve: (_root, { id, input }, ctx) => payload(ctx, () => ctx.services.dataSources.update(ctx.em, ctx.caller, { id: dataSourceId(String(id)) }, input)),
+    args: {
+      id: t.arg.id({ required: true, description: idArg }),
+      input: t.arg({ type: UpdateDataSourceInput, required: true, description: 'The whole data source, as `PUT /api/datasources/:id` takes it.' }),
+    },
+    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org Viewers and up pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgRole('Viewer', 'datasources:write') },
+    resolve: (_root, { id, input }, ctx) => {
+      const ref = { id: rowId(id, 'DataSourceNode') };
+      return dataSourceChange(ctx, () => ctx.services.dataSources.update(ctx.em, ctx.caller, ref, input));
+    },
   }),
   dataSourceDelete: t.field({
     type: DataSourceDeletePayload,
     args: { id: t.arg.id({ required: true, description: idArg }) },
-    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org Admins (datasources:delete).',
-    extensions: { access: orgRole('Admin', 'datasources:delete') },
-    resolve: async (_root, { id }, ctx) => {
-      const { value, userErrors } = await asUserErrors(() => ctx.services.dataSources.delete(ctx.em, ctx.caller, { id: dataSourceId(String(id)) }));
-      return { deletedDataSourceId: value === null ? null : String(id), userErrors };
+    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org Viewers and up pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgRole('Viewer', 'datasources:delete') },
+    resolve: (_root, { id }, ctx) => {
+      const ref = { id: rowId(id, 'DataSourceNode') };
+      return remove(ctx, 'deletedDataSourceId', id, () => ctx.services.dataSources.delete(ctx.em, ctx.caller, ref));
     },
   }),
 }));
