@@ -21,6 +21,7 @@ import './team.ts';
 import './data-source-permission.ts';
 import './graph.ts';
 import './graph-mutations.ts';
+import './graph-mutations-orgs.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -54,7 +54,8 @@ const OrgMemberChangedEvent = builder.objectRef<OrgMemberEvent>('OrganizationMem
     kind: t.field({ type: OrgMemberChangeKind, resolve: (e) => e.kind }),
     userId: t.exposeInt('userId', { description: 'The member changed.' }),
     login: t.exposeString('login', { description: 'Its login (before removal, for a removal).' }),
-    member: t.field({ type: OrgMemberType, nullable: true, description: 'The membership as stored after the change, as `currentOrganizationMembers` lists it; null when removed.', resolve: (e) => e.member }),
+    member: t.field({ type: OrgMemberType, nullable: true, description: 'The membership as stored after the change, the graph\'s `OrganizationMember` node (its global `id` keys a client cache); null when removed.', resolve: (e) => e.member }),
+    nodeId: t.id({ description: 'The global id of the membership changed, also for a removal (to evict it from a client cache).', resolve: (e) => encodeNodeId('OrganizationMember', `${e.orgId}:${e.userId}`) }),
   }),
 });
 

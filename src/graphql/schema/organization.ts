@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { currentOrgActor, requireRoleInOrg } from '../identity-access.ts';
 import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
+import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, type OrgMember } from '../../services/org-members.ts';
@@ -27,6 +28,18 @@ export const ORG_ACCESS = {
   membersWrite: orgRoleOrServerAdmin('Admin', 'org.users:write'),
   membersRemove: orgRoleOrServerAdmin('Admin', 'org.users:remove'),
 };
+
+/**
+ * Who may create an org (`ORG_ACCESS.create` admits every signed-in caller): a server admin, or any
+ * user when `[users] allow_org_create` is on; 403 naming orgs:create otherwise. Answers the user
+ * who becomes its Admin, if the creator is one.
+ */
+export function orgCreator(ctx: RequestContext): number | null {
+  const caller = ctx.caller;
+  const isUser = caller.kind === 'user' && caller.userId !== null;
+  if (!isServerAdmin(caller) && !(ctx.services.settings.users.allowOrgCreate && isUser)) throw accessDenied('orgs:create');
+  return isUser ? caller.userId : null;
+}
 
 const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAddress').implement({
   description: 'A postal address; not kept by this server, so always empty.',
@@ -165,12 +178,7 @@ builder.mutationFields((t) => ({
     args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
     description: 'Creates an org with the caller as its Admin. Server admins, or any signed-in user when `[users] allow_org_create` is on.',
     extensions: { access: ORG_ACCESS.create },
-    resolve: async (_root, { name }, ctx) => {
-      const caller = ctx.caller;
-      const isUser = caller.kind === 'user' && caller.userId !== null;
-      if (!isServerAdmin(caller) && !(ctx.services.settings.users.allowOrgCreate && isUser)) throw accessDenied('orgs:create');
-      return { message: MESSAGES.org.created, orgId: await createOrg(ctx.em, name, isUser ? caller.userId : null) };
-    },
+    resolve: async (_root, { name }, ctx) => ({ message: MESSAGES.org.created, orgId: await createOrg(ctx.em, name, orgCreator(ctx)) }),
   }),
   updateOrganization: t.field({
     type: MessageType,

@@ -1,0 +1,137 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
+import { subscribe } from './support/sse.ts';
+
+/**
+ * The graph's mutations over real HTTP and PostgreSQL: each answers the changed node as the
+ * graph's queries read it (the same global id `node(id)` takes), or the deleted node's id, and
+ * `userErrors` with REST's message word for word where REST answers 4xx; refusals of the caller
+ * stay errors of the request.
+ */
+let server: TestServer;
+const MAY = basic('mut-may', 'may-secret');
+const NED = basic('mut-ned', 'ned-secret');
+
+async function ok<T = any>(query: string, variables: Record<string, unknown> = {}, auth: string = ADMIN): Promise<T> {
+  const res = await gql<T>(server, query, variables, auth);
+  expect(res.body.errors).toBeUndefined();
+  expect(res.status).toBe(200);
+  return res.body.data!;
+}
+
+/** The error code a request answers with (the mutation refused as a whole). */
+async function refused(query: string, variables: Record<string, unknown>, auth: string): Promise<string | undefined> {
+  const res = await gql(server, query, variables, auth);
+  expect(res.body.data?.[Object.keys(res.body.data ?? {})[0] ?? ''] ?? null).toBeNull();
+  return res.body.errors?.[0]?.extensions?.code;
+}
+
+const nodeOf = async (id: string, selection: string, auth = ADMIN) => (await ok(`query($id: ID!) { node(id: $id) { ${selection} } }`, { id }, auth)).node;
+
+let mainOrgId = '';
+
+beforeAll(async () => {
+  server = await startTestServer();
+  for (const [login, password] of [['mut-may', 'may-secret'], ['mut-ned', 'ned-secret']]) {
+    expect((await call(server, 'POST', '/api/admin/users', { body: { login, password, email: `${login}@mut.test` } })).status).toBe(200);
+  }
+  mainOrgId = (await ok('{ viewer { currentOrganization { id } } }')).viewer.currentOrganization.id;
+});
+afterAll(() => server.close());
+
+const ORG = 'organization { id databaseId name } userErrors { message code }';
+const MEMBER = 'member { id role login organization { name } } userErrors { message code }';
+
+describe('organizations and their members', () => {
+  it('creates, renames and deletes an org, answering its node, REST\'s 4xx as user errors', async () => {
+    const created = (await ok(`mutation($input: OrganizationCreateInput!) { organizationCreate(input: $input) { ${ORG} } }`, { input: { name: 'Mut Org' } })).organizationCreate;
+    expect(created).toEqual({ organization: { id: expect.any(String), databaseId: expect.any(Number), name: 'Mut Org' }, userErrors: [] });
+    expect(await nodeOf(created.organization.id, '... on OrganizationNode { name }')).toEqual({ name: 'Mut Org' });
+    const again = (await ok(`mutation { organizationCreate(input: { name: "Mut Org" }) { ${ORG} } }`)).organizationCreate;
+    expect(again).toEqual({ organization: null, userErrors: [{ message: 'Organization name taken', code: 'CONFLICT' }] });
+
+    const update = `mutation($id: ID!, $name: String!) { organizationUpdate(id: $id, input: { name: $name }) { ${ORG} } }`;
+    expect((await ok(update, { id: created.organization.id, name: 'Mut Org 2' })).organizationUpdate.organization.name).toBe('Mut Org 2');
+    // REST answers 400 here (409 on create), and says so word for word.
+    expect((await ok(update, { id: created.organization.id, name: 'Main Org.' })).organizationUpdate)
+      .toEqual({ organization: null, userErrors: [{ message: 'Organization name taken', code: 'BAD_REQUEST' }] });
+    // May belongs to the main org only: changing another org is refused, as an error of the request.
+    expect(await refused(update, { id: created.organization.id, name: 'x' }, MAY)).toBe('FORBIDDEN');
+
+    const remove = 'mutation($id: ID!) { organizationDelete(id: $id) { deletedOrganizationId userErrors { message code } } }';
+    expect((await ok(remove, { id: mainOrgId })).organizationDelete)
+      .toEqual({ deletedOrganizationId: null, userErrors: [{ message: 'Can not delete org for current user', code: 'BAD_REQUEST' }] });
+    expect((await ok(remove, { id: created.organization.id })).organizationDelete).toEqual({ deletedOrganizationId: created.organization.id, userErrors: [] });
+    expect(await nodeOf(created.organization.id, 'id')).toBeNull();
+    expect((await ok(remove, { id: created.organization.id })).organizationDelete.userErrors).toEqual([{ message: 'Failed to delete organization. ID not found', code: 'NOT_FOUND' }]);
+    // A malformed id is the request's error, not a user error.
+    expect(await refused(remove, { id: '!!' }, ADMIN)).toBe('BAD_REQUEST');
+  });
+
+  it('adds, re-roles and removes members of a given org and of the current one', async () => {
+    const org = (await ok(`mutation { organizationCreate(input: { name: "Mut Members" }) { ${ORG} } }`)).organizationCreate.organization;
+    const add = `mutation($org: ID!, $login: String!, $role: String!) { organizationMemberAdd(organizationId: $org, input: { loginOrEmail: $login, role: $role }) { ${MEMBER} } }`;
+    const added = (await ok(add, { org: org.id, login: 'mut-may', role: 'Editor' })).organizationMemberAdd;
+    expect(added).toEqual({ member: { id: expect.any(String), role: 'Editor', login: 'mut-may', organization: { name: 'Mut Members' } }, userErrors: [] });
+    expect(await nodeOf(added.member.id, '... on OrganizationMember { role }')).toEqual({ role: 'Editor' });
+    expect((await ok(add, { org: org.id, login: 'mut-may', role: 'Viewer' })).organizationMemberAdd)
+      .toEqual({ member: null, userErrors: [{ message: 'User is already member of this organization', code: 'CONFLICT' }] });
+    expect((await ok(add, { org: org.id, login: 'nobody', role: 'Viewer' })).organizationMemberAdd.userErrors).toEqual([{ message: 'User not found', code: 'NOT_FOUND' }]);
+    expect((await ok(add, { org: org.id, login: 'mut-ned', role: 'Owner' })).organizationMemberAdd.userErrors).toEqual([{ message: 'Invalid role specified', code: 'BAD_REQUEST' }]);
+
+    const update = `mutation($id: ID!, $role: String!) { organizationMemberUpdate(id: $id, input: { role: $role }) { ${MEMBER} } }`;
+    expect((await ok(update, { id: added.member.id, role: 'Admin' })).organizationMemberUpdate.member.role).toBe('Admin');
+    // The creator (the server admin) leaves; May is then the last Admin, who cannot be demoted.
+    const members = (await nodeOf(org.id, '... on OrganizationNode { members { nodes { id login } } }')).members.nodes;
+    const creator = members.find((m: { login: string }) => m.login === 'admin').id;
+    const removal = 'mutation($id: ID!) { organizationMemberRemove(id: $id) { deletedMemberId deletedUserId userErrors { message code } } }';
+    expect((await ok(removal, { id: creator })).organizationMemberRemove).toEqual({ deletedMemberId: creator, deletedUserId: null, userErrors: [] });
+    expect((await ok(update, { id: added.member.id, role: 'Viewer' })).organizationMemberUpdate.userErrors)
+      .toEqual([{ message: 'Cannot change role so that there is no organization admin left', code: 'BAD_REQUEST' }]);
+    // May, the org's Admin, adds Ned there; Ned, a Viewer, may not change members.
+    const nedThere = (await ok(add, { org: org.id, login: 'mut-ned', role: 'Viewer' }, MAY)).organizationMemberAdd.member;
+    expect(await refused(update, { id: nedThere.id, role: 'Admin' }, NED)).toBe('FORBIDDEN');
+    // Removed from an org that is not the one the request acts in, Ned stays a user.
+    expect((await ok(removal, { id: nedThere.id }, MAY)).organizationMemberRemove).toEqual({ deletedMemberId: nedThere.id, deletedUserId: null, userErrors: [] });
+    expect((await ok(removal, { id: added.member.id })).organizationMemberRemove.userErrors).toEqual([{ message: 'Cannot remove last organization admin', code: 'BAD_REQUEST' }]);
+
+    // The current org, as DELETE /api/org/users/:userId: a user left in no org is deleted with it.
+    const loner = await call(server, 'POST', '/api/admin/users', { body: { login: 'mut-loner', password: 'loner-secret' } });
+    const lonerMember = (await ok(`{ viewer { currentOrganization { members(query: "mut-loner") { nodes { id userId } } } } }`)).viewer.currentOrganization.members.nodes[0];
+    expect(lonerMember.userId).toBe(loner.body.id);
+    const gone = (await ok(removal, { id: lonerMember.id })).organizationMemberRemove;
+    expect(gone).toEqual({ deletedMemberId: lonerMember.id, deletedUserId: expect.any(String), userErrors: [] });
+    expect(await nodeOf(gone.deletedUserId, 'id')).toBeNull();
+    expect((await call(server, 'GET', `/api/users/${loner.body.id}`)).status).toBe(404);
+  });
+
+  it('reads back what the request changed, also a second time in one request and once compiled', async () => {
+    const org = (await ok(`mutation { organizationCreate(input: { name: "Mut Twice" }) { ${ORG} } }`)).organizationCreate.organization;
+    const twice = `mutation($id: ID!) {
+      a: organizationUpdate(id: $id, input: { name: "Mut Twice A" }) { organization { name } }
+      b: organizationUpdate(id: $id, input: { name: "Mut Twice B" }) { organization { name } } }`;
+    // The second time the same document comes, it runs compiled (graphql-jit): mutations still one after the other.
+    for (let i = 0; i < 2; i++) {
+      expect(await ok(twice, { id: org.id })).toEqual({ a: { organization: { name: 'Mut Twice A' } }, b: { organization: { name: 'Mut Twice B' } } });
+    }
+  });
+});
+
+describe('subscriptions', () => {
+  it('carry the nodes the mutations change, and the global id of those removed', async () => {
+    const stream = await subscribe(server, 'subscription { orgMembersChanged { kind nodeId member { id role } } }');
+    try {
+      expect(stream.status).toBe(200);
+      await new Promise((resolve) => setTimeout(resolve, 200));
+      await call(server, 'POST', '/api/admin/users', { body: { login: 'mut-sub', password: 'sub-secret' } });
+      const added = (await stream.next(5000)).data.data.orgMembersChanged;
+      expect(added).toEqual({ kind: 'ADDED', nodeId: added.member.id, member: { id: expect.any(String), role: 'Viewer' } });
+      const changed = (await ok('mutation($id: ID!) { organizationMemberUpdate(id: $id, input: { role: "Editor" }) { member { id role } } }', { id: added.nodeId })).organizationMemberUpdate;
+      expect((await stream.next(5000)).data.data.orgMembersChanged).toEqual({ kind: 'UPDATED', nodeId: changed.member.id, member: changed.member });
+      const removed = (await ok('mutation($id: ID!) { organizationMemberRemove(id: $id) { deletedMemberId } }', { id: added.nodeId })).organizationMemberRemove;
+      expect((await stream.next(5000)).data.data.orgMembersChanged).toEqual({ kind: 'REMOVED', nodeId: removed.deletedMemberId, member: null });
+    } finally {
+      stream.close();
+    }
+  });
+});
