@@ -117,6 +117,70 @@ describe('organizations and their members', () => {
   });
 });
 
+const USER = 'user { id databaseId login name isDisabled isServiceAdmin } userErrors { message code }';
+
+describe('users', () => {
+  it('lets server admins create, change and delete users, answering their nodes', async () => {
+    const create = `mutation($input: UserCreateInput!) { userCreate(input: $input) { ${USER} } }`;
+    const created = (await ok(create, { input: { login: 'mut-una', password: 'una-secret', name: 'Una' } })).userCreate;
+    expect(created).toEqual({ user: { id: expect.any(String), databaseId: expect.any(Number), login: 'mut-una', name: 'Una', isDisabled: false, isServiceAdmin: false }, userErrors: [] });
+    expect((await ok(create, { input: { login: 'mut-una', password: 'una-secret' } })).userCreate.userErrors)
+      .toEqual([{ message: 'User with email \'\' or username \'mut-una\' already exists', code: 'PRECONDITION_FAILED' }]);
+    // Another type's id names no org: refused as an unknown org, not read as the default one.
+    expect((await ok(create, { input: { login: 'mut-other', password: 'x-secret', organizationId: created.user.id } })).userCreate.userErrors)
+      .toEqual([{ message: 'organization not found', code: 'BAD_REQUEST' }]);
+    const id = created.user.id;
+
+    const updated = (await ok(`mutation($id: ID!) { userUpdate(id: $id, input: { login: "mut-una2", name: "Una Two" }) { ${USER} } }`, { id })).userUpdate;
+    expect(updated.user).toMatchObject({ id, login: 'mut-una2', name: 'Una Two' });
+    expect((await ok(`mutation($id: ID!) { userUpdate(id: $id, input: { login: "mut-may" }) { ${USER} } }`, { id })).userUpdate.userErrors)
+      .toEqual([{ message: 'Update would result in user login conflict', code: 'CONFLICT' }]);
+
+    expect((await ok(`mutation($id: ID!) { userDisable(id: $id) { ${USER} } }`, { id })).userDisable.user.isDisabled).toBe(true);
+    expect((await call(server, 'GET', '/api/user', { auth: basic('mut-una2', 'una-secret') })).status).toBe(401);
+    expect((await ok(`mutation($id: ID!) { userEnable(id: $id) { ${USER} } }`, { id })).userEnable.user.isDisabled).toBe(false);
+    expect((await ok(`mutation($id: ID!) { userPasswordUpdate(id: $id, input: { password: "x" }) { ${USER} } }`, { id })).userPasswordUpdate.userErrors)
+      .toEqual([{ message: 'New password too short', code: 'BAD_REQUEST' }]);
+    expect((await ok(`mutation($id: ID!) { userPasswordUpdate(id: $id, input: { password: "una-new-secret" }) { ${USER} } }`, { id })).userPasswordUpdate.userErrors).toEqual([]);
+    expect((await call(server, 'GET', '/api/user', { auth: basic('mut-una2', 'una-new-secret') })).status).toBe(200);
+    expect((await ok(`mutation($id: ID!) { userPermissionsUpdate(id: $id, input: { isServiceAdmin: true }) { ${USER} } }`, { id })).userPermissionsUpdate.user.isServiceAdmin).toBe(true);
+    // May is no server admin: refused as a whole.
+    expect(await refused(`mutation($id: ID!) { userPermissionsUpdate(id: $id, input: { isServiceAdmin: false }) { ${USER} } }`, { id }, MAY)).toBe('FORBIDDEN');
+
+    const remove = 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { message code } } }';
+    expect((await ok(remove, { id })).userDelete).toEqual({ deletedUserId: id, userErrors: [] });
+    expect((await ok(remove, { id })).userDelete).toEqual({ deletedUserId: null, userErrors: [{ message: 'user not found', code: 'NOT_FOUND' }] });
+  });
+
+  it('lets a signed-in user change itself, a wrong old password being a user error, and refuses tokens', async () => {
+    const me = (await ok(`mutation { viewerUpdate(input: { login: "mut-ned", name: "Ned" }) { ${USER} } }`, {}, NED)).viewerUpdate;
+    expect(me.user).toMatchObject({ login: 'mut-ned', name: 'Ned' });
+    expect(await nodeOf(me.user.id, '... on UserNode { name }', NED)).toEqual({ name: 'Ned' });
+
+    const change = `mutation($old: String!, $new: String!) { viewerPasswordChange(input: { oldPassword: $old, newPassword: $new }) { ${USER} } }`;
+    expect((await ok(change, { old: 'wrong', new: 'ned-new-secret' }, NED)).viewerPasswordChange)
+      .toEqual({ user: null, userErrors: [{ message: 'Invalid old password', code: 'UNAUTHENTICATED' }] });
+    expect((await ok(change, { old: 'ned-secret', new: 'ned-new-secret' }, NED)).viewerPasswordChange.userErrors).toEqual([]);
+    const ned = basic('mut-ned', 'ned-new-secret');
+    expect((await call(server, 'GET', '/api/user', { auth: ned })).status).toBe(200);
+
+    const other = (await ok(`mutation { organizationCreate(input: { name: "Mut Ned's" }) { ${ORG} } }`)).organizationCreate.organization;
+    const switchTo = 'mutation($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { user { id } userErrors { message code } } }';
+    expect((await ok(switchTo, { id: other.id }, ned)).viewerOrganizationSwitch.userErrors).toEqual([{ message: 'Not a valid organization', code: 'UNAUTHENTICATED' }]);
+    await ok(`mutation($org: ID!) { organizationMemberAdd(organizationId: $org, input: { loginOrEmail: "mut-ned", role: "Viewer" }) { ${MEMBER} } }`, { org: other.id });
+    expect((await ok(switchTo, { id: other.id }, ned)).viewerOrganizationSwitch.userErrors).toEqual([]);
+    expect((await call(server, 'GET', '/api/user', { auth: ned })).body.orgId).toBe(other.databaseId);
+
+    // Back as he was, for the tests that follow.
+    await ok(switchTo, { id: mainOrgId }, ned);
+    await ok(change, { old: 'ned-new-secret', new: 'ned-secret' }, ned);
+
+    const sa = await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'mut-viewer-sa', role: 'Admin' } });
+    const key = (await call(server, 'POST', `/api/serviceaccounts/${sa.body.id}/tokens`, { body: { name: 'mut-viewer-token' } })).body.key;
+    expect(await refused(`mutation { viewerUpdate(input: { login: "x" }) { ${USER} } }`, {}, `Bearer ${key}`)).toBe('FORBIDDEN');
+  });
+});
+
 describe('subscriptions', () => {
   it('carry the nodes the mutations change, and the global id of those removed', async () => {
     const stream = await subscribe(server, 'subscription { orgMembersChanged { kind nodeId member { id role } } }');

@@ -22,6 +22,7 @@ import './data-source-permission.ts';
 import './graph.ts';
 import './graph-mutations.ts';
 import './graph-mutations-orgs.ts';
+import './graph-mutations-users.ts';
 
 let schema: GraphQLSchema | null = null;
 

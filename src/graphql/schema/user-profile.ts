@@ -93,7 +93,7 @@ export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implem
   }),
 });
 
-const UpdateUserInput = builder.inputType('UpdateUserInput', {
+export const UpdateUserInput = builder.inputType('UpdateUserInput', {
   description: 'New attributes of a user. The login defaults to the e-mail; a field left empty keeps its value.',
   fields: (t) => ({
     name: t.string({ required: false }),
