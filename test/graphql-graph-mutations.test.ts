@@ -181,6 +181,53 @@ describe('users', () => {
   });
 });
 
+const ACCOUNT = 'serviceAccount { id databaseId name role isDisabled tokenCount } userErrors { message code }';
+
+describe('service accounts and their tokens', () => {
+  it('creates, changes, disables and deletes accounts and tokens, the secret shown once', async () => {
+    const created = (await ok(`mutation { serviceAccountCreate(input: { name: "mut-sa", role: "Editor" }) { ${ACCOUNT} } }`)).serviceAccountCreate;
+    expect(created).toEqual({ serviceAccount: { id: expect.any(String), databaseId: expect.any(Number), name: 'mut-sa', role: 'Editor', isDisabled: false, tokenCount: 0 }, userErrors: [] });
+    expect((await ok(`mutation { serviceAccountCreate(input: { name: "mut-sa" }) { ${ACCOUNT} } }`)).serviceAccountCreate.userErrors)
+      .toEqual([{ message: 'Failed to create service account', code: 'BAD_REQUEST' }]);
+    const id = created.serviceAccount.id;
+    expect((await ok(`mutation($id: ID!) { serviceAccountUpdate(id: $id, input: { name: "mut-sa-2", role: "Viewer" }) { ${ACCOUNT} } }`, { id })).serviceAccountUpdate.serviceAccount)
+      .toMatchObject({ id, name: 'mut-sa-2', role: 'Viewer' });
+
+    const tokenCreate = `mutation($id: ID!, $name: String!) { serviceAccountTokenCreate(serviceAccountId: $id, input: { name: $name }) {
+      token { id name serviceAccount { id } } key serviceAccount { tokenCount } userErrors { message code } } }`;
+    const made = (await ok(tokenCreate, { id, name: 'mut-token' })).serviceAccountTokenCreate;
+    expect(made).toEqual({ token: { id: expect.any(String), name: 'mut-token', serviceAccount: { id } }, key: expect.stringMatching(/^glsa_/), serviceAccount: { tokenCount: 1 }, userErrors: [] });
+    expect(await nodeOf(made.token.id, '... on ServiceAccountTokenNode { name }')).toEqual({ name: 'mut-token' });
+    expect((await ok(tokenCreate, { id, name: 'mut-token' })).serviceAccountTokenCreate)
+      .toEqual({ token: null, key: null, serviceAccount: null, userErrors: [{ message: 'service account token with given name already exists in the organization', code: 'CONFLICT' }] });
+    const bearer = `Bearer ${made.key}`;
+    expect((await call(server, 'GET', '/api/datasources', { auth: bearer })).status).toBe(200);
+
+    expect((await ok(`mutation($id: ID!) { serviceAccountDisable(id: $id) { ${ACCOUNT} } }`, { id })).serviceAccountDisable.serviceAccount.isDisabled).toBe(true);
+    expect((await call(server, 'GET', '/api/datasources', { auth: bearer })).status).toBe(401);
+    expect((await ok(`mutation($id: ID!) { serviceAccountEnable(id: $id) { ${ACCOUNT} } }`, { id })).serviceAccountEnable.serviceAccount.isDisabled).toBe(false);
+
+    const tokenDelete = 'mutation($id: ID!) { serviceAccountTokenDelete(id: $id) { deletedServiceAccountTokenId serviceAccount { tokenCount } userErrors { message code } } }';
+    expect((await ok(tokenDelete, { id: made.token.id })).serviceAccountTokenDelete).toEqual({ deletedServiceAccountTokenId: made.token.id, serviceAccount: { tokenCount: 0 }, userErrors: [] });
+    expect((await call(server, 'GET', '/api/datasources', { auth: bearer })).status).toBe(401);
+    expect((await ok(tokenDelete, { id: made.token.id })).serviceAccountTokenDelete.userErrors).toEqual([{ message: 'Failed to delete service account token', code: 'NOT_FOUND' }]);
+
+    // Another org's account is not found in the org the request acts in, as REST answers.
+    const other = (await ok(`mutation { organizationCreate(input: { name: "Mut SA Org" }) { ${ORG} } }`)).organizationCreate.organization;
+    const otherSa = await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'mut-other-sa' }, headers: { 'x-grafana-org-id': String(other.databaseId) } });
+    const otherId = (await ok('{ viewer { organizations { nodes { databaseId serviceAccounts(query: "mut-other-sa") { nodes { id databaseId } } } } } }'))
+      .viewer.organizations.nodes.find((o: { databaseId: number }) => o.databaseId === other.databaseId).serviceAccounts.nodes[0];
+    expect(otherId.databaseId).toBe(otherSa.body.id);
+    expect((await ok('mutation($id: ID!) { serviceAccountDelete(id: $id) { deletedServiceAccountId userErrors { message code } } }', { id: otherId.id })).serviceAccountDelete)
+      .toEqual({ deletedServiceAccountId: null, userErrors: [{ message: 'Failed to retrieve service account', code: 'NOT_FOUND' }] });
+
+    expect(await refused(`mutation($id: ID!) { serviceAccountDelete(id: $id) { deletedServiceAccountId } }`, { id }, MAY)).toBe('FORBIDDEN');
+    expect((await ok('mutation($id: ID!) { serviceAccountDelete(id: $id) { deletedServiceAccountId userErrors { message code } } }', { id })).serviceAccountDelete)
+      .toEqual({ deletedServiceAccountId: id, userErrors: [] });
+    expect(await nodeOf(id, 'id')).toBeNull();
+  });
+});
+
 describe('subscriptions', () => {
   it('carry the nodes the mutations change, and the global id of those removed', async () => {
     const stream = await subscribe(server, 'subscription { orgMembersChanged { kind nodeId member { id role } } }');

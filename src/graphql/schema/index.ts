@@ -23,6 +23,7 @@ import './graph.ts';
 import './graph-mutations.ts';
 import './graph-mutations-orgs.ts';
 import './graph-mutations-users.ts';
+import './graph-mutations-service-accounts.ts';
 
 let schema: GraphQLSchema | null = null;
 

@@ -79,7 +79,7 @@ const ServiceAccountUpdate = builder.objectRef<{ account: ServiceAccountProfile 
   }),
 });
 
-const UpdateServiceAccountInput = builder.inputType('UpdateServiceAccountInput', {
+export const UpdateServiceAccountInput = builder.inputType('UpdateServiceAccountInput', {
   description: 'The fields to change; those left out keep their value.',
   fields: (t) => ({
     name: t.string({ required: false, description: 'New display name (the login stays).' }),
@@ -88,7 +88,7 @@ const UpdateServiceAccountInput = builder.inputType('UpdateServiceAccountInput',
   }),
 });
 
-const CreateServiceAccountInput = builder.inputType('CreateServiceAccountInput', {
+export const CreateServiceAccountInput = builder.inputType('CreateServiceAccountInput', {
   description: 'A new service account of the caller\'s org.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'Display name; unique in the org.' }),
@@ -97,7 +97,7 @@ const CreateServiceAccountInput = builder.inputType('CreateServiceAccountInput',
   }),
 });
 
-const CreateTokenInput = builder.inputType('CreateServiceAccountTokenInput', {
+export const CreateTokenInput = builder.inputType('CreateServiceAccountTokenInput', {
   description: 'A new token of a service account.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'Unique in the org, up to 190 characters.' }),
