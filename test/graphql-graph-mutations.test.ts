@@ -228,6 +228,54 @@ describe('service accounts and their tokens', () => {
   });
 });
 
+const TEAM = 'team { id name email memberCount members { login permission organizationMemberId } } userErrors { message code }';
+
+describe('teams and their members', () => {
+  it('creates, changes and deletes teams and memberships, by node ids, as REST decides who may', async () => {
+    const created = (await ok(`mutation { teamCreate(input: { name: "mut-team", email: "team@mut.test" }) { ${TEAM} } }`)).teamCreate;
+    expect(created).toEqual({ team: { id: expect.any(String), name: 'mut-team', email: 'team@mut.test', memberCount: 0, members: [] }, userErrors: [] });
+    expect((await ok(`mutation { teamCreate(input: { name: "MUT-TEAM" }) { ${TEAM} } }`)).teamCreate.userErrors).toEqual([{ message: 'Team name taken', code: 'CONFLICT' }]);
+    const teamId = created.team.id;
+    const members = (await ok('{ viewer { currentOrganization { members { nodes { id login } } } } }')).viewer.currentOrganization.members.nodes;
+    const memberId = (login: string) => members.find((m: { login: string }) => m.login === login).id;
+    const mayId = memberId('mut-may');
+    const nedId = memberId('mut-ned');
+
+    // By an org membership's id (what org Admins list), with the member's permission.
+    const add = `mutation($team: ID!, $user: ID!, $permission: Int) { teamMemberAdd(teamId: $team, input: { userId: $user, permission: $permission }) {
+      team { memberCount } member { login permission organizationMemberId } userErrors { message code } } }`;
+    expect((await ok(add, { team: teamId, user: mayId, permission: 4 })).teamMemberAdd)
+      .toEqual({ team: { memberCount: 1 }, member: { login: 'mut-may', permission: 4, organizationMemberId: mayId }, userErrors: [] });
+    expect((await ok(add, { team: teamId, user: mayId })).teamMemberAdd.userErrors).toEqual([{ message: 'User is already added to this team', code: 'BAD_REQUEST' }]);
+    // May, an Admin of the team but a Viewer of the org, adds Ned by his user's id (she may see her own, not his: an id he gave her).
+    const nedUser = (await ok('{ viewer { id } }', {}, NED)).viewer.id;
+    expect((await ok(add, { team: teamId, user: nedUser }, MAY)).teamMemberAdd.member).toEqual({ login: 'mut-ned', permission: 0, organizationMemberId: nedId });
+    // Ned, a mere member, may not change the team: refused as a whole, as REST's 403.
+    const update = `mutation($id: ID!, $name: String!) { teamUpdate(id: $id, input: { name: $name }) { ${TEAM} } }`;
+    expect(await refused(update, { id: teamId, name: 'x' }, NED)).toBe('FORBIDDEN');
+    expect((await ok(update, { id: teamId, name: 'mut-team-2' }, MAY)).teamUpdate.team).toMatchObject({ name: 'mut-team-2', email: '', memberCount: 2 });
+
+    const setPermission = `mutation($team: ID!, $user: ID!, $permission: Int!) { teamMemberUpdate(teamId: $team, userId: $user, input: { permission: $permission }) {
+      member { login permission } userErrors { message code } } }`;
+    expect((await ok(setPermission, { team: teamId, user: nedId, permission: 4 })).teamMemberUpdate).toEqual({ member: { login: 'mut-ned', permission: 4 }, userErrors: [] });
+    expect((await ok(setPermission, { team: teamId, user: nedId, permission: 2 })).teamMemberUpdate.userErrors).toEqual([{ message: 'bad request data', code: 'BAD_REQUEST' }]);
+
+    const removeMember = `mutation($team: ID!, $user: ID!) { teamMemberRemove(teamId: $team, userId: $user) { ${TEAM} } }`;
+    expect((await ok(removeMember, { team: teamId, user: nedId })).teamMemberRemove.team.members.map((m: { login: string }) => m.login)).toEqual(['mut-may']);
+    expect((await ok(removeMember, { team: teamId, user: nedId })).teamMemberRemove.userErrors).toEqual([{ message: 'Team member not found', code: 'NOT_FOUND' }]);
+
+    const set = `mutation($team: ID!, $members: [String!], $admins: [String!]) { teamMembersSet(teamId: $team, input: { members: $members, admins: $admins }) { ${TEAM} } }`;
+    expect((await ok(set, { team: teamId, members: ['mut-ned'], admins: ['admin'] })).teamMembersSet.team.members.map((m: { login: string; permission: number }) => [m.login, m.permission]))
+      .toEqual([['admin', 4], ['mut-ned', 0]]);
+    expect((await ok(set, { team: teamId, members: ['nobody'] })).teamMembersSet.userErrors).toEqual([{ message: 'user not found', code: 'NOT_FOUND' }]);
+
+    const remove = 'mutation($id: ID!) { teamDelete(id: $id) { deletedTeamId userErrors { message code } } }';
+    expect((await ok(remove, { id: teamId })).teamDelete).toEqual({ deletedTeamId: teamId, userErrors: [] });
+    expect(await nodeOf(teamId, 'id')).toBeNull();
+    expect((await ok(remove, { id: teamId })).teamDelete.userErrors).toEqual([{ message: 'Failed to delete Team. ID not found', code: 'NOT_FOUND' }]);
+  });
+});
+
 describe('subscriptions', () => {
   it('carry the nodes the mutations change, and the global id of those removed', async () => {
     const stream = await subscribe(server, 'subscription { orgMembersChanged { kind nodeId member { id role } } }');

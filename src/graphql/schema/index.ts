@@ -24,6 +24,7 @@ import './graph-mutations.ts';
 import './graph-mutations-orgs.ts';
 import './graph-mutations-users.ts';
 import './graph-mutations-service-accounts.ts';
+import './graph-mutations-teams.ts';
 
 let schema: GraphQLSchema | null = null;
 

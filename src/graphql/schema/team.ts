@@ -1,4 +1,5 @@
 import { builder } from '../builder.ts';
+import { encodeNodeId } from '../node-ids.ts';
 import { isServerAdmin, orgRole, signedInUser } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
@@ -25,7 +26,7 @@ export const TEAM_ACCESS = {
   mine: signedInUser,
 };
 
-const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId });
+export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId });
 
 export const TeamType = builder.objectRef<Team>('Team').implement({
   description: 'A group of an org\'s members, to which data source permissions can be granted.',
@@ -61,6 +62,10 @@ export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implem
     avatarUrl: t.string({ resolve: (m, _args, ctx) => avatarOf(ctx, m.email) }),
     labels: t.stringList({ resolve: () => [] }),
     permission: t.exposeInt('permission', { description: '0 Member, 4 Admin.' }),
+    organizationMemberId: t.id({
+      description: 'The global id of the user\'s membership of the org (`OrganizationMember.id`), which the team member mutations take as `userId`.',
+      resolve: (m) => encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`),
+    }),
   }),
 });
 
