@@ -117,6 +117,8 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
+      // Reads for subscribers still running finish before the pool can be closed.
+      await live.settled();
       upstream.close();
       await changes.close();
     },

@@ -133,6 +133,8 @@ export class LiveChanges {
   #closed = false;
   #alertsRead: { running: boolean; again: boolean } = { running: false, again: false };
   #recheck: { running: boolean; again: boolean; retry: NodeJS.Timeout | null } = { running: false, again: false, retry: null };
+  /** Reads started for subscribers (by a notice, a new stream, a recheck) and not finished yet. */
+  readonly #reading = new Set<Promise<unknown>>();
 
   constructor(orm: MikroORM, dataSources: DataSourceService, changes: ChangeListener, log: Logger, limits: LiveLimits, access: DataSourceAccessCache | null = null) {
     this.#orm = orm;
@@ -234,6 +236,22 @@ export class LiveChanges {
     }
   }
 
+  /**
+   * Resolves once no read started for subscribers is running. After `close` none starts, so
+   * shutdown awaits this before closing the pool: a read still acquiring a connection when the
+   * pool ends keeps it checked out for good, and closing the pool then never finishes.
+   */
+  async settled(): Promise<void> {
+    while (this.#reading.size > 0) await Promise.allSettled([...this.#reading]);
+  }
+
+  /** Keeps `read` among the reads `settled` waits for; each handles its own failures. */
+  #track(read: Promise<unknown>): void {
+    this.#reading.add(read);
+    const done = () => this.#reading.delete(read);
+    read.then(done, done);
+  }
+
   /** Ends every stream with a final error event, and refuses new ones (shutdown). */
   close(): void {
     this.#closed = true;
@@ -306,7 +324,7 @@ export class LiveChanges {
     });
     if (!feed) kind.feeds.set(orgId, (feed = { subscribers: new Set(), known: null, pending: [], running: false }));
     feed.subscribers.add(subscriber);
-    if (feed.known === null) void this.#drain(kind, orgId, feed);
+    if (feed.known === null) this.#track(this.#drain(kind, orgId, feed));
     return subscriber.stream;
   }
 
@@ -316,7 +334,7 @@ export class LiveChanges {
     for (const [id, feed] of feeds) {
       if (!feed) continue;
       feed.pending.push(notice);
-      void this.#drain(kind, id, feed);
+      this.#track(this.#drain(kind, id, feed));
     }
   }
 
@@ -443,7 +461,7 @@ export class LiveChanges {
     if (this.#alerts.size === 0) return;
     state.running = true;
     state.again = false;
-    void (async () => {
+    this.#track((async () => {
       try {
         const rows = await this.#orm.em.fork().execute<Array<{ paused: boolean }>>('select paused from alert_pause_state where id = 1');
         const paused = Boolean(rows[0]?.paused);
@@ -459,7 +477,7 @@ export class LiveChanges {
         state.running = false;
         if (state.again) this.#readAlertsPaused();
       }
-    })();
+    })());
   }
 
   // --- authorization for the life of a stream ------------------------------------------------
@@ -477,12 +495,12 @@ export class LiveChanges {
     state.running = true;
     state.again = false;
     // Started on the next tick, so a stream registering now is among those it reads.
-    void Promise.resolve().then(() => this.#runRecheck()).catch((error: unknown) => {
+    this.#track(Promise.resolve().then(() => this.#runRecheck()).catch((error: unknown) => {
       this.#log.error({ err: error }, 'rechecking the credentials of open subscriptions failed');
     }).finally(() => {
       state.running = false;
       if (state.again) this.#scheduleRecheck();
-    });
+    }));
   }
 
   async #runRecheck(): Promise<void> {
