@@ -1,6 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { orgRole, serverAdmin } from '../src/auth/access.ts';
+import { introspectionFromSchema, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
+import { orgRole, serverAdmin, type Access } from '../src/auth/access.ts';
 import { declaredAccess, rootTypes } from '../src/graphql/access.ts';
 import { getSchema, printSdl } from '../src/graphql/schema/index.ts';
 import { FRAGMENTS, ROUTES } from '../src/http/routes.ts';
@@ -50,5 +51,69 @@ describe('REST rows and the root fields they run', () => {
   it('every root field declares its access rule', () => {
     const undeclared = rootTypes(getSchema()).flatMap((type) => Object.values(type.getFields()).filter((f) => !declaredAccess(f)).map((f) => `${type.name}.${f.name}`));
     expect(undeclared).toEqual([]);
+  });
+});
+
+/**
+ * What a root field's description must say of who may call it, derived from the rule it declares
+ * (so a field whose rule changes must say so): the role and the action of an org role, server
+ * admins, signed-in users or any signed-in caller.
+ */
+function mustSay(access: Access): RegExp[] {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  switch (access.kind) {
+    case 'org-role':
+      return [new RegExp(`\\bOrg ${access.role}s\\b`), new RegExp(`\\(${escape(access.action)}\\)`), ...(access.serverAdmins ? [/server admins/] : [])];
+    case 'server-admin':
+      return [/Server admins only/, access.action ? new RegExp(`\\(${escape(access.action)}\\)`) : /\(Basic credentials\)/];
+    case 'user':
+      return [/Signed-in users \(Basic credentials; (no token|tokens are refused)\)/];
+    case 'signed-in':
+      return [/[Aa]ny signed-in caller/];
+    default:
+      return [/Anyone/];
+  }
+}
+
+describe('descriptions, as GraphiQL shows them', () => {
+  const schema = getSchema();
+  const introspection = introspectionFromSchema(schema);
+  const types = introspection.__schema.types.filter((t) => !t.name.startsWith('__'));
+
+  it('say on every root field who may call it, naming the rule it declares', () => {
+    const roots = rootTypes(schema);
+    const unsaid: string[] = [];
+    let checked = 0;
+    for (const root of roots) {
+      const shown = types.find((t) => t.name === root.name) as IntrospectionObjectType;
+      for (const field of shown.fields) {
+        const access = declaredAccess(root.getFields()[field.name]!);
+        expect(access).toBeDefined();
+        const missing = mustSay(access!).filter((rule) => !rule.test(field.description ?? ''));
+        if (missing.length) unsaid.push(`${root.name}.${field.name}: ${missing.join(', ')} in "${field.description ?? ''}"`);
+        checked++;
+      }
+    }
+    expect(unsaid).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('describe every type, field, input field, argument and enum value', () => {
+    const undescribed: string[] = [];
+    const check = (what: string, item: { description?: string | null }) => {
+      if (!item.description) undescribed.push(what);
+    };
+    for (const type of types) {
+      check(type.name, type);
+      const fields: readonly IntrospectionField[] = 'fields' in type && type.fields ? type.fields : [];
+      for (const field of fields) {
+        check(`${type.name}.${field.name}`, field);
+        for (const arg of field.args) check(`${type.name}.${field.name}(${arg.name})`, arg);
+      }
+      const inputs: readonly IntrospectionInputValue[] = 'inputFields' in type && type.inputFields ? type.inputFields : [];
+      for (const input of inputs) check(`${type.name}.${input.name}`, input);
+      for (const value of type.kind === 'ENUM' ? type.enumValues : []) check(`${type.name}.${value.name}`, value);
+    }
+    expect(undescribed).toEqual([]);
   });
 });

@@ -49,10 +49,12 @@ export const builder = new SchemaBuilder<{
     nodeQueryOptions: {
       description: 'Any object by its global id; null when it does not exist or the caller may not see it (another org\'s object included). Any signed-in caller; each type applies its own rule.',
       extensions: { access: signedIn },
+      args: { id: { description: 'A global id, as an object\'s `id` gives it.' } },
     },
     nodesQueryOptions: {
       description: 'Objects by global id, in order; null for each that does not exist or the caller may not see. At most 100 ids. Any signed-in caller.',
       extensions: { access: signedIn },
+      args: { ids: { description: 'Global ids, as objects\' `id` give them; at most 100.' } },
       resolve: (_root, { ids }, _ctx, _info, resolveNodes) => {
         if (ids.length > MAX_NODE_IDS) throw badRequest(MESSAGES.graph.tooManyIds(MAX_NODE_IDS));
         return resolveNodes(ids);

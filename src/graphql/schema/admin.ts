@@ -41,7 +41,7 @@ builder.mutationFields((t) => ({
   reloadDataSourceProvisioning: t.field({
     extensions: { access: serverAdmin },
     type: MessageType,
-    description: 'Re-reads `<[paths] provisioning>/datasources` and applies it in one transaction; a bad file changes nothing and is reported with its file:line:column. Server admins only (Basic auth).',
+    description: 'Re-reads `<[paths] provisioning>/datasources` and applies it in one transaction; a bad file changes nothing and is reported with its file:line:column. Server admins only (Basic credentials).',
     resolve: async (_root, _args, ctx) => {
       await ctx.services.provisioning.reloadDataSources();
       return { message: MESSAGES.provisioning.reloaded };
@@ -53,7 +53,7 @@ builder.queryFields((t) => ({
   adminSettings: t.field({
     extensions: { access: serverAdmin },
     type: 'JSONObject',
-    description: 'The effective settings: section -> key -> string value, secrets masked. Server admins only (Basic auth).',
+    description: 'The effective settings: section -> key -> string value, secrets masked. Server admins only (Basic credentials).',
     resolve: (_root, _args, ctx) => {
       return adminSettings(ctx.services.settings);
     },
@@ -61,7 +61,7 @@ builder.queryFields((t) => ({
   adminStats: t.field({
     extensions: { access: serverAdmin },
     type: AdminStatsType,
-    description: 'Usage counters. Server admins only (Basic auth).',
+    description: 'Usage counters. Server admins only (Basic credentials).',
     resolve: (_root, _args, ctx) => {
       return adminStats(ctx.em);
     },

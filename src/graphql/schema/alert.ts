@@ -37,7 +37,7 @@ builder.queryField('alerts', (t) =>
   t.field({
     extensions: { access: orgRole('Viewer', 'alert.rules:read') },
     type: [AlertType],
-    description: 'The caller\'s org\'s alerts, oldest first.',
+    description: 'The caller\'s org\'s alerts, oldest first. Org Viewers and up (alert.rules:read).',
     resolve: (_root, _args, ctx) => listAlerts(ctx.em, ctx.orgId),
   }),
 );
@@ -47,14 +47,14 @@ builder.mutationFields((t) => ({
     extensions: { access: orgRole('Editor', 'alert.rules:create') },
     type: AlertType,
     args: { input: t.arg({ type: CreateAlertInput, required: true, description: 'The alert.' }) },
-    description: 'Creates an alert in the caller\'s org; it starts paused while all alerts are paused. Editors and up.',
+    description: 'Creates an alert in the caller\'s org; it starts paused while all alerts are paused. Org Editors and up (alert.rules:create).',
     resolve: (_root, { input }, ctx) => createAlert(ctx.em, ctx.orgId, input),
   }),
   pauseAllAlerts: t.field({
     extensions: { access: serverAdmin },
     type: PauseResultType,
     args: { paused: t.arg.boolean({ required: false, description: 'true pauses every alert, false (or absent) unpauses them.' }) },
-    description: 'Pauses or unpauses every alert on the server. Server admins only (Basic auth).',
+    description: 'Pauses or unpauses every alert on the server, as `POST /api/admin/pause-all-alerts`. Server admins only (Basic credentials).',
     resolve: (_root, { paused }, ctx) => {
       return pauseAllAlerts(ctx.em, Boolean(paused), ctx.services.settings.alerting.enabled);
     },

@@ -41,7 +41,7 @@ builder.queryField('apiKeys', (t) =>
   t.field({
     extensions: { access: orgRole('Admin', 'apikeys:read') },
     type: [ApiKeyType],
-    description: 'The caller\'s org\'s legacy API keys. Org Admins only.',
+    description: 'The caller\'s org\'s legacy API keys, as `GET /api/auth/keys`. Org Admins (apikeys:read).',
     resolve: (_root, _args, ctx) => listApiKeys(ctx.em, ctx.orgId),
   }),
 );
@@ -50,7 +50,7 @@ builder.mutationFields((t) => ({
   createApiKey: t.field({
     extensions: { access: orgRole('Admin', 'apikeys:create') },
     type: NewApiKeyType,
-    description: 'Creates an org API key for `Authorization: Bearer <key>`. Org Admins only.',
+    description: 'Creates an org API key for `Authorization: Bearer <key>`, as `POST /api/auth/keys`. Org Admins (apikeys:create).',
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: (_root, { input }, ctx) => createApiKey(ctx.em, ctx.orgId, input),
   }),
@@ -58,7 +58,7 @@ builder.mutationFields((t) => ({
     extensions: { access: orgRole('Admin', 'apikeys:delete') },
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The key\'s id.' }) },
-    description: 'Deletes a legacy API key of the caller\'s org; it fails from the next request on. Org Admins only.',
+    description: 'Deletes a legacy API key of the caller\'s org, as `DELETE /api/auth/keys/:id`; it fails from the next request on. Org Admins (apikeys:delete).',
     resolve: async (_root, { id }, ctx) => {
       await deleteApiKey(ctx.em, ctx.orgId, id);
       return { message: MESSAGES.apiKey.deleted };
@@ -68,7 +68,7 @@ builder.mutationFields((t) => ({
     extensions: { access: orgRole('Admin', 'apikeys:delete') },
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The id of the key or service account token.' }) },
-    description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins only.',
+    description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins (apikeys:delete).',
     resolve: async (_root, { id }, ctx) => {
       await revokeApiKey(ctx.em, ctx.orgId, id);
       return { message: MESSAGES.apiKey.revoked };

@@ -40,8 +40,8 @@ const FieldKind = builder.enumType('DataFieldType', {
   values: {
     TIME: { description: 'Epoch milliseconds (see `nanos` for finer parts).' },
     NUMBER: { description: 'Integers and floats.' },
-    STRING: {},
-    BOOLEAN: {},
+    STRING: { description: 'Text.' },
+    BOOLEAN: { description: 'True or false.' },
     OTHER: { description: 'Any JSON value.' },
     ENUM: { description: 'Indexes into `config.type.enum.text`.' },
   },
@@ -50,8 +50,8 @@ const FieldKind = builder.enumType('DataFieldType', {
 const Label = builder.objectRef<[string, string]>('DataLabel').implement({
   description: 'One label of a series (Prometheus labels, tags).',
   fields: (t) => ({
-    name: t.string({ resolve: ([name]) => name }),
-    value: t.string({ resolve: ([, value]) => value }),
+    name: t.string({ description: 'The label\'s name.', resolve: ([name]) => name }),
+    value: t.string({ description: 'Its value.', resolve: ([, value]) => value }),
   }),
 });
 
@@ -60,10 +60,10 @@ const finite = (v: unknown) => (typeof v === 'number' && Number.isFinite(v) ? v 
 const FieldRef = builder.objectRef<Field>('DataFrameField').implement({
   description: 'One column of a frame: every row\'s value of one quantity.',
   fields: (t) => ({
-    name: t.string({ resolve: (f) => f.name }),
-    type: t.field({ type: FieldKind, resolve: (f) => SIMPLE[f.type] }),
+    name: t.string({ description: 'The field\'s name (`Time`, `Value`, a column name).', resolve: (f) => f.name }),
+    type: t.field({ type: FieldKind, description: 'The type of its values, which says which of `numbers`, `strings`, `booleans` holds them.', resolve: (f) => SIMPLE[f.type] }),
     goType: t.string({ description: 'The original\'s type name (`typeInfo.frame`): `float64`, `time.Time`, `int64`, `string`...', resolve: (f) => f.type }),
-    nullable: t.boolean({ resolve: (f) => f.nullable === true }),
+    nullable: t.boolean({ description: 'Whether a value may be null.', resolve: (f) => f.nullable === true }),
     labels: t.field({ type: [Label], nullable: true, description: 'Sorted by name; null when the field has none.', resolve: (f) => (f.labels ? Object.entries(f.labels).sort(([a], [b]) => (a < b ? -1 : 1)) : null) }),
     config: t.field({ type: 'JSONObject', nullable: true, description: 'Display settings from the data source: `displayNameFromDS`, `unit`, `interval`...', resolve: (f) => (f.config as Record<string, unknown> | undefined) ?? null }),
     displayName: t.string({ nullable: true, description: '`config.displayName`, else `config.displayNameFromDS`.', resolve: (f) => f.config?.displayName ?? f.config?.displayNameFromDS ?? null }),
@@ -91,30 +91,30 @@ const FieldRef = builder.objectRef<Field>('DataFrameField').implement({
 export const FrameRef = builder.objectRef<Frame>('DataFrame').implement({
   description: 'A table of fields of equal length: one series, or one table, of a query\'s answer.',
   fields: (t) => ({
-    name: t.string({ nullable: true, resolve: (f) => f.name || null }),
-    refId: t.string({ nullable: true, resolve: (f) => f.refId || null }),
+    name: t.string({ nullable: true, description: 'The series\' name, when the kind gives one.', resolve: (f) => f.name || null }),
+    refId: t.string({ nullable: true, description: 'The query it answers.', resolve: (f) => f.refId || null }),
     meta: t.field({ type: 'JSONObject', nullable: true, description: 'The frame\'s meta (`type`, `executedQueryString`, `notices`, `custom`...).', resolve: (f) => (f.meta ? { typeVersion: [0, 0], ...f.meta } : null) }),
     length: t.int({ description: 'Rows.', resolve: (f) => f.fields[0]?.values.length ?? 0 }),
-    fields: t.field({ type: [FieldRef], resolve: (f) => f.fields }),
+    fields: t.field({ type: [FieldRef], description: 'Its columns, in order (the time first for a series).', resolve: (f) => f.fields }),
   }),
 });
 
 const ResultRef = builder.objectRef<RefIdResult>('DataQueryResult').implement({
   description: 'The answer to one query (refId).',
   fields: (t) => ({
-    refId: t.string({ resolve: (r) => r.refId }),
+    refId: t.string({ description: 'The query\'s refId.', resolve: (r) => r.refId }),
     status: t.int({ description: 'HTTP-like: 200, or the upstream\'s status, 502 unreachable, 504 timeout.', resolve: (r) => r.response.status ?? (r.response.error !== undefined ? 500 : 200) }),
-    error: t.string({ nullable: true, resolve: (r) => r.response.error ?? null }),
+    error: t.string({ nullable: true, description: 'Why the query failed, as `/api/ds/query` reports it; null on success.', resolve: (r) => r.response.error ?? null }),
     errorSource: t.string({ nullable: true, description: '`plugin` or `downstream` when `error` is set.', resolve: (r) => (r.response.error !== undefined ? (r.response.errorSource ?? '') : null) }),
-    frames: t.field({ type: [FrameRef], resolve: (r) => r.response.frames ?? [] }),
+    frames: t.field({ type: [FrameRef], description: 'Its answer: series or tables.', resolve: (r) => r.response.frames ?? [] }),
   }),
 });
 
 const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
   description: 'Every refId\'s answer, sorted by refId; `status` is what `POST /api/ds/query` answers (400 when any failed).',
   fields: (t) => ({
-    status: t.int({ resolve: (r) => r.status }),
-    results: t.field({ type: [ResultRef], resolve: (r) => r.results }),
+    status: t.int({ description: 'What `POST /api/ds/query` answers: 200, or 400 when any refId failed.', resolve: (r) => r.status }),
+    results: t.field({ type: [ResultRef], description: 'Each refId\'s answer, by refId.', resolve: (r) => r.results }),
   }),
 });
 
@@ -131,23 +131,25 @@ builder.queryFields((t) => ({
   dataQuery: t.field({
     extensions: { access: QUERY },
     type: ResultsRef,
-    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph.',
+    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
     args: {
       from: t.arg.string({ description: 'Epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`, `now/d`).', defaultValue: 'now-1h' }),
-      to: t.arg.string({ defaultValue: 'now' }),
+      to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'As `/api/ds/query` takes them: `refId`, `datasource {type, uid}`, `intervalMs`, `maxDataPoints` and the kind\'s own keys.' }),
     },
     resolve: (_root, args, ctx) => run(ctx, { from: args.from, to: args.to, queries: args.queries }),
   }),
 }));
 
+const queryArgs = 'The kind\'s query models (`expr`, `range`, `instant`, `legendFormat` for Prometheus), each with a `refId`.';
+
 builder.objectField(DataSourceType, 'query', (t) => t.field({
   type: ResultsRef,
-  description: 'Runs queries against this data source (each query\'s `datasource` is this one). Every org role may.',
+  description: 'Runs queries against this data source (each query\'s `datasource` is this one). Org Viewers and up (datasources:query), as the org the request acts in.',
   args: {
-    from: t.arg.string({ defaultValue: 'now-1h' }),
-    to: t.arg.string({ defaultValue: 'now' }),
-    queries: t.arg({ type: ['JSONObject'], required: true, description: 'The kind\'s query models (`expr`, `range`, `instant`, `legendFormat` for Prometheus), each with a `refId`.' }),
+    from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
+    to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
+    queries: t.arg({ type: ['JSONObject'], required: true, description: queryArgs }),
   },
   resolve: (ds: DataSourceRecord, args, ctx) => {
     // A nested field: the root field that loaded the data source checked only `datasources:read`.
@@ -164,7 +166,7 @@ builder.objectField(DataSourceNode, 'query', (t) => t.field({
   args: {
     from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
     to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
-    queries: t.arg({ type: ['JSONObject'], required: true, description: 'The kind\'s query models (`expr`, `range`, `instant`, `legendFormat` for Prometheus), each with a `refId`.' }),
+    queries: t.arg({ type: ['JSONObject'], required: true, description: queryArgs }),
   },
   resolve: async (ds, args, ctx) => {
     // The data source may be another org's than the one the request acts in (reached through

@@ -19,7 +19,7 @@ export const DataSourceHealthType = builder.objectRef<DataSourceHealth>('DataSou
   fields: (t) => ({
     details: t.field({ type: 'JSONObject', nullable: true, description: 'Extra detail some kinds report (Graphite\'s `verboseMessage`).', resolve: (h) => h.details ?? null }),
     message: t.exposeString('message', { description: 'What the check found, in the wording of the original server\'s plugin for this kind.' }),
-    status: t.field({ type: HealthStatusEnum, resolve: (h) => h.status }),
+    status: t.field({ type: HealthStatusEnum, description: 'The outcome: REST answers 200 for `OK`, 400 otherwise.', resolve: (h) => h.status }),
   }),
 });
 
@@ -36,16 +36,18 @@ function check(ctx: RequestContext, ref: { id: number } | { uid: string }) {
 
 builder.queryFields((t) => ({
   dataSourceHealth: t.field({
+    deprecationReason: 'Use `health` of a `DataSourceNode` (`node(id:)`).',
     extensions: { access: QUERY },
     type: DataSourceHealthType,
-    description: 'Runs the data source\'s health check: its kind\'s own probe, sent through the data source proxy (its egress policy, the data source\'s credentials and headers, its timeout). Every org role may.',
+    description: 'Runs the data source\'s health check: its kind\'s own probe, sent through the data source proxy (its egress policy, the data source\'s credentials and headers, its timeout), as `GET /api/datasources/:id/health`. Org Viewers and up (datasources:query); the data source\'s permissions then require Query.',
     args: { id: t.arg.int({ required: true, description: 'The data source\'s id.' }) },
     resolve: (_root, { id }, ctx) => check(ctx, { id }),
   }),
   dataSourceHealthByUid: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.dataSource(uid:) { health }`.',
     extensions: { access: QUERY },
     type: DataSourceHealthType,
-    description: 'As `dataSourceHealth`, by uid.',
+    description: 'As `dataSourceHealth`, by uid, as `GET /api/datasources/uid/:uid/health`. Org Viewers and up (datasources:query); the data source\'s permissions then require Query.',
     args: { uid: t.arg.string({ required: true, description: 'The data source\'s uid.' }) },
     resolve: (_root, { uid }, ctx) => check(ctx, { uid }),
   }),

@@ -26,18 +26,18 @@ const PermissionEntryType = builder.objectRef<PermissionEntry>('DataSourcePermis
   description: 'One grant on a data source: to a user, a team or a built-in role, at Query, Edit or Admin.',
   fields: (t) => ({
     id: t.exposeInt('id', { description: '0 for the org Admins\' own, which is not managed.' }),
-    roleName: t.exposeString('roleName'),
+    roleName: t.exposeString('roleName', { description: 'The managed role holding the grant (`managed:users:<id>:permissions`, ...), or `basic:admin` for the org Admins\' own.' }),
     isManaged: t.exposeBoolean('isManaged', { description: 'False for the org Admins\' own, which cannot be changed.' }),
-    isInherited: t.exposeBoolean('isInherited'),
-    isServiceAccount: t.exposeBoolean('isServiceAccount'),
-    userId: t.exposeInt('userId', { nullable: true }),
-    userLogin: t.exposeString('userLogin', { nullable: true }),
-    userAvatarUrl: t.string({ nullable: true, resolve: (p, _args, ctx) => (p.userId === null ? null : avatarOf(ctx, p.userEmail ?? '')) }),
-    teamId: t.exposeInt('teamId', { nullable: true }),
-    teamAvatarUrl: t.string({ nullable: true, resolve: (p, _args, ctx) => (p.teamId === null ? null : avatarOf(ctx, p.teamEmail || p.team || '')) }),
-    team: t.exposeString('team', { nullable: true }),
-    builtInRole: t.exposeString('builtInRole', { nullable: true }),
-    actions: t.stringList({ resolve: (p) => [...p.actions] }),
+    isInherited: t.exposeBoolean('isInherited', { description: 'Always false: grants are made on the data source itself.' }),
+    isServiceAccount: t.exposeBoolean('isServiceAccount', { description: 'Whether the user granted is a service account.' }),
+    userId: t.exposeInt('userId', { nullable: true, description: 'The user granted; null for a team or role grant.' }),
+    userLogin: t.exposeString('userLogin', { nullable: true, description: 'Its login.' }),
+    userAvatarUrl: t.string({ nullable: true, description: 'Path of its avatar image.', resolve: (p, _args, ctx) => (p.userId === null ? null : avatarOf(ctx, p.userEmail ?? '')) }),
+    teamId: t.exposeInt('teamId', { nullable: true, description: 'The team granted; null for a user or role grant.' }),
+    teamAvatarUrl: t.string({ nullable: true, description: 'Path of its avatar image.', resolve: (p, _args, ctx) => (p.teamId === null ? null : avatarOf(ctx, p.teamEmail || p.team || '')) }),
+    team: t.exposeString('team', { nullable: true, description: 'Its name.' }),
+    builtInRole: t.exposeString('builtInRole', { nullable: true, description: 'The org role granted (`Viewer`, `Editor`, `Admin`); null for a user or team grant.' }),
+    actions: t.stringList({ description: 'The actions the level allows (`datasources:query`, `datasources:write`, ...).', resolve: (p) => [...p.actions] }),
     permission: t.exposeString('permission', { description: '`Query`, `Edit` or `Admin`.' }),
   }),
 });
@@ -45,18 +45,18 @@ const PermissionEntryType = builder.objectRef<PermissionEntry>('DataSourcePermis
 const PermissionsDescriptionType = builder.objectRef<typeof PERMISSIONS_DESCRIPTION>('DataSourcePermissionsDescription').implement({
   description: 'What data source permissions can be granted, and to whom.',
   fields: (t) => ({
-    assignments: t.field({ type: 'JSONObject', resolve: (d) => d.assignments }),
-    permissions: t.stringList({ resolve: (d) => d.permissions }),
+    assignments: t.field({ type: 'JSONObject', description: 'Who can be granted: `users`, `serviceAccounts`, `teams`, `builtInRoles`.', resolve: (d) => d.assignments }),
+    permissions: t.stringList({ description: 'The levels: `Query`, `Edit`, `Admin`.', resolve: (d) => d.permissions }),
   }),
 });
 
 const PermissionInput = builder.inputType('DataSourcePermissionInput', {
   description: 'One grant: exactly one of `userId`, `teamId`, `builtInRole`, and a `permission` (empty removes it).',
   fields: (t) => ({
-    userId: t.int({ required: false }),
-    teamId: t.int({ required: false }),
-    builtInRole: t.string({ required: false }),
-    permission: t.string({ required: false }),
+    userId: t.int({ required: false, description: 'A user (or service account) of the org.' }),
+    teamId: t.int({ required: false, description: 'A team of the org.' }),
+    builtInRole: t.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
+    permission: t.string({ required: false, description: '`Query`, `Edit` or `Admin`; empty removes the grant.' }),
   }),
 });
 
@@ -77,10 +77,18 @@ async function set(ctx: RequestContext, uid: string, assignee: Assignee, permiss
   return { message: level === 0 ? MESSAGES.permission.removed : MESSAGES.permission.updated };
 }
 
+const uidArg = 'The data source\'s uid.';
+const permissionArg = '`Query`, `Edit` or `Admin`; empty removes the grant.';
+const RULE = {
+  read: 'Org Viewers and up pass the gate (datasources.permissions:read); the data source\'s permissions then require Admin (org Admins by default).',
+  write: 'Org Viewers and up pass the gate (datasources.permissions:write); the data source\'s permissions then require Admin (org Admins by default).',
+};
+
 builder.queryFields((t) => ({
   dataSourcePermissions: t.field({
     type: [PermissionEntryType],
-    args: { uid: t.arg.string({ required: true }) },
+    args: { uid: t.arg.string({ required: true, description: uidArg }) },
+    description: `Who may query, edit or administer a data source, as \`GET /api/access-control/datasources/:uid\`. ${RULE.read}`,
     extensions: { access: read },
     resolve: async (_root, { uid }, ctx) => {
       const ds = await administered(ctx, uid);
@@ -89,6 +97,7 @@ builder.queryFields((t) => ({
   }),
   dataSourcePermissionsDescription: t.field({
     type: PermissionsDescriptionType,
+    description: 'What can be granted on data sources, and to whom, as `GET /api/access-control/datasources/description`. Org Viewers and up (datasources.permissions:read).',
     extensions: { access: read },
     resolve: () => PERMISSIONS_DESCRIPTION,
   }),
@@ -97,25 +106,44 @@ builder.queryFields((t) => ({
 builder.mutationFields((t) => ({
   setDataSourceUserPermission: t.field({
     type: MessageType,
-    args: { uid: t.arg.string({ required: true }), userId: t.arg.int({ required: true }), permission: t.arg.string() },
+    args: {
+      uid: t.arg.string({ required: true, description: uidArg }),
+      userId: t.arg.int({ required: true, description: 'A user (or service account) of the org.' }),
+      permission: t.arg.string({ description: permissionArg }),
+    },
+    description: `Grants a user a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/users/:userId\`. ${RULE.write}`,
     extensions: { access: write },
     resolve: (_root, { uid, userId, permission }, ctx) => set(ctx, uid, { userId }, permission),
   }),
   setDataSourceTeamPermission: t.field({
     type: MessageType,
-    args: { uid: t.arg.string({ required: true }), teamId: t.arg.int({ required: true }), permission: t.arg.string() },
+    args: {
+      uid: t.arg.string({ required: true, description: uidArg }),
+      teamId: t.arg.int({ required: true, description: 'A team of the org.' }),
+      permission: t.arg.string({ description: permissionArg }),
+    },
+    description: `Grants a team a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/teams/:teamId\`. ${RULE.write}`,
     extensions: { access: write },
     resolve: (_root, { uid, teamId, permission }, ctx) => set(ctx, uid, { teamId }, permission),
   }),
   setDataSourceBuiltInRolePermission: t.field({
     type: MessageType,
-    args: { uid: t.arg.string({ required: true }), builtInRole: t.arg.string({ required: true }), permission: t.arg.string() },
+    args: {
+      uid: t.arg.string({ required: true, description: uidArg }),
+      builtInRole: t.arg.string({ required: true, description: '`Viewer`, `Editor` or `Admin`.' }),
+      permission: t.arg.string({ description: permissionArg }),
+    },
+    description: `Grants an org role a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/builtInRoles/:builtInRole\`. ${RULE.write}`,
     extensions: { access: write },
     resolve: (_root, { uid, builtInRole, permission }, ctx) => set(ctx, uid, { builtInRole }, permission),
   }),
   setDataSourcePermissions: t.field({
     type: MessageType,
-    args: { uid: t.arg.string({ required: true }), permissions: t.arg({ type: [PermissionInput] }) },
+    args: {
+      uid: t.arg.string({ required: true, description: uidArg }),
+      permissions: t.arg({ type: [PermissionInput], description: 'The grants to set; those not listed stay as they are.' }),
+    },
+    description: `Sets several grants on a data source at once, as \`POST /api/access-control/datasources/:uid\`. ${RULE.write}`,
     extensions: { access: write },
     resolve: async (_root, { uid, permissions }, ctx) => {
       const ds = await administered(ctx, uid);

@@ -31,8 +31,8 @@ const LiveFrameAppend = builder.objectRef<FrameAppend>('LiveFrameAppend').implem
 const LiveQueryResultDelta = builder.objectRef<ResultDelta>('LiveQueryResultDelta').implement({
   description: 'What changed in one refId\'s answer. `examples/typed-client/src/live-frames.ts` (`applyLiveDelta`) applies these.',
   fields: (t) => ({
-    refId: t.exposeString('refId'),
-    kind: t.field({ type: LiveQueryDeltaKind, resolve: (d) => (d.kind === 'replace' ? 'REPLACE' : d.kind === 'append' ? 'APPEND' : 'REMOVE') }),
+    refId: t.exposeString('refId', { description: 'The query this change is of.' }),
+    kind: t.field({ type: LiveQueryDeltaKind, description: 'How it changed, which says which fields are set.', resolve: (d) => (d.kind === 'replace' ? 'REPLACE' : d.kind === 'append' ? 'APPEND' : 'REMOVE') }),
     status: t.int({ nullable: true, description: 'REPLACE: the HTTP-like status of the answer (200 when it has no error).', resolve: (d) => (d.kind === 'replace' ? (d.response.status ?? (d.response.error === undefined ? 200 : 500)) : null) }),
     error: t.string({ nullable: true, description: 'REPLACE: the refId\'s error, as `/api/ds/query` reports it; the stream goes on.', resolve: (d) => (d.kind === 'replace' ? (d.response.error ?? null) : null) }),
     errorSource: t.string({ nullable: true, description: 'REPLACE, with `error`: `plugin` or `downstream`.', resolve: (d) => (d.kind === 'replace' && d.response.error !== undefined ? (d.response.errorSource ?? '') : null) }),
@@ -46,7 +46,7 @@ const LiveQueryEventType = builder.objectRef<LiveQueryEvent>('LiveQueryEvent').i
   fields: (t) => ({
     refreshedAt: t.exposeFloat('refreshedAt', { description: 'The refresh (epoch milliseconds) this answer is for: the `now` its range was evaluated at.' }),
     viewers: t.exposeInt('viewers', { description: 'Subscribers of this same query on this server, who share its upstream runs.' }),
-    results: t.field({ type: [LiveQueryResultDelta], resolve: (e) => e.results }),
+    results: t.field({ type: [LiveQueryResultDelta], description: 'What changed, by refId.', resolve: (e) => e.results }),
   }),
 });
 
@@ -66,7 +66,7 @@ builder.subscriptionFields((t) => ({
     type: LiveQueryEventType,
     description: 'A query of `POST /api/ds/query` kept current: its answer at once, then again every `refresh`, over a range that moves with the clock. '
       + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock. '
-      + 'The caller\'s rights are checked again at every refresh. Viewers and up (`datasources:query`).',
+      + 'The caller\'s rights are checked again at every refresh. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
     extensions: { access: queryData },
     args: {
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'The `queries` of `POST /api/ds/query`, as sent there.' }),

@@ -29,7 +29,7 @@ const DataSourceChangeKind = builder.enumType('DataSourceChangeKind', {
 const DataSourceChangedEvent = builder.objectRef<DataSourceEvent>('DataSourceChangedEvent').implement({
   description: 'One change of a data source of the caller\'s org. Several changes of one data source that the client has not read yet arrive as one, carrying the latest state.',
   fields: (t) => ({
-    kind: t.field({ type: DataSourceChangeKind, resolve: (e) => e.kind }),
+    kind: t.field({ type: DataSourceChangeKind, description: 'What happened.', resolve: (e) => e.kind }),
     id: t.exposeInt('id', { description: 'The data source changed.' }),
     uid: t.exposeString('uid', { nullable: true, description: 'Its uid; null only for a deletion of a data source this server never saw.' }),
     name: t.exposeString('name', { nullable: true, description: 'Its name (before deletion, for a deletion); null as `uid` is.' }),
@@ -51,7 +51,7 @@ const OrgMemberChangeKind = builder.enumType('OrganizationMemberChangeKind', {
 const OrgMemberChangedEvent = builder.objectRef<OrgMemberEvent>('OrganizationMemberChangedEvent').implement({
   description: 'One change of a member of the caller\'s org. Several changes of one member that the client has not read yet arrive as one, carrying the latest state.',
   fields: (t) => ({
-    kind: t.field({ type: OrgMemberChangeKind, resolve: (e) => e.kind }),
+    kind: t.field({ type: OrgMemberChangeKind, description: 'What happened.', resolve: (e) => e.kind }),
     userId: t.exposeInt('userId', { description: 'The member changed.' }),
     login: t.exposeString('login', { description: 'Its login (before removal, for a removal).' }),
     member: t.field({ type: OrgMemberType, nullable: true, description: 'The membership as stored after the change, the graph\'s `OrganizationMember` node (its global `id` keys a client cache); null when removed.', resolve: (e) => e.member }),
@@ -100,14 +100,14 @@ const readAlerts = orgRole('Viewer', 'alert.rules:read');
 builder.subscriptionFields((t) => ({
   dataSourceChanged: t.field({
     type: DataSourceChangedEvent,
-    description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Viewers and up.',
+    description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Org Viewers and up (datasources:read); each subscriber is told of the data sources it may read at the time of the change.',
     extensions: { access: readDataSources },
     subscribe: (_root, _args, ctx) => live(ctx).openDataSources(streamRequest(ctx, readDataSources)),
     resolve: (event: DataSourceEvent | StreamEnd) => unlessEnded(event),
   }),
   alertsPausedChanged: t.field({
     type: AlertsPausedChangedEvent,
-    description: 'The alert pause switch: its state first, then each time it flips, whoever flips it. Viewers and up.',
+    description: 'The alert pause switch: its state first, then each time it flips, whoever flips it. Org Viewers and up (alert.rules:read).',
     extensions: { access: readAlerts },
     subscribe: (_root, _args, ctx) => live(ctx).openAlertsPaused(streamRequest(ctx, readAlerts)),
     resolve: (event: AlertsPausedEvent | StreamEnd) => unlessEnded(event),
@@ -115,7 +115,7 @@ builder.subscriptionFields((t) => ({
   orgMembersChanged: t.field({
     type: OrgMemberChangedEvent,
     description: 'Every member added to or removed from the org the request acts in from now on, and every change of a member\'s role or of its user\'s login, e-mail, name or disabled state, whoever makes it (REST, GraphQL, SQL) on whichever instance. '
-      + 'Its Admins and server admins, as `currentOrganizationMembers`.',
+      + 'Org Admins and server admins (org.users:read), as the org\'s `members`.',
     extensions: { access: ORG_ACCESS.membersRead },
     subscribe: (_root, _args, ctx) => live(ctx).openOrgMembers(streamRequest(ctx, ORG_ACCESS.membersRead)),
     resolve: (event: OrgMemberEvent | StreamEnd) => unlessEnded(event),

@@ -44,22 +44,23 @@ export function orgCreator(ctx: RequestContext): number | null {
 const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAddress').implement({
   description: 'A postal address; not kept by this server, so always empty.',
   fields: (t) => ({
-    address1: t.exposeString('address1'),
-    address2: t.exposeString('address2'),
-    city: t.exposeString('city'),
-    zipCode: t.exposeString('zipCode'),
-    state: t.exposeString('state'),
-    country: t.exposeString('country'),
+    address1: t.exposeString('address1', { description: 'Always empty.' }),
+    address2: t.exposeString('address2', { description: 'Always empty.' }),
+    city: t.exposeString('city', { description: 'Always empty.' }),
+    zipCode: t.exposeString('zipCode', { description: 'Always empty.' }),
+    state: t.exposeString('state', { description: 'Always empty.' }),
+    country: t.exposeString('country', { description: 'Always empty.' }),
   }),
 });
 
 export const OrganizationType = builder.objectRef<{ id: number; name: string; address?: OrgDetails['address'] }>('Organization').implement({
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
+    id: t.exposeInt('id', { description: 'The org\'s id (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).' }),
     name: t.exposeString('name', { description: 'Unique among orgs.' }),
     address: t.field({
       type: OrgAddressType,
+      description: 'Its postal address: not kept, so always empty.',
       resolve: (o) => o.address ?? { address1: '', address2: '', city: '', zipCode: '', state: '', country: '' },
     }),
   }),
@@ -92,7 +93,7 @@ const OrgCreationType = builder.objectRef<{ message: string; orgId: number }>('O
   description: 'The id of an org just created.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'Always `Organization created`.' }),
-    orgId: t.exposeInt('orgId'),
+    orgId: t.exposeInt('orgId', { description: 'The new org\'s id.' }),
   }),
 });
 
@@ -100,7 +101,7 @@ const OrgMemberAdditionType = builder.objectRef<{ message: string; userId: numbe
   description: 'The user just added to an org.',
   fields: (t) => ({
     message: t.exposeString('message', { description: 'Always `User added to organization`.' }),
-    userId: t.exposeInt('userId'),
+    userId: t.exposeInt('userId', { description: 'The user\'s id.' }),
   }),
 });
 
@@ -119,15 +120,15 @@ builder.queryFields((t) => ({
       page: t.arg.int({ required: false, description: 'Page number from 0 (default 0).' }),
       perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
     },
-    description: 'Every org by id, one page at a time (a page past the end is empty). Server admins only.',
+    description: 'Every org by id, one page at a time (a page past the end is empty), as `GET /api/orgs`. Server admins only (orgs:read).',
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
   }),
   organization: t.field({
     deprecationReason: 'Use `node(id:)` with an `OrganizationNode` id.',
     type: OrganizationType,
-    args: { id: t.arg.int({ required: true }) },
-    description: 'An org by id. Its members and server admins.',
+    args: { id: t.arg.int({ required: true, description: 'The org\'s id.' }) },
+    description: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id }, ctx) => {
       await requireRoleInOrg(ctx, id, 'Viewer', 'orgs:read');
@@ -137,22 +138,22 @@ builder.queryFields((t) => ({
   organizationByName: t.field({
     type: OrganizationType,
     args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
-    description: 'An org by name. Server admins only.',
+    description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
   currentOrganization: t.field({
     deprecationReason: 'Use `viewer.currentOrganization`.',
     type: OrganizationType,
-    description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org).',
+    description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
     extensions: { access: ORG_ACCESS.currentRead },
     resolve: (_root, _args, ctx) => getOrg(ctx.em, ctx.orgId),
   }),
   organizationMembers: t.field({
     deprecationReason: 'Use `members` of an `OrganizationNode`, a connection.',
     type: [OrgMemberType],
-    args: { orgId: t.arg.int({ required: true }) },
-    description: 'An org\'s members by login. Its Admins and server admins.',
+    args: { orgId: t.arg.int({ required: true, description: 'The org\'s id.' }) },
+    description: 'An org\'s members by login, as `GET /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:read).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId }, ctx) => {
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
@@ -166,24 +167,30 @@ builder.queryFields((t) => ({
       query: t.arg.string({ required: false, description: memberFilter.query }),
       limit: t.arg.int({ required: false, description: memberFilter.limit }),
     },
-    description: 'The members of the org the request acts in, by login. Its Admins and server admins.',
+    description: 'The members of the org the request acts in, by login, as `GET /api/org/users`. Org Admins and server admins (org.users:read).',
     extensions: { access: ORG_ACCESS.membersRead },
     resolve: (_root, args, ctx) => listOrgMembers(ctx.em, ctx.orgId, args),
   }),
 }));
 
+const orgIdArg = 'The org\'s id.';
+const userIdArg = 'The user\'s id.';
+const roleArg = '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.';
+
 builder.mutationFields((t) => ({
   createOrganization: t.field({
+    deprecationReason: 'Use `organizationCreate`: its payload carries the node and `userErrors`.',
     type: OrgCreationType,
     args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
-    description: 'Creates an org with the caller as its Admin. Server admins, or any signed-in user when `[users] allow_org_create` is on.',
+    description: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
     extensions: { access: ORG_ACCESS.create },
     resolve: async (_root, { name }, ctx) => ({ message: MESSAGES.org.created, orgId: await createOrg(ctx.em, name, orgCreator(ctx)) }),
   }),
   updateOrganization: t.field({
+    deprecationReason: 'Use `organizationUpdate` with an `OrganizationNode` id.',
     type: MessageType,
-    args: { id: t.arg.int({ required: true }), name: t.arg.string({ required: false }) },
-    description: 'Renames an org. Its Admins and server admins.',
+    args: { id: t.arg.int({ required: true, description: orgIdArg }), name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
+    description: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id, name }, ctx) => {
       await requireRoleInOrg(ctx, id, 'Admin', 'orgs:write');
@@ -192,9 +199,10 @@ builder.mutationFields((t) => ({
     },
   }),
   updateCurrentOrganization: t.field({
+    deprecationReason: 'Use `organizationUpdate` with the id of `viewer.currentOrganization`.',
     type: MessageType,
-    args: { name: t.arg.string({ required: false }) },
-    description: 'Renames the org the request acts in. Its Admins and server admins.',
+    args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
+    description: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
     extensions: { access: ORG_ACCESS.currentWrite },
     resolve: async (_root, { name }, ctx) => {
       await updateOrg(ctx.em, ctx.orgId, name);
@@ -202,9 +210,10 @@ builder.mutationFields((t) => ({
     },
   }),
   deleteOrganization: t.field({
+    deprecationReason: 'Use `organizationDelete` with an `OrganizationNode` id.',
     type: MessageType,
-    args: { id: t.arg.int({ required: true }) },
-    description: 'Deletes an org with its data sources, tokens, service accounts and memberships; every instance forgets them at once. Not the org the request acts in. Server admins only.',
+    args: { id: t.arg.int({ required: true, description: orgIdArg }) },
+    description: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
     extensions: { access: ORG_ACCESS.delete },
     resolve: async (_root, { id }, ctx) => {
       await deleteOrg(ctx.em, id, ctx.orgId);
@@ -212,13 +221,14 @@ builder.mutationFields((t) => ({
     },
   }),
   addOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberAdd` with an `OrganizationNode` id.',
     type: OrgMemberAdditionType,
     args: {
-      orgId: t.arg.int({ required: true }),
+      orgId: t.arg.int({ required: true, description: orgIdArg }),
       loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
-      role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
+      role: t.arg.string({ required: false, description: roleArg }),
     },
-    description: 'Adds an existing user to an org. Its Admins and server admins.',
+    description: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, ...input }, ctx) => {
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
@@ -226,21 +236,23 @@ builder.mutationFields((t) => ({
     },
   }),
   addCurrentOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberAdd` with the id of `viewer.currentOrganization`.',
     type: OrgMemberAdditionType,
     args: {
       loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
-      role: t.arg.string({ required: false, description: '`Viewer`, `Editor` or `Admin`.' }),
+      role: t.arg.string({ required: false, description: roleArg }),
     },
-    description: 'Adds an existing user to the org the request acts in. Its Admins and server admins.',
+    description: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
     extensions: { access: ORG_ACCESS.membersAdd },
     resolve: async (_root, input, ctx) => {
       return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, ctx.orgId, input, currentOrgActor(ctx)) };
     },
   }),
   updateOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberUpdate` with an `OrganizationMember` id.',
     type: MessageType,
-    args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
-    description: 'Changes a member\'s role; the org\'s last Admin cannot be demoted. Its Admins and server admins.',
+    args: { orgId: t.arg.int({ required: true, description: orgIdArg }), userId: t.arg.int({ required: true, description: userIdArg }), role: t.arg.string({ required: false, description: roleArg }) },
+    description: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Any signed-in caller passes the gate; then its Admins and server admins (org.users:write).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, userId, role }, ctx) => {
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:write');
@@ -249,9 +261,10 @@ builder.mutationFields((t) => ({
     },
   }),
   updateCurrentOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberUpdate` with an `OrganizationMember` id.',
     type: MessageType,
-    args: { userId: t.arg.int({ required: true }), role: t.arg.string({ required: false }) },
-    description: 'Changes a member\'s role in the org the request acts in; its last Admin cannot be demoted.',
+    args: { userId: t.arg.int({ required: true, description: userIdArg }), role: t.arg.string({ required: false, description: roleArg }) },
+    description: 'Changes a member\'s role in the org the request acts in, as `PATCH /api/org/users/:userId`; its last Admin cannot be demoted. Org Admins and server admins (org.users:write).',
     extensions: { access: ORG_ACCESS.membersWrite },
     resolve: async (_root, { userId, role }, ctx) => {
       await updateOrgMemberRole(ctx.em, ctx.orgId, userId, role, currentOrgActor(ctx));
@@ -259,9 +272,10 @@ builder.mutationFields((t) => ({
     },
   }),
   removeOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberRemove` with an `OrganizationMember` id.',
     type: MessageType,
-    args: { orgId: t.arg.int({ required: true }), userId: t.arg.int({ required: true }) },
-    description: 'Removes a member from an org; the org\'s last Admin cannot be removed. Its Admins and server admins.',
+    args: { orgId: t.arg.int({ required: true, description: orgIdArg }), userId: t.arg.int({ required: true, description: userIdArg }) },
+    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Any signed-in caller passes the gate; then its Admins and server admins (org.users:remove).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { orgId, userId }, ctx) => {
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
@@ -270,9 +284,11 @@ builder.mutationFields((t) => ({
     },
   }),
   removeCurrentOrganizationMember: t.field({
+    deprecationReason: 'Use `organizationMemberRemove` with an `OrganizationMember` id.',
     type: MessageType,
-    args: { userId: t.arg.int({ required: true }) },
-    description: 'Removes a member from the org the request acts in; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes).',
+    args: { userId: t.arg.int({ required: true, description: userIdArg }) },
+    description: 'Removes a member from the org the request acts in, as `DELETE /api/org/users/:userId`; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes). '
+      + 'Org Admins and server admins (org.users:remove).',
     extensions: { access: ORG_ACCESS.membersRemove },
     resolve: async (_root, { userId }, ctx) => {
       const deleted = await removeOrgMember(ctx.em, ctx.orgId, userId, { deleteOrphan: true });

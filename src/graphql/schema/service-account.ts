@@ -72,10 +72,10 @@ const ServiceAccountProfileType = builder.objectRef<ServiceAccountProfile>('Serv
 const ServiceAccountUpdate = builder.objectRef<{ account: ServiceAccountProfile }>('ServiceAccountUpdate').implement({
   description: 'Result of updating a service account.',
   fields: (t) => ({
-    id: t.int({ resolve: (r) => r.account.id }),
-    message: t.string({ resolve: () => MESSAGES.serviceAccount.updated }),
-    name: t.string({ resolve: (r) => r.account.name }),
-    serviceaccount: t.field({ type: ServiceAccountProfileType, resolve: (r) => r.account }),
+    id: t.int({ description: 'The account\'s id.', resolve: (r) => r.account.id }),
+    message: t.string({ description: 'Always `Service account updated`.', resolve: () => MESSAGES.serviceAccount.updated }),
+    name: t.string({ description: 'Its name now.', resolve: (r) => r.account.name }),
+    serviceaccount: t.field({ type: ServiceAccountProfileType, description: 'The account as stored now.', resolve: (r) => r.account }),
   }),
 });
 
@@ -121,7 +121,7 @@ builder.queryFields((t) => ({
   serviceAccountSearch: t.field({
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountSearch,
-    description: 'A page of the org\'s service accounts, as the REST search endpoint answers it. Org Admins only.',
+    description: 'A page of the org\'s service accounts, as `GET /api/serviceaccounts/search` answers it. Org Admins (serviceaccounts:read).',
     args: {
       query: t.arg.string({ required: false, description: 'Matched case-insensitively anywhere in the name, login or e-mail.' }),
       page: t.arg.int({ required: false, description: 'From 1 (the default; below 1 means 1).' }),
@@ -135,14 +135,14 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `viewer.currentOrganization.serviceAccounts`, a connection.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountType],
-    description: 'The caller\'s org\'s service accounts. Org Admins only.',
+    description: 'The caller\'s org\'s service accounts. Org Admins (serviceaccounts:read).',
     resolve: (_root, _args, ctx) => listServiceAccounts(ctx.em, ctx.orgId),
   }),
   serviceAccount: t.field({
     deprecationReason: 'Use `node(id:)` with a `ServiceAccountNode` id.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: ServiceAccountType,
-    description: 'One service account of the caller\'s org. Org Admins only.',
+    description: 'One service account of the caller\'s org, as `GET /api/serviceaccounts/:id`. Org Admins (serviceaccounts:read).',
     args: { id: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: (_root, { id }, ctx) => getServiceAccount(ctx.em, ctx.orgId, id),
   }),
@@ -150,7 +150,7 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `tokens` of a `ServiceAccountNode`, a connection.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:read') },
     type: [ServiceAccountTokenType],
-    description: 'The tokens of a service account, by name. Org Admins only.',
+    description: 'The tokens of a service account, by name, as `GET /api/serviceaccounts/:id/tokens`. Org Admins (serviceaccounts:read).',
     args: { serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: (_root, { serviceAccountId }, ctx) =>
       listServiceAccountTokens(ctx.em, ctx.orgId, serviceAccountId),
@@ -159,36 +159,40 @@ builder.queryFields((t) => ({
 
 builder.mutationFields((t) => ({
   createServiceAccount: t.field({
+    deprecationReason: 'Use `serviceAccountCreate`: its payload carries the node and `userErrors`.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:create') },
     type: ServiceAccountType,
-    description: 'Creates a service account in the caller\'s org. Org Admins only.',
+    description: 'Creates a service account in the caller\'s org, as `POST /api/serviceaccounts`. Org Admins (serviceaccounts:create).',
     args: { input: t.arg({ type: CreateServiceAccountInput, required: true, description: 'The account.' }) },
     resolve: (_root, { input }, ctx) => createServiceAccount(ctx.em, ctx.orgId, input),
   }),
   updateServiceAccount: t.field({
+    deprecationReason: 'Use `serviceAccountUpdate` with a `ServiceAccountNode` id.',
     extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: ServiceAccountUpdate,
     args: {
       id: t.arg.int({ required: true, description: 'The account\'s id.' }),
       input: t.arg({ type: UpdateServiceAccountInput, required: true, description: 'What to change.' }),
     },
-    description: 'Renames, re-roles, disables or enables a service account (not to a role above the caller\'s own). Org Admins only.',
+    description: 'Renames, re-roles, disables or enables a service account (not to a role above the caller\'s own), as `PATCH /api/serviceaccounts/:id`. Org Admins (serviceaccounts:write).',
     resolve: async (_root, { id, input }, ctx) => ({ account: await updateServiceAccount(ctx.em, ctx.orgId, id, input, ctx.caller.orgRole) }),
   }),
   setServiceAccountDisabled: t.field({
+    deprecationReason: 'Use `serviceAccountDisable` or `serviceAccountEnable` with a `ServiceAccountNode` id.',
     extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: ServiceAccountType,
     args: {
       id: t.arg.int({ required: true, description: 'The account\'s id.' }),
       isDisabled: t.arg.boolean({ required: true, description: 'true disables, false enables.' }),
     },
-    description: 'Disables (or enables) an account; its tokens fail from the next request on.',
+    description: 'Disables (or enables) an account; its tokens fail from the next request on. Org Admins (serviceaccounts:write).',
     resolve: (_root, { id, isDisabled }, ctx) => setServiceAccountDisabled(ctx.em, ctx.orgId, id, isDisabled),
   }),
   deleteServiceAccount: t.field({
+    deprecationReason: 'Use `serviceAccountDelete` with a `ServiceAccountNode` id.',
     extensions: { access: orgRole('Admin', 'serviceaccounts:delete') },
     type: MessageType,
-    description: 'Deletes a service account with its tokens; they fail from the next request on. Org Admins only.',
+    description: 'Deletes a service account with its tokens, as `DELETE /api/serviceaccounts/:id`; they fail from the next request on. Org Admins (serviceaccounts:delete).',
     args: { id: t.arg.int({ required: true, description: 'The account\'s id.' }) },
     resolve: async (_root, { id }, ctx) => {
       await deleteServiceAccount(ctx.em, ctx.orgId, id);
@@ -196,20 +200,22 @@ builder.mutationFields((t) => ({
     },
   }),
   createServiceAccountToken: t.field({
+    deprecationReason: 'Use `serviceAccountTokenCreate` with a `ServiceAccountNode` id: its payload carries the key, the token\'s node and `userErrors`.',
     extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: NewApiKeyType,
     args: {
       serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }),
       input: t.arg({ type: CreateTokenInput, required: true, description: 'The token.' }),
     },
-    description: 'Creates a `glsa_` token acting as the account; the key is shown this once. Org Admins only.',
+    description: 'Creates a `glsa_` token acting as the account, as `POST /api/serviceaccounts/:id/tokens`; the key is shown this once. Org Admins (serviceaccounts:write).',
     resolve: (_root, { serviceAccountId, input }, ctx) =>
       createServiceAccountToken(ctx.em, ctx.orgId, serviceAccountId, input),
   }),
   deleteServiceAccountToken: t.field({
+    deprecationReason: 'Use `serviceAccountTokenDelete` with a `ServiceAccountTokenNode` id.',
     extensions: { access: orgRole('Admin', ADMIN_ACTION) },
     type: MessageType,
-    description: 'Deletes a token of a service account; it fails from the next request on. Org Admins only.',
+    description: 'Deletes a token of a service account, as `DELETE /api/serviceaccounts/:id/tokens/:tokenId`; it fails from the next request on. Org Admins (serviceaccounts:write).',
     args: {
       serviceAccountId: t.arg.int({ required: true, description: 'The account\'s id.' }),
       tokenId: t.arg.int({ required: true, description: 'The token\'s id.' }),

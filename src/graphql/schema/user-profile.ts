@@ -60,14 +60,14 @@ export const UserProfileType = builder.objectRef<UserProfile>('UserProfile').imp
 const UserSearchHitType = builder.objectRef<UserSearchHit>('UserSearchHit').implement({
   description: 'A user found by a search.',
   fields: (t) => ({
-    id: t.exposeInt('id'),
-    uid: t.exposeString('uid'),
-    name: t.exposeString('name'),
-    login: t.exposeString('login'),
-    email: t.exposeString('email'),
+    id: t.exposeInt('id', { description: 'The user\'s id.' }),
+    uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
+    name: t.exposeString('name', { description: 'Display name.' }),
+    login: t.exposeString('login', { description: 'Sign-in name.' }),
+    email: t.exposeString('email', { description: 'E-mail address.' }),
     avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
     isServiceAdmin: t.exposeBoolean('isAdmin', { description: 'Holds the server-admin permission (`isAdmin` in the REST API).' }),
-    isDisabled: t.exposeBoolean('isDisabled'),
+    isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled users cannot sign in.' }),
     lastSeenAt: t.string({ description: 'Last activity (ISO 8601); `0001-01-01T00:00:00Z` when never seen.', resolve: (u) => u.lastSeenAt?.toISOString() ?? NEVER }),
     lastSeenAtAge: t.string({ description: 'How long ago, e.g. `10 years`, `< 1 minute`; `?` when never seen.', resolve: (u) => ageOf(u.lastSeenAt) }),
     authLabels: t.stringList({ description: 'Always empty (no external provider).', resolve: () => [] }),
@@ -78,7 +78,7 @@ const UserSearchPageType = builder.objectRef<UserSearchPage>('UserSearchPage').i
   description: 'One page of a user search.',
   fields: (t) => ({
     totalCount: t.exposeInt('totalCount', { description: 'Matches on all pages.' }),
-    users: t.field({ type: [UserSearchHitType], resolve: (p) => p.users }),
+    users: t.field({ type: [UserSearchHitType], description: 'This page\'s users, by login then e-mail.', resolve: (p) => p.users }),
     page: t.exposeInt('page', { description: 'This page\'s number, from 1.' }),
     perPage: t.exposeInt('perPage', { description: 'Page size.' }),
   }),
@@ -87,8 +87,8 @@ const UserSearchPageType = builder.objectRef<UserSearchPage>('UserSearchPage').i
 export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implement({
   description: 'An org a user belongs to, with its role there.',
   fields: (t) => ({
-    orgId: t.exposeInt('orgId'),
-    name: t.exposeString('name'),
+    orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
+    name: t.exposeString('name', { description: 'The org\'s name.' }),
     role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
   }),
 });
@@ -96,7 +96,7 @@ export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implem
 export const UpdateUserInput = builder.inputType('UpdateUserInput', {
   description: 'New attributes of a user. The login defaults to the e-mail; a field left empty keeps its value.',
   fields: (t) => ({
-    name: t.string({ required: false }),
+    name: t.string({ required: false, description: 'Display name.' }),
     email: t.string({ required: false, description: 'Unique, case-insensitively.' }),
     login: t.string({ required: false, description: 'Unique, case-insensitively, also against e-mails.' }),
     theme: t.string({ required: false, description: 'UI theme preference.' }),
@@ -114,7 +114,7 @@ builder.queryFields((t) => {
       deprecationReason: 'Use `allUsers`, a connection.',
       type: [UserSearchHitType],
       args: paging(),
-      description: 'Users by login then e-mail, one page at a time (a page past the end is empty). Server admins only.',
+      description: 'Users by login then e-mail, one page at a time (a page past the end is empty), as `GET /api/users`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: async (_root, args, ctx) => (await searchUsers(ctx.em, args)).users,
     }),
@@ -122,22 +122,22 @@ builder.queryFields((t) => {
       deprecationReason: 'Use `allUsers`, a connection with `totalCount`.',
       type: UserSearchPageType,
       args: paging(),
-      description: 'Like `users`, with the total number of matches. Server admins only.',
+      description: 'Like `users`, with the total number of matches, as `GET /api/users/search`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
     user: t.field({
       deprecationReason: 'Use `node(id:)` with a `UserNode` id.',
       type: UserProfileType,
-      args: { id: t.arg.int({ required: true }) },
-      description: 'A user by id. Server admins only.',
+      args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
+      description: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { id }, ctx) => getUserProfile(ctx.em, id),
     }),
     userByLoginOrEmail: t.field({
       type: UserProfileType,
       args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
-      description: 'A user by login or e-mail. Server admins only.',
+      description: 'A user by login or e-mail, as `GET /api/users/lookup`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
     }),
@@ -145,13 +145,13 @@ builder.queryFields((t) => {
       deprecationReason: 'Use `organizations` of a `UserNode`, a connection with the role on each edge.',
       type: [UserOrgType],
       args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-      description: 'The orgs a user belongs to, by name. Server admins only.',
+      description: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
     }),
     viewerProfile: t.field({
       type: UserProfileType,
-      description: 'The signed-in user (Basic credentials; tokens are refused).',
+      description: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
       deprecationReason: 'Use `viewer` (a `UserNode` for users).',
       extensions: { access: self },
       resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
@@ -159,18 +159,22 @@ builder.queryFields((t) => {
     viewerOrganizations: t.field({
       deprecationReason: 'Use `viewer.organizations`, a connection with the role on each edge.',
       type: [UserOrgType],
-      description: 'The signed-in user\'s orgs, by name.',
+      description: 'The signed-in user\'s orgs, by name, as `GET /api/user/orgs`. Signed-in users (Basic credentials; tokens are refused).',
       extensions: { access: self },
       resolve: (_root, _args, ctx) => userOrgs(ctx.em, selfId(ctx)),
     }),
   };
 });
 
+const userIdArg = 'The user\'s id.';
+const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
+
 builder.mutationFields((t) => ({
   updateUser: t.field({
+    deprecationReason: 'Use `userUpdate` with a `UserNode` id.',
     type: MessageType,
-    args: { id: t.arg.int({ required: true }), input: t.arg({ type: UpdateUserInput, required: true }) },
-    description: 'Changes a user\'s name, e-mail, login and theme. Server admins only.',
+    args: { id: t.arg.int({ required: true, description: userIdArg }), input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
+    description: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
     extensions: { access: write },
     resolve: async (_root, { id, input }, ctx) => {
       await updateUser(ctx.em, id, input);
@@ -178,9 +182,10 @@ builder.mutationFields((t) => ({
     },
   }),
   updateViewer: t.field({
+    deprecationReason: 'Use `viewerUpdate`: its payload carries the user\'s node and `userErrors`.',
     type: MessageType,
-    args: { input: t.arg({ type: UpdateUserInput, required: true }) },
-    description: 'Changes the signed-in user\'s own name, e-mail, login and theme.',
+    args: { input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
+    description: `Changes the signed-in user's own name, e-mail, login and theme, as \`PUT /api/user\`. ${selfOnly}`,
     extensions: { access: self },
     resolve: async (_root, { input }, ctx) => {
       await updateUser(ctx.em, selfId(ctx), input);
@@ -188,13 +193,14 @@ builder.mutationFields((t) => ({
     },
   }),
   changeViewerPassword: t.field({
+    deprecationReason: 'Use `viewerPasswordChange`: a wrong old password is a user error there.',
     type: MessageType,
     args: {
       oldPassword: t.arg.string({ required: false, description: 'The current password; must match (401 otherwise).' }),
       newPassword: t.arg.string({ required: false, description: 'At least 4 characters.' }),
       confirmNew: t.arg.string({ required: false, description: 'Accepted and ignored, as by the original server.' }),
     },
-    description: 'Changes the signed-in user\'s password; the old one stops working on every instance at once.',
+    description: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${selfOnly}`,
     extensions: { access: self },
     resolve: async (_root, { oldPassword, newPassword }, ctx) => {
       await changeOwnPassword(ctx.em, selfId(ctx), oldPassword ?? '', newPassword ?? '');
@@ -202,9 +208,10 @@ builder.mutationFields((t) => ({
     },
   }),
   switchViewerOrganization: t.field({
+    deprecationReason: 'Use `viewerOrganizationSwitch` with an `OrganizationNode` id.',
     type: MessageType,
     args: { orgId: t.arg.int({ required: true, description: 'One of the signed-in user\'s orgs.' }) },
-    description: 'Makes an org of the signed-in user the one its later requests act in when they name none.',
+    description: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${selfOnly}`,
     extensions: { access: self },
     resolve: async (_root, { orgId }, ctx) => {
       await setCurrentOrg(ctx.em, selfId(ctx), orgId);
@@ -212,9 +219,10 @@ builder.mutationFields((t) => ({
     },
   }),
   adminDisableUser: t.field({
+    deprecationReason: 'Use `userDisable` with a `UserNode` id.',
     type: MessageType,
-    args: { id: t.arg.int({ required: true }) },
-    description: 'Disables a user: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic auth).',
+    args: { id: t.arg.int({ required: true, description: userIdArg }) },
+    description: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
     extensions: { access: admin },
     resolve: async (_root, { id }, ctx) => {
       await setUserDisabled(ctx.em, id, true);
@@ -222,9 +230,10 @@ builder.mutationFields((t) => ({
     },
   }),
   adminEnableUser: t.field({
+    deprecationReason: 'Use `userEnable` with a `UserNode` id.',
     type: MessageType,
-    args: { id: t.arg.int({ required: true }) },
-    description: 'Enables a disabled user again. Server admins only (Basic auth).',
+    args: { id: t.arg.int({ required: true, description: userIdArg }) },
+    description: 'Enables a disabled user again, as `POST /api/admin/users/:id/enable`. Server admins only (Basic credentials).',
     extensions: { access: admin },
     resolve: async (_root, { id }, ctx) => {
       await setUserDisabled(ctx.em, id, false);

@@ -26,29 +26,32 @@ const AdminCreateUserInput = builder.inputType('AdminCreateUserInput', {
 
 builder.mutationFields((t) => ({
   adminCreateUser: t.field({
+    deprecationReason: 'Use `userCreate`: its payload carries the node and `userErrors`.',
     extensions: { access: serverAdmin },
     type: CreatedUser,
-    args: { input: t.arg({ type: AdminCreateUserInput, required: true }) },
-    description: 'Creates a global user in the default (or given) org with the auto-assign role. Server admins only (Basic auth).',
+    args: { input: t.arg({ type: AdminCreateUserInput, required: true, description: 'The user.' }) },
+    description: 'Creates a global user in the default (or given) org with the auto-assign role, as `POST /api/admin/users`. Server admins only (Basic credentials).',
     resolve: async (_root, { input }, ctx) => {
       const user = await createUser(ctx.em, input, ctx.services.settings.users);
       return { id: user.id, message: MESSAGES.user.created };
     },
   }),
   adminUpdateUserPassword: t.field({
+    deprecationReason: 'Use `userPasswordUpdate` with a `UserNode` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: {
       id: t.arg.int({ required: true, description: 'The user\'s id.' }),
       password: t.arg.string({ required: true, description: 'The new password, at least 4 characters.' }),
     },
-    description: 'Sets a user\'s password; the old one stops working at once on every instance. Server admins only (Basic auth).',
+    description: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
     resolve: async (_root, { id, password }, ctx) => {
       await updatePassword(ctx.em, id, password);
       return { message: MESSAGES.user.passwordUpdated };
     },
   }),
   adminUpdateUserPermissions: t.field({
+    deprecationReason: 'Use `userPermissionsUpdate` with a `UserNode` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: {
@@ -56,7 +59,7 @@ builder.mutationFields((t) => ({
       isServiceAdmin: t.arg.boolean({ required: false, description: 'Grant (true) or revoke (false) the server-admin permission.' }),
       isGrafanaAdmin: t.arg.boolean({ required: false, description: 'The brand-named alias of `isServiceAdmin`, accepted for legacy clients.' }),
     },
-    description: 'Grants or revokes the server-admin permission. The last server admin cannot be demoted. Server admins only (Basic auth).',
+    description: 'Grants or revokes the server-admin permission, as `PUT /api/admin/users/:id/permissions`. The last server admin cannot be demoted. Server admins only (Basic credentials).',
     resolve: async (_root, args, ctx) => {
       const isAdmin = args.isServiceAdmin ?? args.isGrafanaAdmin;
       // A body without the flag is malformed; reading it as `false` would silently demote.
@@ -66,10 +69,11 @@ builder.mutationFields((t) => ({
     },
   }),
   adminDeleteUser: t.field({
+    deprecationReason: 'Use `userDelete` with a `UserNode` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-    description: 'Deletes a user with its memberships and stars. Server admins only (Basic auth).',
+    description: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
     resolve: async (_root, { id }, ctx) => {
       await deleteUser(ctx.em, id);
       return { message: MESSAGES.user.deleted };

@@ -6,31 +6,47 @@ export type Incremental<T> = T | { [P in keyof T]?: P extends ' $fragmentName' |
 import type { DocumentTypeDecoration } from '@graphql-typed-document-node/core';
 /** A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used. */
 export type CreateDataSourceInput = {
+  /** `proxy` (calls go through the server) or `direct`. */
   access: string;
+  /** Whether to send Basic authentication to the store. */
   basicAuth?: boolean | null | undefined;
-  /** @deprecated Use `secureJsonData.basicAuthPassword`. */
+  /**
+   * Legacy plaintext Basic password, kept as the `basicAuthPassword` secret.
+   * @deprecated Use `secureJsonData.basicAuthPassword`.
+   */
   basicAuthPassword?: string | null | undefined;
+  /** User name of Basic authentication. */
   basicAuthUser?: string | null | undefined;
+  /** Database name, for kinds that take one. */
   database?: string | null | undefined;
   /** The org's first data source is the default whatever this says. */
   isDefault?: boolean | null | undefined;
+  /** Kind-specific options. */
   jsonData?: Record<string, unknown> | null | undefined;
+  /** Unique in the org; used in by-name paths. */
   name?: string | null | undefined;
-  /** @deprecated Use `secureJsonData.password`. */
+  /**
+   * Legacy plaintext password, kept as the `password` secret.
+   * @deprecated Use `secureJsonData.password`.
+   */
   password?: string | null | undefined;
   /** Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept. */
   secureJsonData?: Record<string, unknown> | null | undefined;
+  /** Kind of store, e.g. `prometheus`, `loki`, `graphite`, `elasticsearch`. */
   type: string;
   /** Up to 40 of `[a-zA-Z0-9-_]`; generated when empty. */
   uid?: string | null | undefined;
   /** Address of the store; `http://` is assumed when no scheme is given. */
   url?: string | null | undefined;
+  /** User name sent to the store, for kinds that take one. */
   user?: string | null | undefined;
+  /** Whether browsers send cookies with direct calls. */
   withCredentials?: boolean | null | undefined;
 };
 
 /** The type of a frame field's values (the original's `FieldType`). */
 export type DataFieldType =
+  /** True or false. */
   | 'BOOLEAN'
   /** Indexes into `config.type.enum.text`. */
   | 'ENUM'
@@ -38,6 +54,7 @@ export type DataFieldType =
   | 'NUMBER'
   /** Any JSON value. */
   | 'OTHER'
+  /** Text. */
   | 'STRING'
   /** Epoch milliseconds (see `nanos` for finer parts). */
   | 'TIME';
@@ -62,26 +79,43 @@ export type LiveQueryDeltaKind =
 
 /** The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value. */
 export type UpdateDataSourceInput = {
+  /** `proxy` (calls go through the server) or `direct`. */
   access: string;
+  /** Whether to send Basic authentication to the store. */
   basicAuth?: boolean | null | undefined;
-  /** @deprecated Use `secureJsonData.basicAuthPassword`. */
+  /**
+   * Legacy plaintext Basic password, kept as the `basicAuthPassword` secret.
+   * @deprecated Use `secureJsonData.basicAuthPassword`.
+   */
   basicAuthPassword?: string | null | undefined;
+  /** User name of Basic authentication. */
   basicAuthUser?: string | null | undefined;
+  /** Database name, for kinds that take one. */
   database?: string | null | undefined;
+  /** Whether it becomes the org's default (another default stops being one). */
   isDefault?: boolean | null | undefined;
+  /** Kind-specific options. */
   jsonData?: Record<string, unknown> | null | undefined;
+  /** Unique in the org; used in by-name paths. */
   name: string;
-  /** @deprecated Use `secureJsonData.password`. */
+  /**
+   * Legacy plaintext password, kept as the `password` secret.
+   * @deprecated Use `secureJsonData.password`.
+   */
   password?: string | null | undefined;
   /** Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept. */
   secureJsonData?: Record<string, unknown> | null | undefined;
+  /** Kind of store, e.g. `prometheus`, `loki`, `graphite`, `elasticsearch`. */
   type: string;
+  /** A new uid, up to 40 of `[a-zA-Z0-9-_]`; empty keeps it. */
   uid?: string | null | undefined;
   /** Address of the store; `http://` is assumed when no scheme is given. */
   url?: string | null | undefined;
+  /** User name sent to the store, for kinds that take one. */
   user?: string | null | undefined;
   /** The version read; a stale one is refused. 0 or absent skips the check. */
   version?: number | null | undefined;
+  /** Whether browsers send cookies with direct calls. */
   withCredentials?: boolean | null | undefined;
 };
 
