@@ -5,6 +5,8 @@ import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
 import { promisify } from 'node:util';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { NoDeprecatedCustomRule, parse, validate } from 'graphql';
+import { getSchema } from '../src/graphql/schema/index.ts';
 import { createClient, CreateDataSourceMutation, GraphQLRequestError, listDataSources, OrganizationMembersQuery, whoAmI } from '../examples/typed-client/src/client.ts';
 import { ADMIN, basic, call, startTestServer, type TestServer } from './support/server.ts';
 
@@ -60,6 +62,14 @@ describe('examples/typed-client', () => {
     expect(types).toContain('nodes: Array<{ id: string, databaseId: number, uid: string, name: string');
   });
 
+  it('uses the graph only: no document of the example asks for a deprecated field or argument', async () => {
+    const manifest = JSON.parse(await readFile(join(generatedDir, 'persisted-documents.json'), 'utf8')) as Record<string, string>;
+    expect(Object.keys(manifest).length).toBeGreaterThan(5);
+    for (const [hash, text] of Object.entries(manifest)) {
+      expect({ hash, errors: validate(getSchema(), parse(text), [NoDeprecatedCustomRule]).map((e) => e.message) }).toEqual({ hash, errors: [] });
+    }
+  });
+
   it('type-checks, with misuses of the generated types still rejected', async () => {
     await expect(typecheck).resolves.toBeDefined();
   }, 120_000);
@@ -69,11 +79,15 @@ describe('examples/typed-client', () => {
     const created = await client(CreateDataSourceMutation, {
       input: { name: 'typed-prom', type: 'prometheus', access: 'proxy', url: 'http://127.0.0.1:9090', jsonData: { httpMethod: 'POST' } },
     });
-    expect(created.createDataSource).toMatchObject({ message: 'Datasource added', datasource: { name: 'typed-prom', type: 'prometheus', url: 'http://127.0.0.1:9090' } });
+    expect(created.dataSourceCreate).toEqual({
+      dataSource: { id: expect.any(String), databaseId: expect.any(Number), uid: expect.any(String), name: 'typed-prom', type: 'prometheus', url: 'http://127.0.0.1:9090' },
+      userErrors: [],
+    });
+    const ds = created.dataSourceCreate.dataSource!;
 
     const list = await listDataSources(client);
     expect(list).toEqual([{
-      id: expect.any(String), databaseId: created.createDataSource.id, uid: created.createDataSource.datasource.uid, name: 'typed-prom', type: 'prometheus',
+      id: ds.id, databaseId: ds.databaseId, uid: ds.uid, name: 'typed-prom', type: 'prometheus',
       url: 'http://127.0.0.1:9090', isDefault: true, jsonData: { httpMethod: 'POST' },
     }]);
   });
@@ -87,15 +101,15 @@ describe('examples/typed-client', () => {
     expect(node && 'members' in node ? node.members?.nodes.map((m) => [m.login, m.role]) : null).toEqual([['admin', 'Admin']]);
   });
 
-  it('reports the server\'s errors with their status', async () => {
+  it('reports the server\'s errors with their status, and a mutation\'s user errors in its answer', async () => {
     const stranger = createClient({ url: server.url, authorization: basic('admin', 'wrong-password') });
     const error = await listDataSources(stranger).catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GraphQLRequestError);
     expect((error as GraphQLRequestError).status).toBe(401);
 
     const client = createClient({ url: server.url, authorization: ADMIN });
-    const duplicate = await client(CreateDataSourceMutation, { input: { name: 'typed-prom', type: 'prometheus', access: 'proxy' } }).catch((e: unknown) => e);
-    expect(duplicate).toMatchObject({ status: 409, message: expect.stringMatching(/already exists/) });
+    const duplicate = await client(CreateDataSourceMutation, { input: { name: 'typed-prom', type: 'prometheus', access: 'proxy' } });
+    expect(duplicate.dataSourceCreate).toEqual({ dataSource: null, userErrors: [{ code: 'CONFLICT', message: 'data source with the same name already exists' }] });
   });
 
   it('runs under plain Node as its README shows', async () => {

@@ -11,15 +11,17 @@ import type { DataSourceListQuery as DataSourceList } from '../src/gql/graphql.t
 /** Set by the build: send document hashes (for servers with `[graphql] trusted_documents`). */
 declare const PERSISTED_DOCUMENTS: boolean;
 
-type DataSource = DataSourceList['dataSources'][number];
+type DataSourcePage = NonNullable<NonNullable<NonNullable<DataSourceList['viewer']>['currentOrganization']>['dataSources']>;
+type DataSource = DataSourcePage['nodes'][number];
 
 const TOKEN_KEY = 'dashgate-token';
 const $ = <T extends HTMLElement>(selector: string) => document.querySelector<T>(selector)!;
 
 const state = {
-  rows: new Map<number, DataSource>(),
+  /** By global id, as the graph and its subscription key them. */
+  rows: new Map<string, DataSource>(),
   editing: null as { uid: string; name: string; url: string } | null,
-  flash: new Set<number>(),
+  flash: new Set<string>(),
 };
 
 const token = sessionStorage.getItem(TOKEN_KEY);
@@ -41,8 +43,15 @@ function start(options: ClientOptions): void {
   $('#app').hidden = false;
 
   const reload = async () => {
-    const { dataSources } = await client(DataSourceListQuery);
-    state.rows = new Map(dataSources.map((ds) => [ds.id, ds]));
+    const rows = new Map<string, DataSource>();
+    for (let after: string | null = null; ;) {
+      const result: DataSourceList = await client(DataSourceListQuery, { first: 1000, after });
+      const page: DataSourcePage | null | undefined = result.viewer?.currentOrganization?.dataSources;
+      for (const ds of page?.nodes ?? []) rows.set(ds.id, ds);
+      if (!page?.pageInfo.hasNextPage) break;
+      after = page.pageInfo.endCursor ?? null;
+    }
+    state.rows = rows;
     render();
     chart.follow([...state.rows.values()]);
   };
@@ -58,9 +67,9 @@ function start(options: ClientOptions): void {
         reload().catch(show);
       },
       next: ({ dataSourceChanged: change }) => {
-        if (change.dataSource) state.rows.set(change.id, change.dataSource);
-        else state.rows.delete(change.id);
-        state.flash.add(change.id);
+        if (change.node) state.rows.set(change.nodeId, change.node);
+        else state.rows.delete(change.nodeId);
+        state.flash.add(change.nodeId);
         render();
         chart.follow([...state.rows.values()]);
       },
@@ -89,15 +98,16 @@ function start(options: ClientOptions): void {
     const fields = new FormData(form);
     client(CreateDataSourceMutation, {
       input: { name: String(fields.get('name')), type: String(fields.get('type')), access: 'proxy', url: String(fields.get('url')) },
-    }).then((result) => {
+    }).then(({ dataSourceCreate: { dataSource, userErrors } }) => {
+      if (!dataSource) return show(refusal(userErrors));
       form.reset();
-      show(`${result.createDataSource.message}: ${result.createDataSource.datasource.name}`);
+      show(`Added ${dataSource.name}`);
     }, show);
   });
 
   $('#rows').addEventListener('click', (event) => {
     const button = (event.target as HTMLElement).closest('button');
-    const row = button && state.rows.get(Number(button.dataset.id));
+    const row = button && state.rows.get(button.dataset.id ?? '');
     if (!button || !row) return;
     if (button.dataset.action === 'edit') {
       state.editing = { uid: row.uid, name: row.name, url: row.url };
@@ -109,16 +119,17 @@ function start(options: ClientOptions): void {
       // PUT semantics: send the whole data source back, changed where the user typed.
       const edit = state.editing;
       client(UpdateDataSourceMutation, {
-        uid: row.uid,
+        id: row.id,
         input: {
           name: edit.name, url: edit.url, type: row.type, access: row.access, isDefault: row.isDefault, version: row.version,
           basicAuth: row.basicAuth, basicAuthUser: row.basicAuthUser, withCredentials: row.withCredentials,
           user: row.user, database: row.database, jsonData: row.jsonData,
         },
-      }).then((result) => {
+      }).then(({ dataSourceUpdate: { dataSource, userErrors } }) => {
+        if (!dataSource) return show(refusal(userErrors));
         state.editing = null;
         render();
-        show(`${result.updateDataSourceByUid.message}: ${result.updateDataSourceByUid.datasource.name}`);
+        show(`Saved ${dataSource.name} (version ${dataSource.version})`);
       }, show);
     }
   });
@@ -220,6 +231,11 @@ function show(message: unknown): void {
   const element = $('#message');
   element.classList.toggle('error', message instanceof Error);
   element.textContent = message instanceof GraphQLRequestError ? `Error ${message.status}: ${message.message}` : String(message instanceof Error ? message.message : message);
+}
+
+/** Why a mutation changed nothing: its user errors, as REST words them. */
+function refusal(userErrors: ReadonlyArray<{ code: string; message: string }>): Error {
+  return new Error(userErrors.map((e) => `${e.code}: ${e.message}`).join('; '));
 }
 
 function escape(text: string): string {

@@ -132,9 +132,13 @@ export const DataSourcesQuery = graphql(`
   }
 `);
 
+/** The graph's mutations answer the changed node, or `userErrors` (REST's 4xx, word for word) and a null node. */
 export const CreateDataSourceMutation = graphql(`
   mutation CreateDataSource($input: CreateDataSourceInput!) {
-    createDataSource(input: $input) { id message datasource { uid name type url } }
+    dataSourceCreate(input: $input) {
+      dataSource { id databaseId uid name type url }
+      userErrors { code message }
+    }
   }
 `);
 

@@ -2,24 +2,36 @@ import { graphql } from './gql/index.ts';
 
 // The operations of the live page (page/): everything it shows or sends is typed from these.
 
+/** A page of the list: the page reads them all, page after page (a literal `first: 1000` would count a thousand times against `[graphql] max_cost`). */
 export const DataSourceListQuery = graphql(`
-  query DataSourceList {
-    dataSources { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
+  query DataSourceList($first: Int!, $after: String) {
+    viewer {
+      currentOrganization {
+        dataSources(first: $first, after: $after) {
+          pageInfo { hasNextPage endCursor }
+          nodes { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
+        }
+      }
+    }
   }
 `);
 
 export const UpdateDataSourceMutation = graphql(`
-  mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {
-    updateDataSourceByUid(uid: $uid, input: $input) { message datasource { id uid name url version } }
+  mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {
+    dataSourceUpdate(id: $id, input: $input) {
+      dataSource { id name url version }
+      userErrors { code message }
+    }
   }
 `);
 
+/** `node` is the data source as the list shows it (null once deleted); `nodeId` keys it either way. */
 export const DataSourceChangedSubscription = graphql(`
   subscription DataSourceChanged {
     dataSourceChanged {
       kind
-      id
-      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
+      nodeId
+      node { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
     }
   }
 `);
@@ -32,12 +44,14 @@ export const AlertsPausedSubscription = graphql(`
 
 /** A series for the page's chart: a data source's query in the graph, answered as typed frames. */
 export const SeriesQuery = graphql(`
-  query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
-    dataSourceByUid(uid: $uid) {
-      name
-      query(from: $from, to: $to, queries: $queries) {
-        status
-        results { refId error frames { fields { name type displayName numbers } } }
+  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
+    node(id: $id) {
+      ... on DataSourceNode {
+        name
+        query(from: $from, to: $to, queries: $queries) {
+          status
+          results { refId error frames { fields { name type displayName numbers } } }
+        }
       }
     }
   }

@@ -19,7 +19,9 @@ export async function typeChecks(): Promise<void> {
   // @ts-expect-error: `type` and `access` are required in CreateDataSourceInput
   await client(CreateDataSourceMutation, { input: { name: 'x' } });
   const created = await client(CreateDataSourceMutation, { input: { name: 'x', type: 'prometheus', access: 'proxy' } });
-  const uid: string = created.createDataSource.datasource.uid;
+  // @ts-expect-error: the node is null when `userErrors` says why nothing was created
+  const unchecked: string = created.dataSourceCreate.dataSource.uid;
+  const uid: string | undefined = created.dataSourceCreate.dataSource?.uid;
 
   // @ts-expect-error: `id` is no variable of this operation (it pages with `first` and `after`)
   await client(DataSourcesQuery, { id: 1 });
@@ -28,5 +30,5 @@ export async function typeChecks(): Promise<void> {
   const orgId: number | null = me.orgId;
   // @ts-expect-error: `orgId` is required by this operation
   await client(OrganizationMembersQuery, {});
-  void [id, databaseId, name, uid, orgId];
+  void [id, databaseId, name, unchecked, uid, orgId];
 }

@@ -135,7 +135,7 @@ export type CreateDataSourceMutationVariables = Exact<{
 }>;
 
 
-export type CreateDataSourceMutation = { createDataSource: { id: number, message: string, datasource: { uid: string, name: string, type: string, url: string } } };
+export type CreateDataSourceMutation = { dataSourceCreate: { dataSource: { id: string, databaseId: number, uid: string, name: string, type: string, url: string } | null, userErrors: Array<{ code: string, message: string }> } };
 
 export type ViewerQueryVariables = Exact<{ [key: string]: never; }>;
 
@@ -155,23 +155,29 @@ export type OrganizationMembersQuery = { node:
     | Record<PropertyKey, never>
    | null };
 
-export type DataSourceListQueryVariables = Exact<{ [key: string]: never; }>;
+export type DataSourceListQueryVariables = Exact<{
+  first: number;
+  after?: string | null | undefined;
+}>;
 
 
-export type DataSourceListQuery = { dataSources: Array<{ id: number, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> };
+export type DataSourceListQuery = { viewer:
+    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> } | null } | null }
+    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> } | null } | null }
+   | null };
 
 export type UpdateDataSourceMutationVariables = Exact<{
-  uid: string;
+  id: string | number;
   input: UpdateDataSourceInput;
 }>;
 
 
-export type UpdateDataSourceMutation = { updateDataSourceByUid: { message: string, datasource: { id: number, uid: string, name: string, url: string, version: number } } };
+export type UpdateDataSourceMutation = { dataSourceUpdate: { dataSource: { id: string, name: string, url: string, version: number } | null, userErrors: Array<{ code: string, message: string }> } };
 
 export type DataSourceChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DataSourceChangedSubscription = { dataSourceChanged: { kind: DataSourceChangeKind, id: number, dataSource: { id: number, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean } | null } };
+export type DataSourceChangedSubscription = { dataSourceChanged: { kind: DataSourceChangeKind, nodeId: string, node: { id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean } | null } };
 
 export type AlertsPausedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -179,14 +185,17 @@ export type AlertsPausedSubscriptionVariables = Exact<{ [key: string]: never; }>
 export type AlertsPausedSubscription = { alertsPausedChanged: { paused: boolean } };
 
 export type SeriesQueryVariables = Exact<{
-  uid: string;
+  id: string | number;
   from: string;
   to: string;
   queries: Array<Record<string, unknown>> | Record<string, unknown>;
 }>;
 
 
-export type SeriesQuery = { dataSourceByUid: { name: string, query: { status: number, results: Array<{ refId: string, error: string | null, frames: Array<{ fields: Array<{ name: string, type: DataFieldType, displayName: string | null, numbers: Array<number | null> | null }> }> }> } } };
+export type SeriesQuery = { node:
+    | { name: string, query: { status: number, results: Array<{ refId: string, error: string | null, frames: Array<{ fields: Array<{ name: string, type: DataFieldType, displayName: string | null, numbers: Array<number | null> | null }> }> }> } }
+    | Record<PropertyKey, never>
+   | null };
 
 export type LiveQuerySubscriptionVariables = Exact<{
   queries: Array<Record<string, unknown>> | Record<string, unknown>;
@@ -244,18 +253,22 @@ export const DataSourcesDocument = new TypedDocumentString(`
     `, {"hash":"sha256:26ab0888c807192f687601b994de96b3da2523e4e92e3746ddad05766bed3cd8"}) as unknown as TypedDocumentString<DataSourcesQuery, DataSourcesQueryVariables>;
 export const CreateDataSourceDocument = new TypedDocumentString(`
     mutation CreateDataSource($input: CreateDataSourceInput!) {
-  createDataSource(input: $input) {
-    id
-    message
-    datasource {
+  dataSourceCreate(input: $input) {
+    dataSource {
+      id
+      databaseId
       uid
       name
       type
       url
     }
+    userErrors {
+      code
+      message
+    }
   }
 }
-    `, {"hash":"sha256:f60d0c3741ac453891cc77434cf1953599db6e9d9268fa5111918f5b000d5285"}) as unknown as TypedDocumentString<CreateDataSourceMutation, CreateDataSourceMutationVariables>;
+    `, {"hash":"sha256:85c04aa5736a56243ec18474828a303253810a08f129cbcb8329a7c22331025e"}) as unknown as TypedDocumentString<CreateDataSourceMutation, CreateDataSourceMutationVariables>;
 export const ViewerDocument = new TypedDocumentString(`
     query Viewer {
   viewer {
@@ -299,46 +312,58 @@ export const OrganizationMembersDocument = new TypedDocumentString(`
 }
     `, {"hash":"sha256:e1d74b8b63e106335e60e66e4a19d64ebdd91f632cc4e3efc266ea5a13feb56d"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
 export const DataSourceListDocument = new TypedDocumentString(`
-    query DataSourceList {
-  dataSources {
-    id
-    uid
-    name
-    type
-    access
-    url
-    isDefault
-    version
-    basicAuth
-    basicAuthUser
-    withCredentials
-    user
-    database
-    jsonData
-    readOnly
+    query DataSourceList($first: Int!, $after: String) {
+  viewer {
+    currentOrganization {
+      dataSources(first: $first, after: $after) {
+        pageInfo {
+          hasNextPage
+          endCursor
+        }
+        nodes {
+          id
+          uid
+          name
+          type
+          access
+          url
+          isDefault
+          version
+          basicAuth
+          basicAuthUser
+          withCredentials
+          user
+          database
+          jsonData
+          readOnly
+        }
+      }
+    }
   }
 }
-    `, {"hash":"sha256:c2a201479b4349f9127d38739d7e0b7744cc9c453d122b50033776f378008899"}) as unknown as TypedDocumentString<DataSourceListQuery, DataSourceListQueryVariables>;
+    `, {"hash":"sha256:fd1dc7d906f7f06d99886cd4cd6ddb8ce0a5e4ab6b7523f67a532acb11e6283d"}) as unknown as TypedDocumentString<DataSourceListQuery, DataSourceListQueryVariables>;
 export const UpdateDataSourceDocument = new TypedDocumentString(`
-    mutation UpdateDataSource($uid: String!, $input: UpdateDataSourceInput!) {
-  updateDataSourceByUid(uid: $uid, input: $input) {
-    message
-    datasource {
+    mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {
+  dataSourceUpdate(id: $id, input: $input) {
+    dataSource {
       id
-      uid
       name
       url
       version
     }
+    userErrors {
+      code
+      message
+    }
   }
 }
-    `, {"hash":"sha256:7446490022aa5862db0f711fecaa2830768fd90e11fe1d0069790508957004c6"}) as unknown as TypedDocumentString<UpdateDataSourceMutation, UpdateDataSourceMutationVariables>;
+    `, {"hash":"sha256:f5059fd2a8efda67b8993ac8ad3844df59995b06baa79233f0f5092d0c650a1a"}) as unknown as TypedDocumentString<UpdateDataSourceMutation, UpdateDataSourceMutationVariables>;
 export const DataSourceChangedDocument = new TypedDocumentString(`
     subscription DataSourceChanged {
   dataSourceChanged {
     kind
-    id
-    dataSource {
+    nodeId
+    node {
       id
       uid
       name
@@ -357,7 +382,7 @@ export const DataSourceChangedDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:211b61235b7260499f4c84d665559abc9ca1433976d6ebb029b49b3f6f08392b"}) as unknown as TypedDocumentString<DataSourceChangedSubscription, DataSourceChangedSubscriptionVariables>;
+    `, {"hash":"sha256:a33f7ee4f280fd2cc8687f2390b6f3d0c177e5b8c31582b40e3a915d718d8a6b"}) as unknown as TypedDocumentString<DataSourceChangedSubscription, DataSourceChangedSubscriptionVariables>;
 export const AlertsPausedDocument = new TypedDocumentString(`
     subscription AlertsPaused {
   alertsPausedChanged {
@@ -366,27 +391,29 @@ export const AlertsPausedDocument = new TypedDocumentString(`
 }
     `, {"hash":"sha256:73b2a76020da209c9221198a97b620789da78cc0242332020d3df89096fa6aa0"}) as unknown as TypedDocumentString<AlertsPausedSubscription, AlertsPausedSubscriptionVariables>;
 export const SeriesDocument = new TypedDocumentString(`
-    query Series($uid: String!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
-  dataSourceByUid(uid: $uid) {
-    name
-    query(from: $from, to: $to, queries: $queries) {
-      status
-      results {
-        refId
-        error
-        frames {
-          fields {
-            name
-            type
-            displayName
-            numbers
+    query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
+  node(id: $id) {
+    ... on DataSourceNode {
+      name
+      query(from: $from, to: $to, queries: $queries) {
+        status
+        results {
+          refId
+          error
+          frames {
+            fields {
+              name
+              type
+              displayName
+              numbers
+            }
           }
         }
       }
     }
   }
 }
-    `, {"hash":"sha256:308bd6cca80e3b372f951ccba5e4710d2c9470ff7d63413a455f9bcb9da0435e"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
+    `, {"hash":"sha256:dfc8e9225b440a75169bf001ae5c96edf67a9c350cf66c599706a017d0488b47"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
 export const LiveQueryDocument = new TypedDocumentString(`
     subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {
   liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {
