@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { ADMIN, basic, call, gql, startTestServer, type TestServer } from './support/server.ts';
 
@@ -218,5 +219,21 @@ describe('mutations', () => {
     expect((await ok(update, { id: created.id }, VIC)).dataSourceUpdate).toEqual({ dataSource: { name: 'edited' }, userErrors: [] });
     const remove = 'mutation($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { message code } } }';
     expect((await ok(remove, { id: created.id }, VIC)).dataSourceDelete).toEqual({ deletedDataSourceId: created.id, userErrors: [] });
+  });
+});
+
+describe('the README\'s five queries', () => {
+  it('run as written, within the default limits', async () => {
+    const readme = readFileSync(new URL('../README.md', import.meta.url), 'utf8');
+    const block = /### GraphQL in five queries[\s\S]*?```graphql\n([\s\S]*?)```/.exec(readme)![1]!;
+    const queries = block.split(/^# \d\. .*$/m).map((q) => q.trim()).filter(Boolean);
+    expect(queries).toHaveLength(5);
+    const alpha = (await ok('{ viewer { currentOrganization { dataSource(name: "alpha") { id } } } }')).viewer.currentOrganization.dataSource.id;
+    const variables = [{}, { after: null }, { id: alpha }, {}, { input: { name: 'from-readme', type: 'prometheus', access: 'proxy' } }];
+    for (const [i, query] of queries.entries()) {
+      const res = await gql(server, query, variables[i]);
+      expect([i + 1, res.status, res.body.errors]).toEqual([i + 1, 200, undefined]);
+    }
+    expect((await call(server, 'GET', '/api/datasources/name/from-readme')).status).toBe(200);
   });
 });
