@@ -36,6 +36,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   query: async () => (await import('./scenarios/query.ts')).default,
   'query-kinds': async () => (await import('./scenarios/query-kinds.ts')).default,
   'live-queries': async () => (await import('./scenarios/live-queries.ts')).default,
+  graph: async () => (await import('./scenarios/graph.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).
 const PROXY_SCENARIO = new URL('./proxy.ts', import.meta.url);
