@@ -5,6 +5,7 @@ import type { RequestContext } from '../context.ts';
 import { badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { decodeNodeId, encodeNodeId } from './node-ids.ts';
+import { loadDataSourceNode } from './node-loaders.ts';
 
 /** `nodes(ids:)` reads at most this many objects in one call. */
 const MAX_NODE_IDS = 100;
@@ -50,6 +51,7 @@ export const builder = new SchemaBuilder<{
       description: 'Any object by its global id; null when it does not exist or the caller may not see it (another org\'s object included). Any signed-in caller; each type applies its own rule.',
       extensions: { access: signedIn },
       args: { id: { description: 'A global id, as an object\'s `id` gives it.' } },
+      resolve: (_root, { id }, ctx, _info, resolveNode) => (id.typename === 'DataSourceNode' ? loadDataSourceNode(ctx, id.id) : resolveNode(id)),
     },
     nodesQueryOptions: {
       description: 'Objects by global id, in order; null for each that does not exist or the caller may not see. At most 100 ids. Any signed-in caller.',

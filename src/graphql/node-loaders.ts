@@ -1,3 +1,4 @@
+import { brandWithType } from '@pothos/core';
 import type { RequestContext } from '../context.ts';
 import { listMembersOfOrgs, readMemberships, type OrgMember } from '../services/org-members.ts';
 import { getOrgs, type OrgDetails } from '../services/organizations.ts';
@@ -31,8 +32,21 @@ const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
 
 export async function loadDataSources(ctx: RequestContext, keys: readonly string[]): Promise<Array<DataSourceRecord | null>> {
   const ids = rowIds(keys);
+  // The statement reads only in the orgs where the caller is Viewer or more (SEES.dataSources) and
+  // applies each data source's permissions: every row it answers is one the caller may see.
   const rows = await ctx.services.dataSources.findByIds(ctx.em, real(ids), await orgActors(ctx));
-  return visibleOrNull(ctx, inOrder(ids, rows, (r) => r.id), (ds) => SEES.dataSources(ctx, ds.orgId));
+  return inOrder(ids, rows, (r) => r.id).map((ds) => ds ?? null);
+}
+
+/**
+ * `node(id)` on a data source, the node clients refetch most: its loader straight away, without
+ * the plugin's per-request node cache (which only pays off when a request names the same id twice).
+ */
+export async function loadDataSourceNode(ctx: RequestContext, key: string): Promise<DataSourceRecord | null> {
+  const [ds] = await loadDataSources(ctx, [key]);
+  // The brand is how the Node interface resolves the object's type, as the plugin's own loads do.
+  if (ds) brandWithType(ds, 'DataSourceNode' as never);
+  return ds ?? null;
 }
 
 export async function loadOrgs(ctx: RequestContext, ids: readonly number[]): Promise<Array<OrgDetails | null>> {
