@@ -125,6 +125,14 @@ describe('global ids (pure)', () => {
     expect(decodeNodeId(encodeNodeId('OrganizationMember', '1:2'))).toEqual({ typename: 'OrganizationMember', id: '1:2' });
   });
 
+  it('encodes as Buffer does, whatever the prefix leaves over a group of three bytes', () => {
+    for (const typename of [...NODE_TYPES, 'A', 'Ab', 'Abc']) {
+      for (const key of [0, 7, 42, 999, 2_147_483_647, '12:345', 'é', '']) {
+        expect(encodeNodeId(typename, key)).toBe(Buffer.from(`${typename}:${key}`, 'utf8').toString('base64url'));
+      }
+    }
+  });
+
   it.each([
     ['an unknown type', encodeNodeId('Secret', 1)],
     ['a key that is no id', encodeNodeId('DataSourceNode', 'x')],

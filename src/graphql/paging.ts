@@ -1,3 +1,4 @@
+import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
 import { badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 
@@ -18,7 +19,9 @@ export interface PageArgs {
 }
 
 export interface Page<T> {
-  edges: Array<{ cursor: string; node: T }>;
+  /** The page's objects in order: what a connection's `nodes` answers. */
+  nodes: T[];
+  edges: Array<Edge<T>>;
   pageInfo: { hasNextPage: boolean; hasPreviousPage: boolean; startCursor: string | null; endCursor: string | null };
   totalCount: number;
 }
@@ -41,6 +44,54 @@ function size(name: 'first' | 'last', value: number | null | undefined): number 
   return value;
 }
 
+/**
+ * An item with its place in the list. The cursor is encoded when a client asks for it: a page of
+ * a thousand rows read through `nodes` never pays for a thousand cursors.
+ */
+export class Edge<T> {
+  readonly node: T;
+  readonly #list: string;
+  readonly #offset: number;
+
+  constructor(list: string, offset: number, node: T) {
+    this.#list = list;
+    this.#offset = offset;
+    this.node = node;
+  }
+
+  get cursor(): string {
+    return encodeCursor(this.#list, this.#offset);
+  }
+}
+
+/** A page whose edges are made when a client asks for them (through `edges`, not `nodes`). */
+class ListPage<T> implements Page<T> {
+  readonly nodes: T[];
+  readonly pageInfo: Page<T>['pageInfo'];
+  readonly totalCount: number;
+  readonly #list: string;
+  readonly #start: number;
+  #edges: Array<Edge<T>> | null = null;
+
+  constructor(list: string, items: readonly T[], start: number, end: number) {
+    this.#list = list;
+    this.#start = start;
+    this.nodes = items.slice(start, end);
+    this.totalCount = items.length;
+    const some = end > start;
+    this.pageInfo = {
+      hasNextPage: end < items.length,
+      hasPreviousPage: start > 0,
+      startCursor: some ? encodeCursor(list, start) : null,
+      endCursor: some ? encodeCursor(list, end - 1) : null,
+    };
+  }
+
+  get edges(): Array<Edge<T>> {
+    return (this.#edges ??= this.nodes.map((node, i) => new Edge(this.#list, this.#start + i, node)));
+  }
+}
+
 /** The page `args` selects from `items` (the whole list, in order) of the list named `list`. */
 export function pageOf<T>(list: string, items: readonly T[], args: PageArgs): Page<T> {
   const first = size('first', args.first);
@@ -52,15 +103,20 @@ export function pageOf<T>(list: string, items: readonly T[], args: PageArgs): Pa
   if (first === null && last === null) end = Math.min(end, start + DEFAULT_PAGE_SIZE);
   if (first !== null) end = Math.min(end, start + first);
   if (last !== null) start = Math.max(start, end - last);
-  const edges = items.slice(start, end).map((node, i) => ({ cursor: encodeCursor(list, start + i), node }));
-  return {
-    edges,
-    pageInfo: {
-      hasNextPage: end < items.length,
-      hasPreviousPage: start > 0,
-      startCursor: edges[0]?.cursor ?? null,
-      endCursor: edges.at(-1)?.cursor ?? null,
-    },
-    totalCount: items.length,
-  };
+  return new ListPage(list, items, start, end);
+}
+
+/**
+ * Answers every connection's `nodes` from its page's own list. The relay plugin's resolver walks
+ * `edges` (a closure per edge), which would also make every edge of a page read only through `nodes`.
+ * Called once, when the schema is built.
+ */
+export function answerNodesFromPages(schema: GraphQLSchema): void {
+  for (const type of Object.values(schema.getTypeMap())) {
+    if (!isObjectType(type)) continue;
+    const { nodes, edges, pageInfo } = type.getFields();
+    if (!nodes || !edges || !pageInfo) continue;
+    const fromEdges = nodes.resolve ?? defaultFieldResolver;
+    nodes.resolve = (page, args, ctx, info) => (Array.isArray((page as Partial<Page<unknown>>).nodes) ? (page as Page<unknown>).nodes : fromEdges(page, args, ctx, info));
+  }
 }

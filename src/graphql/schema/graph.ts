@@ -13,6 +13,7 @@ import {
   dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
+import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { dataSourceFields } from './data-source.ts';
 import { DataSourceHealthType } from './data-source-health.ts';
@@ -45,7 +46,7 @@ const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
 export const DataSourceNode = builder.node(builder.objectRef<DataSourceRecord>('DataSourceNode'), {
   description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by Viewers and up of its org (datasources:read).',
-  id: { resolve: (ds) => ds.id },
+  id: nodeKey((ds) => ds.id),
   loadMany: (keys, ctx) => loadDataSources(ctx, keys),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/datasources/:id`).' }),
@@ -55,7 +56,7 @@ export const DataSourceNode = builder.node(builder.objectRef<DataSourceRecord>('
 
 export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
-  id: { resolve: (org) => org.id },
+  id: nodeKey((org) => org.id),
   loadMany: (keys, ctx) => Promise.all(keys.map((key) => orgById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).' }),
@@ -66,7 +67,7 @@ export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('Orga
 export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'), {
   description: 'A user (never a service account), as the graph shows it. Seen by the user itself and server admins (users:read).',
   interfaces: [ActorInterface],
-  id: { resolve: (u) => u.id },
+  id: nodeKey((u) => u.id),
   loadMany: (keys, ctx) => Promise.all(keys.map((key) => userById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/users/:id`).' }),
@@ -77,7 +78,7 @@ export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'),
 export const ServiceAccountNode = builder.node(builder.objectRef<ServiceAccount>('ServiceAccountNode'), {
   description: 'A non-human identity in one org; it authenticates with its tokens. Seen by its org\'s Admins (serviceaccounts:read), and as `viewer` by its own tokens.',
   interfaces: [ActorInterface],
-  id: { resolve: (sa) => sa.id },
+  id: nodeKey((sa) => sa.id),
   loadMany: (keys, ctx) => Promise.all(keys.map((key) => serviceAccountById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id`).' }),
@@ -94,7 +95,7 @@ function serviceAccountFieldsButCount(t: Parameters<typeof serviceAccountFields>
 
 export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServiceAccountToken>('ServiceAccountTokenNode'), {
   description: 'A token of a service account (its secret is never shown again). Seen by its org\'s Admins (serviceaccounts:read).',
-  id: { resolve: (token) => token.id },
+  id: nodeKey((token) => token.id),
   loadMany: (keys, ctx) => loadServiceAccountTokens(ctx, keys.map(Number)),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id/tokens/:tokenId`).' }),
@@ -104,7 +105,7 @@ export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServi
 
 export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
   description: 'A group of an org\'s members, to which data source permissions can be granted. Seen by the org\'s Admins, and by its own members (teams:read).',
-  id: { resolve: (team) => team.id },
+  id: nodeKey((team) => team.id),
   loadMany: (keys, ctx) => Promise.all(keys.map((key) => teamById(ctx).load(Number(key)))),
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/teams/:id`).' }),
@@ -190,7 +191,7 @@ builder.objectFields(OrganizationNode, (t) => ({
       type: t.arg.string({ required: false, description: 'Only those of this kind (`prometheus`, `loki`, ...).' }),
     },
     resolve: (org, args, ctx) => pageIf(SEES.dataSources(ctx, org.id), 'Organization.dataSources', () => dataSourcesOfOrg(ctx).load(org.id), args,
-      (ds) => (!args.query || contains(ds.name, args.query)) && (!args.type || ds.type === args.type)),
+      args.query || args.type ? (ds) => (!args.query || contains(ds.name, args.query)) && (!args.type || ds.type === args.type) : undefined),
   }, DataSourceConnection),
   dataSource: t.field({
     type: DataSourceNode,
@@ -296,7 +297,7 @@ ActorInterface.implement({
           ? (await orgsOfUser(ctx).load(a.id)).map((o) => ({ org: { id: o.orgId, name: o.name, address: { ...NO_ADDRESS } }, role: o.role }))
           : (await getOrgs(ctx.em, [a.orgId])).map((org) => ({ org, role: a.role }));
         const page = pageOf('Actor.organizations', orgs, args);
-        return { ...page, edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.org, role: e.node.role })) };
+        return { pageInfo: page.pageInfo, totalCount: page.totalCount, nodes: page.nodes.map((o) => o.org), edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.org, role: e.node.role })) };
       },
     }, ActorOrganizationConnection),
   }),

@@ -2,6 +2,8 @@ import { lexicographicSortSchema, printSchema, type GraphQLSchema } from 'graphq
 import { enforceDeclaredAccess } from '../access.ts';
 import { builder } from '../builder.ts';
 import { enforceInputLimits } from '../input-limits.ts';
+import { resolveGlobalIdsInPlace } from '../node-ids.ts';
+import { answerNodesFromPages } from '../paging.ts';
 import './scalars.ts';
 import './message.ts';
 import './data-source.ts';
@@ -32,6 +34,8 @@ let schema: GraphQLSchema | null = null;
 export function getSchema(): GraphQLSchema {
   if (!schema) {
     schema = builder.toSchema();
+    resolveGlobalIdsInPlace(schema);
+    answerNodesFromPages(schema);
     // Limits first, so that the access check wraps them and runs before them.
     enforceInputLimits(schema);
     enforceDeclaredAccess(schema);

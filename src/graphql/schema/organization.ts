@@ -8,6 +8,7 @@ import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, typ
 import { createOrg, deleteOrg, getOrg, getOrgByName, searchOrgs, updateOrg, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
+import { nodeKey } from '../node-ids.ts';
 import { MessageType } from './message.ts';
 import { avatarOf } from './user-profile.ts';
 
@@ -68,7 +69,7 @@ export const OrganizationType = builder.objectRef<{ id: number; name: string; ad
 
 export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('OrganizationMember'), {
   description: 'A user\'s membership of an org (service accounts are listed with their own API). A node: seen by its own user, the org\'s Admins and server admins.',
-  id: { resolve: (m) => `${m.orgId}:${m.userId}` },
+  id: nodeKey((m: OrgMember) => `${m.orgId}:${m.userId}`),
   loadMany: (keys, ctx) => loadMemberships(ctx, keys),
   fields: (t) => ({
     orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
