@@ -32,6 +32,12 @@ export async function roleIn(ctx: RequestContext, orgId: number): Promise<OrgRol
  * the rules the services apply in their SQL (data source permissions, teams).
  */
 export async function orgActors(ctx: RequestContext, orgIds?: readonly number[]): Promise<DataSourceCaller[]> {
+  const caller = ctx.caller;
+  // A token holds its one org and nothing else: no roles to read.
+  if (caller.kind !== 'user' || caller.userId === null) {
+    const inOrg = roleAtLeast(caller.orgRole, 'Viewer') && (!orgIds || orgIds.includes(caller.orgId));
+    return inOrg ? [{ orgId: caller.orgId, orgRole: caller.orgRole, userId: caller.userId }] : [];
+  }
   const roles = await callerRoles(ctx);
   const callers: DataSourceCaller[] = [];
   for (const orgId of orgIds ?? [...roles.keys()]) {
