@@ -2,7 +2,9 @@ import { describe, expect, it } from '@jest/globals';
 import { getNamedType, getNullableType, isInterfaceType, isListType, isNonNullType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
 import { decodeNodeId, encodeNodeId, NODE_TYPES } from '../src/graphql/node-ids.ts';
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageOf } from '../src/graphql/paging.ts';
+import { MAX_REQUESTED_NODES, requestedNodes } from '../src/graphql/requested-nodes.ts';
 import { getSchema } from '../src/graphql/schema/index.ts';
+import { parse } from 'graphql';
 
 /**
  * The two specifications every GraphQL client library implements, checked on the schema itself:
@@ -140,5 +142,34 @@ describe('global ids (pure)', () => {
     ['too long', 'A'.repeat(201)],
   ])('refuses %s', (_what, id) => {
     expect(() => decodeNodeId(id)).toThrow('Invalid global id');
+  });
+});
+
+describe('objects a request asks connections for (pure)', () => {
+  const count = (query: string, variables: Record<string, unknown> = {}, operationName?: string) => requestedNodes(schema, parse(query), operationName, variables);
+
+  it.each([
+    ['no connection', '{ viewer { login } }', {}, 0],
+    ['a literal page', '{ viewer { currentOrganization { dataSources(first: 1000) { nodes { name } } } } }', {}, 1000],
+    ['a page as a variable, by its value', 'query($n: Int) { viewer { currentOrganization { dataSources(first: $n) { nodes { name } } } } }', { n: 250 }, 250],
+    ['no size: the default page', '{ viewer { currentOrganization { members { totalCount } } } }', {}, 100],
+    ['last when there is no first', 'query($n: Int) { viewer { currentOrganization { members(last: $n) { totalCount } } } }', { n: 7 }, 7],
+    ['nested pages multiply', 'query($o: Int, $d: Int, $m: Int) { viewer { organizations(first: $o) { nodes { dataSources(first: $d) { totalCount } members(first: $m) { totalCount } } } } }', { o: 10, d: 100, m: 50 }, 10 + 10 * 100 + 10 * 50],
+    ['through fragments', 'query { allOrganizations(first: 3) { ...Orgs } } fragment Orgs on OrganizationConnection { nodes { ... on OrganizationNode { members(first: 4) { totalCount } } } }', {}, 3 + 12],
+    ['sizes past the maximum count as the maximum', 'query($n: Int) { allUsers(first: $n) { totalCount } }', { n: 1e9 }, MAX_PAGE_SIZE],
+  ])('%s', (_what, query, variables, expected) => {
+    expect(count(query, variables)).toBe(expected);
+  });
+
+  it('puts a thousand orgs of a thousand members over the limit, whichever way the sizes are sent', () => {
+    const nested = 'query($a: Int, $b: Int) { allOrganizations(first: $a) { nodes { members(first: $b) { totalCount } } } }';
+    expect(count(nested, { a: 1000, b: 1000 })).toBeGreaterThan(MAX_REQUESTED_NODES);
+    expect(count(nested, { a: 10, b: 1000 })).toBeLessThanOrEqual(MAX_REQUESTED_NODES);
+    expect(count('{ allOrganizations(first: 1000) { nodes { members(first: 1000) { totalCount } } } }')).toBeGreaterThan(MAX_REQUESTED_NODES);
+  });
+
+  it('counts the operation named', () => {
+    const two = 'query A { allUsers(first: 5) { totalCount } } query B { allUsers(first: 9) { totalCount } }';
+    expect([count(two, {}, 'A'), count(two, {}, 'B')]).toEqual([5, 9]);
   });
 });

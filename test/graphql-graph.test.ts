@@ -122,6 +122,17 @@ describe('cursor connections', () => {
     const big = await gql(server, q, { first: 1001 });
     expect(big.body.errors?.[0]).toMatchObject({ message: 'first must be between 0 and 1000', extensions: { code: 'BAD_REQUEST' } });
   });
+
+  it('refuses nested pages asking for more objects than the limit, sizes sent as variables included, before anything runs', async () => {
+    const q = 'query($orgs: Int, $members: Int) { allOrganizations(first: $orgs) { nodes { members(first: $members) { totalCount } } } }';
+    const refused = await gql(server, q, { orgs: 1000, members: 1000 });
+    expect(refused.status).toBe(400);
+    expect(refused.body).toEqual({
+      errors: [{ message: 'Query asks its connections for up to 1001000 objects, more than the limit of 100000: ask for smaller pages (first, last)', extensions: { code: 'BAD_USER_INPUT' } }],
+    });
+    const accepted = await gql(server, q, { orgs: 10, members: 1000 });
+    expect([accepted.status, accepted.body.errors]).toEqual([200, undefined]);
+  });
 });
 
 describe('relationships', () => {

@@ -8,6 +8,7 @@ import { useJsonErrorBodies } from './error-bodies.ts';
 import { useRequestErrorStatus } from './request-errors.ts';
 import { maskError } from './errors.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
+import { useRequestedNodesLimit } from './requested-nodes.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
@@ -19,7 +20,7 @@ import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 export function createYogaHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler & { servesDirectly: boolean } {
   const config = settings.graphql;
   const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
-  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useRequestErrorStatus(), useCompiledExecution(onCompiled(log)), useValidationCache()];
+  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useRequestErrorStatus(), useRequestedNodesLimit(), useCompiledExecution(onCompiled(log)), useValidationCache()];
   const endpoint = '/graphql';
   const server = new YogaServer<RequestContext, Record<string, never>>({
     schema: getSchema(),
