@@ -15,7 +15,7 @@ const KEY = /^[0-9]{1,15}(:[0-9]{1,15})?$/;
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
 /** base64url of a string of ASCII characters (type names, digits, colons), unpadded as Buffer writes it. */
-export function asciiBase64url(text: string): string {
+function asciiBase64url(text: string): string {
   let out = '';
   let i = 0;
   for (; i + 2 < text.length; i += 3) {
