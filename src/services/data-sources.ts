@@ -88,9 +88,7 @@ export class DataSourceService {
    * of the request.
    */
   async list(em: EntityManager, caller: DataSourceCaller): Promise<DataSourceRecord[]> {
-    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId });
-    const condition = accessCondition('ds', caller, 'read');
-    if (condition) qb.andWhere(condition.sql, condition.params);
+    const { qb } = this.#inCallersOrg(em, caller, 'read', {});
     const rows = await qb.orderBy({ name: 'asc' }).limit(LIST_LIMIT).execute<DataSourceRecord[]>('all');
     return sortByName(rows);
   }
@@ -104,9 +102,7 @@ export class DataSourceService {
    * an org Admin or only wanted to read it.
    */
   async getFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord> {
-    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId, ...ref });
-    const condition = accessCondition('ds', caller, action);
-    if (condition) qb.andWhere(condition.sql, condition.params);
+    const { qb, condition } = this.#inCallersOrg(em, caller, action, ref);
     const row = await qb.limit(1).execute<DataSourceRecord | undefined>('get');
     if (row) return row;
     // As the original's scope check: a change refused whether or not the data source exists (only
@@ -139,18 +135,23 @@ export class DataSourceService {
   async findByIds(em: EntityManager, ids: readonly number[], callers: readonly DataSourceCaller[]): Promise<DataSourceRecord[]> {
     if (ids.length === 0 || callers.length === 0) return [];
     const id = ids.length === 1 ? ids[0]! : { $in: [...ids] };
-    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]);
-    if (callers.length === 1) {
-      // One org (a token's, or a user's only one): `getFor`'s statement, the cheapest to build and plan.
-      const [caller] = callers;
-      qb.where({ orgId: caller!.orgId, id });
-      const condition = accessCondition('ds', caller!, 'read');
-      if (condition) qb.andWhere(condition.sql, condition.params);
-    } else {
-      const readable = accessConditionByOrg('ds', callers, 'read');
-      qb.where({ id }).andWhere(readable.sql, readable.params);
-    }
-    return qb.execute<DataSourceRecord[]>('all');
+    // One org (a token's, or a user's only one): the one-org form, as `getFor` reads.
+    if (callers.length === 1) return this.#inCallersOrg(em, callers[0]!, 'read', { id }).qb.execute<DataSourceRecord[]>('all');
+    const readable = accessConditionByOrg('ds', callers, 'read');
+    return em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS])
+      .where({ id }).andWhere(readable.sql, readable.params).execute<DataSourceRecord[]>('all');
+  }
+
+  /**
+   * The read every one-org lookup starts from: records of the caller's org matching `where`, with
+   * the permission rule for `action` beside it (none for an org Admin, hence `condition` null).
+   * The org in the object where is the form MikroORM builds and PostgreSQL plans most cheaply.
+   */
+  #inCallersOrg(em: EntityManager, caller: DataSourceCaller, action: DataSourceAction, where: DataSourceRef | { id: number | { $in: number[] } } | Record<never, never>) {
+    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId, ...where });
+    const condition = accessCondition('ds', caller, action);
+    if (condition) qb.andWhere(condition.sql, condition.params);
+    return { qb, condition };
   }
 
   /**
