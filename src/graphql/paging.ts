@@ -1,4 +1,4 @@
-import { defaultFieldResolver, isObjectType, type GraphQLSchema } from 'graphql';
+import { defaultFieldResolver, isObjectType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 
@@ -106,6 +106,13 @@ export function pageOf<T>(list: string, items: readonly T[], args: PageArgs): Pa
   return new ListPage(list, items, start, end);
 }
 
+/** A connection of this schema: an object type with `edges` and `pageInfo`, as the relay plugin makes them. */
+export function isConnectionType(type: GraphQLNamedType): type is GraphQLObjectType {
+  if (!isObjectType(type)) return false;
+  const fields = type.getFields();
+  return 'edges' in fields && 'pageInfo' in fields;
+}
+
 /**
  * Answers every connection's `nodes` from its page's own list. The relay plugin's resolver walks
  * `edges` (a closure per edge), which would also make every edge of a page read only through `nodes`.
@@ -113,9 +120,9 @@ export function pageOf<T>(list: string, items: readonly T[], args: PageArgs): Pa
  */
 export function answerNodesFromPages(schema: GraphQLSchema): void {
   for (const type of Object.values(schema.getTypeMap())) {
-    if (!isObjectType(type)) continue;
-    const { nodes, edges, pageInfo } = type.getFields();
-    if (!nodes || !edges || !pageInfo) continue;
+    if (!isConnectionType(type)) continue;
+    const { nodes } = type.getFields();
+    if (!nodes) continue;
     const fromEdges = nodes.resolve ?? defaultFieldResolver;
     nodes.resolve = (page, args, ctx, info) => (Array.isArray((page as Partial<Page<unknown>>).nodes) ? (page as Page<unknown>).nodes : fromEdges(page, args, ctx, info));
   }

@@ -3,7 +3,7 @@ import {
   type OperationDefinitionNode, type SelectionSetNode, type ValueNode,
 } from 'graphql';
 import type { Plugin } from 'graphql-yoga';
-import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './paging.ts';
+import { DEFAULT_PAGE_SIZE, isConnectionType, MAX_PAGE_SIZE } from './paging.ts';
 
 /**
  * Most objects one request may ask connections for, counted as GitHub counts its node limit:
@@ -14,13 +14,6 @@ import { DEFAULT_PAGE_SIZE, MAX_PAGE_SIZE } from './paging.ts';
  * sources is over it; a page of a thousand, or ten orgs of a hundred, is far under it.
  */
 export const MAX_REQUESTED_NODES = 100_000;
-
-/** A connection of this schema: a type with `edges` and `pageInfo`, as the relay plugin makes them. */
-function isConnection(type: GraphQLNamedType): boolean {
-  if (!isObjectType(type)) return false;
-  const fields = type.getFields();
-  return 'edges' in fields && 'pageInfo' in fields;
-}
 
 function pageSize(value: ValueNode | undefined, variables: Readonly<Record<string, unknown>>): number | null {
   if (!value) return null;
@@ -60,7 +53,7 @@ export function requestedNodes(
         if (!field) continue;
         const fieldType = getNamedType(field.type);
         let inner = multiplier;
-        if (isConnection(fieldType)) {
+        if (isConnectionType(fieldType)) {
           const arg = (name: string) => selection.arguments?.find((a) => a.name.value === name)?.value;
           const size = pageSize(arg('first'), variables) ?? pageSize(arg('last'), variables) ?? DEFAULT_PAGE_SIZE;
           inner = multiplier * size;

@@ -297,7 +297,13 @@ ActorInterface.implement({
           ? (await orgsOfUser(ctx).load(a.id)).map((o) => ({ org: { id: o.orgId, name: o.name, address: { ...NO_ADDRESS } }, role: o.role }))
           : (await getOrgs(ctx.em, [a.orgId])).map((org) => ({ org, role: a.role }));
         const page = pageOf('Actor.organizations', orgs, args);
-        return { pageInfo: page.pageInfo, totalCount: page.totalCount, nodes: page.nodes.map((o) => o.org), edges: page.edges.map((e) => ({ cursor: e.cursor, node: e.node.org, role: e.node.role })) };
+        // Each edge carries the role; as on every page, edges are made only when asked for.
+        return {
+          pageInfo: page.pageInfo,
+          totalCount: page.totalCount,
+          nodes: page.nodes.map((o) => o.org),
+          get edges() { return page.edges.map((e) => ({ cursor: e.cursor, node: e.node.org, role: e.node.role })); },
+        };
       },
     }, ActorOrganizationConnection),
   }),
