@@ -109,9 +109,12 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       const queries = ctx.queries;
       const body = parseObject(await readBody(req, bodyLimit));
       const outcome = await queries.query(queryCaller(ctx, req), body);
-      const bytes = queries.encode(outcome);
-      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': bytes.length });
-      res.end(bytes);
+      const { chunks, byteLength } = queries.encode(outcome);
+      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': byteLength });
+      // Corked, the chunks leave in one writev when `end` uncorks; once written, nothing reads them.
+      res.cork();
+      for (const chunk of chunks) res.write(chunk);
+      res.end(() => queries.sent(outcome));
     },
     async 'ds-resource'(ctx, req, res) {
       const { ref, path, query } = resourceTarget(req.url ?? '/');

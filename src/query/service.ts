@@ -7,7 +7,8 @@ import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
-import { encodeResultsToBytes } from './frames/encode.ts';
+import { encodeResultsToChunks, type EncodedChunks } from './frames/encode.ts';
+import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
@@ -90,9 +91,14 @@ export class QueryService {
     return { responses, status };
   }
 
-  /** The SDK's JSON of an outcome's results, as the bytes sent. */
-  encode(outcome: QueryOutcome): Buffer {
-    return encodeResultsToBytes(outcome.responses);
+  /** The SDK's JSON of an outcome's results, as the chunks sent. */
+  encode(outcome: QueryOutcome): EncodedChunks {
+    return encodeResultsToChunks(outcome.responses);
+  }
+
+  /** An outcome's answer has been sent and nothing reads it again: its column buffers are reused. */
+  sent(outcome: QueryOutcome): void {
+    releaseColumns(outcome.responses.values());
   }
 
   /**

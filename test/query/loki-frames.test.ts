@@ -2,10 +2,12 @@ import { describe, expect, it } from '@jest/globals';
 import { readFileSync } from 'node:fs';
 import type { DataQuery } from '../../src/query/kinds/kind.ts';
 import {
-  fnv32, interpolateLoki, logLineIds, lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, lokiSeriesName, lokiStep,
-  parseLokiQuery, splitNanos,
+  interpolateLoki, lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, lokiSeriesName, lokiStep, parseLokiQuery,
 } from '../../src/query/kinds/loki-frames.ts';
+import { fnv32 } from '../../src/query/kinds/loki-log-frame.ts';
 import { goJsonStringMap } from '../../src/query/kinds/go-text.ts';
+import { encodeFrame, goString } from '../../src/query/frames/encode.ts';
+import type { Field } from '../../src/query/frames/frame.ts';
 
 const fixture = (name: string) => readFileSync(new URL(`../fixtures/loki/${name}`, import.meta.url));
 const FROM = 1700000000000;
@@ -78,32 +80,90 @@ describe('Loki model and request (parse_query.go, api.go)', () => {
 });
 
 describe('Loki answers as frames (frame.go)', () => {
+  /** A streams answer of one stream whose lines are the given JSON string tokens, written as they are. */
+  const streamsOf = (labels: Record<string, string>, rows: Array<[string, string]>) =>
+    `{"status":"success","data":{"resultType":"streams","result":[{"stream":${JSON.stringify(labels)},"values":[${rows.map(([ts, token]) => `["${ts}",${token}]`).join(',')}]}]}}`;
+
+  /**
+   * What frame.go writes for these rows, built here from the parsed answer: each line as the SDK
+   * writes a string, its id `<tsNs>_<fnv32(line + "_" + labels JSON)>`, repeats numbered.
+   */
+  function expectedColumns(body: string) {
+    const stream = (JSON.parse(body) as { data: { result: Array<{ stream: Record<string, string>; values: string[][] }> } }).data.result[0];
+    const labels = goJsonStringMap(stream.stream);
+    const seen = new Map<string, number>();
+    const ids = stream.values.map(([ts, line]) => {
+      const id = `${ts}_${fnv32(Buffer.from(`${line}_${labels}`)).toString(16)}`;
+      const count = seen.get(id) ?? 0;
+      seen.set(id, count + 1);
+      return count > 0 ? `${id}_${count}` : id;
+    });
+    return {
+      labels: `[${stream.values.map(() => labels).join(',')}]`,
+      line: `[${stream.values.map(([, line]) => goString(line)).join(',')}]`,
+      tsNs: JSON.stringify(stream.values.map(([ts]) => ts)),
+      id: JSON.stringify(ids),
+    };
+  }
+
+  const writtenText = (field: Field) => Buffer.from(field.written!.json).toString('utf8');
+
   it('builds ids as the original: fnv32 of line_labels, repeats numbered', () => {
-    // Rows and ids from the original's own streams test (testdata/streams_simple).
-    const one = goJsonStringMap({ code: 'one",', location: 'moon🌙' });
-    const two = goJsonStringMap({ code: '",two', location: 'moon🌙' });
-    expect(logLineIds(
-      ['1645030244810757120', '1645030247027735040', '1645030246277587968', '1645030246277587968'],
-      ['log line error 1', 'log line info 1', 'log line info 2', 'log line info 2'],
-      [one, two, two, two],
-    )).toEqual([
-      '1645030244810757120_1d8c2178', '1645030247027735040_87a7aed2', '1645030246277587968_318d05c9', '1645030246277587968_318d05c9_1',
+    // Rows and ids from the original's own streams test (testdata/streams_simple), one stream at a time.
+    const one = streamsOf({ code: 'one",', location: 'moon🌙' }, [['1645030244810757120', '"log line error 1"']]);
+    const two = streamsOf({ code: '",two', location: 'moon🌙' }, [
+      ['1645030247027735040', '"log line info 1"'], ['1645030246277587968', '"log line info 2"'], ['1645030246277587968', '"log line info 2"'],
     ]);
+    const q = parseLokiQuery(query({ expr: 'x' }));
+    expect(lokiFrames(one, q)[0].fields[4].values).toEqual(['1645030244810757120_1d8c2178']);
+    expect(lokiFrames(two, q)[0].fields[4].values).toEqual(['1645030247027735040_87a7aed2', '1645030246277587968_318d05c9', '1645030246277587968_318d05c9_1']);
     expect(fnv32(Buffer.from(''))).toBe(0x811c9dc5);
   });
 
-  it.each(['', 'ascii line', 'moon🌙 é ü 漢字', 'lone \ud800 surrogate', 'tail \udc00', '\u0000\u007f\u0080\u07ff\u0800\uffff', 'x'.repeat(5000)])(
-    'hashes the line %j over its UTF-8 bytes', (text) => {
-      const json = goJsonStringMap({ job: 'é<>' });
-      expect(logLineIds(['1'], [text], [json])).toEqual([`1_${fnv32(Buffer.from(`${text}_${json}`)).toString(16)}`]);
-    });
-
+  // Each line token as Loki may write it: lines taken as they are, `<>&` escaped on the copy, and
+  // every form that has to be parsed first (other escapes, U+2028, invalid UTF-8).
   it.each([
-    ['1700000060123456789', [1700000060123, 456789]],
-    ['1700000030000000000', [1700000030000, 0]],
-    ['999', [0, 999]],
-  ])('splits %s into milliseconds and nanoseconds', (ts, parts) => {
-    expect(splitNanos(ts)).toEqual(parts);
+    ['empty', '""'],
+    ['plain', '"ascii line"'],
+    ['short escapes', '"a \\" b \\\\ c \\n d \\t e \\r f \\b g \\f h"'],
+    ['control escapes', '"\\u0000 \\u001f \\u007f"'],
+    ['html raw', '"a <b> & c"'],
+    ['html escaped', '"a \\u003cb\\u003e \\u0026 c"'],
+    ['html escaped upper case', '"a \\u003Cb\\u003E"'],
+    ['solidus escaped', '"a\\/b"'],
+    ['letters escaped', '"\\u0041\\u00e9"'],
+    ['raw UTF-8', '"moon🌙 é ü 漢字"'],
+    ['surrogate pair escaped', '"\\ud83c\\udf19"'],
+    ['lone surrogate escaped', '"lone \\ud800 one"'],
+    ['line separators raw', '"a\u2028b\u2029c"'],
+    ['line separators escaped', '"a\\u2028b\\u2029c"'],
+    ['long', `"${'x'.repeat(5000)}"`],
+  ])('writes and hashes a %s line as the original', (_name, token) => {
+    const body = streamsOf({ job: 'é<>&', level: 'info' }, [['1700000000000000001', token], ['1700000000000000001', token], ['17', '"next"']]);
+    const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));
+    const expected = expectedColumns(body);
+    expect(writtenText(frame.fields[0])).toBe(expected.labels);
+    expect(writtenText(frame.fields[2])).toBe(expected.line);
+    expect(writtenText(frame.fields[3])).toBe(expected.tsNs);
+    expect(writtenText(frame.fields[4])).toBe(expected.id);
+    expect(frame.fields[1].values).toEqual([1700000000000, 1700000000000, 0]);
+    expect(frame.fields[1].nanos).toEqual([1, 1, 17]);
+  });
+
+  it('hashes invalid UTF-8 as its replacement characters, as a string of the answer would', () => {
+    const body = Buffer.concat([Buffer.from('{"data":{"resultType":"streams","result":[{"stream":{"a":"b"},"values":[["5","bad '), Buffer.from([0xff, 0xc3]), Buffer.from(' end"]]}]}}')]);
+    const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));
+    expect(frame.fields[2].values).toEqual(['bad \ufffd\ufffd end']);
+    expect(frame.fields[4].values).toEqual([`5_${fnv32(Buffer.from(`bad \ufffd\ufffd end_{"a":"b"}`)).toString(16)}`]);
+  });
+
+  it('builds the same frame from an answer it has to parse whole (values before labels, extra entry members)', () => {
+    const q = parseLokiQuery(query({ expr: 'x' }));
+    const usual = '{"status":"success","data":{"resultType":"streams","result":[{"stream":{"b":"2","a":"1"},"values":[["10","one <1>"],["20","two"]]}]}}';
+    const unusual = '{"data":{"result":[{"values":[["10","one <1>",{"structuredMetadata":{}}],["20","two"]],"stream":{"b":"2","a":"1"}}],"resultType":"streams"},"status":"success"}';
+    const encode = (body: string) => encodeFrame(lokiFrames(body, q)[0]);
+    expect(encode(unusual)).toBe(encode(usual));
+    expect(lokiFrames(usual, q)[0].fields[0].values).toEqual([{ a: '1', b: '2' }, { a: '1', b: '2' }]);
   });
 
   it('turns streams into one log frame with nanosecond times, tsNs and ids', () => {

@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
 import { authorize, orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
-import type { DataResponse, Field, FieldType, Frame } from '../../query/frames/frame.ts';
+import { fieldLength, type DataResponse, type Field, type FieldType, type Frame } from '../../query/frames/frame.ts';
 import type { QueryCaller } from '../../query/service.ts';
 import type { DataSourceRecord } from '../../services/data-sources.ts';
 import { DataSourceType } from './data-source.ts';
@@ -94,7 +94,7 @@ export const FrameRef = builder.objectRef<Frame>('DataFrame').implement({
     name: t.string({ nullable: true, description: 'The series\' name, when the kind gives one.', resolve: (f) => f.name || null }),
     refId: t.string({ nullable: true, description: 'The query it answers.', resolve: (f) => f.refId || null }),
     meta: t.field({ type: 'JSONObject', nullable: true, description: 'The frame\'s meta (`type`, `executedQueryString`, `notices`, `custom`...).', resolve: (f) => (f.meta ? { typeVersion: [0, 0], ...f.meta } : null) }),
-    length: t.int({ description: 'Rows.', resolve: (f) => f.fields[0]?.values.length ?? 0 }),
+    length: t.int({ description: 'Rows.', resolve: (f) => (f.fields[0] ? fieldLength(f.fields[0]) : 0) }),
     fields: t.field({ type: [FieldRef], description: 'Its columns, in order (the time first for a series).', resolve: (f) => f.fields }),
   }),
 });

@@ -209,12 +209,17 @@ function encodeValues(field: Field, entities: Entities): string {
 /** One frame as the SDK's `MarshalJSON` writes it: `{"schema":{...},"data":{...}}`. */
 export function encodeFrame(frame: Frame): string {
   const pieces: string[] = [];
-  writeFrame(frame, (text) => pieces.push(text));
+  writeFrame(frame, (piece) => pieces.push(text(piece)));
   return pieces.join('');
 }
 
+/** A piece of an answer: JSON text, or the bytes of a column already written. */
+type Piece = string | Uint8Array;
+
+const text = (piece: Piece): string => (typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8'));
+
 /** The frame's JSON in pieces (each column's values one piece): never one string of the whole frame. */
-function writeFrame(frame: Frame, write: (text: string) => void): void {
+function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
   let schema = '{';
   if (frame.name) schema += `"name":${goString(frame.name)},`;
   if (frame.refId) schema += `"refId":${goString(frame.refId)},`;
@@ -228,7 +233,7 @@ function writeFrame(frame: Frame, write: (text: string) => void): void {
   frame.fields.forEach((field, i) => {
     const found: Entities = {};
     if (i) write(',');
-    write(encodeValues(field, found));
+    write(field.written ? field.written.json : encodeValues(field, found));
     const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
     anyEntity ||= has;
     entities.push(has ? found : null);
@@ -253,11 +258,11 @@ const list = (rows: number[] | undefined) => (rows ? `[${rows.join(',')}]` : und
 /** One refId's answer (SDK `DataResponse`): `error`, `errorSource`, `status`, `frames`. */
 export function encodeResponse(response: DataResponse): string {
   let out = '';
-  writeResponse(response, (text) => (out += text));
+  writeResponse(response, (piece) => (out += text(piece)));
   return out;
 }
 
-function writeResponse(response: DataResponse, write: (text: string) => void): void {
+function writeResponse(response: DataResponse, write: (piece: Piece) => void): void {
   let head = '{';
   if (response.error !== undefined) head += `"error":${goString(response.error)},"errorSource":${goString(response.errorSource ?? '')},`;
   head += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
@@ -275,25 +280,60 @@ export function encodeResults(responses: ReadonlyMap<string, DataResponse>): str
   return encodeResultsToBytes(responses).toString('utf8');
 }
 
-/**
- * The same answer as bytes, written frame by frame into one buffer of the exact size: a large
- * answer is never one string of thousands of pieces, whose flattening and UTF-8 pass would cost
- * about as much as writing the frames.
- */
+/** The same answer as one buffer. */
 export function encodeResultsToBytes(responses: ReadonlyMap<string, DataResponse>): Buffer {
-  const pieces: string[] = ['{"results":{'];
+  const { chunks, byteLength } = encodeResultsToChunks(responses);
+  const bytes = Buffer.allocUnsafe(byteLength);
+  let at = 0;
+  for (const chunk of chunks) {
+    if (typeof chunk === 'string') at += bytes.write(chunk, at);
+    else {
+      bytes.set(chunk, at);
+      at += chunk.byteLength;
+    }
+  }
+  return bytes;
+}
+
+/** An answer as the chunks to send in order, and their size in bytes. */
+export interface EncodedChunks {
+  chunks: Piece[];
+  byteLength: number;
+}
+
+/**
+ * The same answer as chunks to write in order: each column written from bytes is sent as those
+ * bytes, and the text between them is joined. A large answer is never one string of thousands of
+ * pieces (whose flattening and UTF-8 pass would cost about as much as writing the frames), nor
+ * copied whole into one more buffer: a buffer of an answer's size is memory outside the JS heap,
+ * and enough of it per second starts a full collection of the heap.
+ */
+export function encodeResultsToChunks(responses: ReadonlyMap<string, DataResponse>): EncodedChunks {
+  const chunks: Piece[] = [];
+  let byteLength = 0;
+  let pending: string[] = [];
+  const flush = () => {
+    if (pending.length === 0) return;
+    const joined = pending.length === 1 ? pending[0]! : pending.join('');
+    pending = [];
+    chunks.push(joined);
+    byteLength += Buffer.byteLength(joined);
+  };
+  const write = (piece: Piece) => {
+    if (typeof piece === 'string') return void pending.push(piece);
+    flush();
+    chunks.push(piece);
+    byteLength += piece.byteLength;
+  };
+  write('{"results":{');
   const refIds = [...responses.keys()].sort(compareGoStrings);
   refIds.forEach((refId, i) => {
-    pieces.push(`${i ? ',' : ''}${goString(refId)}:`);
-    writeResponse(responses.get(refId)!, (text) => pieces.push(text));
+    write(`${i ? ',' : ''}${goString(refId)}:`);
+    writeResponse(responses.get(refId)!, write);
   });
-  pieces.push('}}');
-  let size = 0;
-  for (const piece of pieces) size += Buffer.byteLength(piece);
-  const bytes = Buffer.allocUnsafe(size);
-  let at = 0;
-  for (const piece of pieces) at += bytes.write(piece, at);
-  return bytes;
+  write('}}');
+  flush();
+  return { chunks, byteLength };
 }
 
 /** Go sorts map keys by bytes (UTF-8); code-unit order differs only for astral characters. */

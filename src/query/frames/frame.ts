@@ -49,6 +49,41 @@ export interface Field {
   values: unknown[];
   /** Time fields only: the sub-millisecond part of each row in nanoseconds (0-999999), when any is non-zero. */
   nanos?: number[];
+  /** The values already written as the SDK writes them; `values` is then read from it when asked for. */
+  written?: WrittenColumn;
+}
+
+/**
+ * A column written straight from an upstream answer's bytes (a log query's 5,000 lines): its
+ * values as the JSON array the SDK writes, and how many rows it holds.
+ */
+export interface WrittenColumn {
+  json: Uint8Array;
+  rows: number;
+  /** The reusable buffer `json` lies in, until it is given back (`column-buffers.ts`). */
+  buffer?: Buffer;
+}
+
+/**
+ * A field whose values are `column`: the encoder copies its bytes, and `values` is parsed from
+ * them only when something reads it (expressions, the graph, live deltas).
+ */
+export function writtenField(name: string, type: FieldType, column: WrittenColumn): Field {
+  let values: unknown[] | undefined;
+  return {
+    name,
+    type,
+    written: column,
+    get values(): unknown[] {
+      values ??= JSON.parse(new TextDecoder().decode(column.json)) as unknown[];
+      return values;
+    },
+  };
+}
+
+/** A field's rows, without reading a written column's values. */
+export function fieldLength(field: Field): number {
+  return field.written ? field.written.rows : field.values.length;
 }
 
 export interface Notice {

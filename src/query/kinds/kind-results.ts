@@ -1,5 +1,5 @@
 import { MESSAGES } from '../../errors/messages.ts';
-import type { DataResponse, Frame } from '../frames/frame.ts';
+import { fieldLength, type DataResponse, type Frame } from '../frames/frame.ts';
 import { failed } from './kind.ts';
 
 /**
@@ -17,7 +17,7 @@ export function callFailed(error: unknown): DataResponse {
 /** Points in frames: rows summed over fields. */
 export function countPoints(frames: readonly Frame[]): number {
   let points = 0;
-  for (const frame of frames) for (const field of frame.fields) points += field.values.length;
+  for (const frame of frames) for (const field of frame.fields) points += fieldLength(field);
   return points;
 }
 

@@ -1,7 +1,8 @@
 import type { Field, Frame, FrameMeta } from '../frames/frame.ts';
 import type { DataQuery, UpstreamCall } from './kind.ts';
 import { formatInterval, goDurationString, parseIntervalString } from '../durations.ts';
-import { encodeValues, goJsonStringMap, goQuote, sortedLabels } from './go-text.ts';
+import { encodeValues, goQuote, sortedLabels } from './go-text.ts';
+import { LogFrameWriter, scanLogStreams } from './loki-log-frame.ts';
 
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
@@ -147,76 +148,6 @@ export function lokiErrorMessage(body: Buffer | string): string {
   return text;
 }
 
-/** 32-bit FNV-1 (Go's `hash/fnv.New32`, not FNV-1a) over UTF-8 bytes. */
-export function fnv32(bytes: Uint8Array): number {
-  let h = FNV_OFFSET;
-  for (let i = 0; i < bytes.length; i++) h = Math.imul(h, FNV_PRIME) ^ bytes[i]!;
-  return h >>> 0;
-}
-
-const FNV_OFFSET = 0x811c9dc5 | 0;
-const FNV_PRIME = 0x01000193;
-const UNDERSCORE = 0x5f;
-
-const HEX_DIGITS = '0123456789abcdef';
-
-/** `%x` of a uint32 (`Number#toString(16)` takes V8's slow radix path: a third of the ids' time). */
-function hex(value: number): string {
-  let n = value;
-  let out = '';
-  do {
-    out = HEX_DIGITS[n & 15] + out;
-    n >>>= 4;
-  } while (n !== 0);
-  return out;
-}
-
-
-/**
- * frame.go `makeIdField`: `<tsNs>_<fnv32(line + "_" + labelsJSON) in hex>`, and `_N` on the N-th
- * repeat of the same id within the frame. Each line is hashed over its UTF-8 bytes written into
- * one scratch buffer; a stream's labels (the same string on its every row) are encoded once.
- */
-export function logLineIds(tsNs: readonly string[], lines: readonly string[], labelsJson: readonly string[]): string[] {
-  const rows = tsNs.length;
-  const ids = new Array<string>(rows);
-  const hashes = new Uint32Array(rows);
-  // An id repeats only where the hash does: rows are kept in an open-addressed table by hash (a
-  // Map keyed by 32-bit numbers costs more than the hashing), and a row counts the earlier ones
-  // in its probe run with its hash and tsNs.
-  const slots = new Int32Array(2 ** Math.ceil(Math.log2(rows * 2 + 2)));
-  const mask = slots.length - 1;
-  let scratch = Buffer.allocUnsafe(4096);
-  let labelsText: string | undefined;
-  let labelsBytes: Buffer = Buffer.alloc(0);
-  for (let i = 0; i < rows; i++) {
-    const line = lines[i]!;
-    // No UTF-16 unit takes more than 3 bytes in UTF-8.
-    if (line.length * 3 > scratch.length) scratch = Buffer.allocUnsafe(line.length * 3);
-    const length = scratch.write(line, 0);
-    if (labelsJson[i] !== labelsText) {
-      labelsText = labelsJson[i]!;
-      labelsBytes = Buffer.from(labelsText);
-    }
-    let h = FNV_OFFSET;
-    for (let k = 0; k < length; k++) h = Math.imul(h, FNV_PRIME) ^ scratch[k]!;
-    h = Math.imul(h, FNV_PRIME) ^ UNDERSCORE;
-    for (let k = 0; k < labelsBytes.length; k++) h = Math.imul(h, FNV_PRIME) ^ labelsBytes[k]!;
-    const hash = h >>> 0;
-    hashes[i] = hash;
-    let count = 0;
-    let slot = hash & mask;
-    for (let row = slots[slot]!; row !== 0; row = slots[slot]!) {
-      if (hashes[row - 1] === hash && tsNs[row - 1] === tsNs[i]) count++;
-      slot = (slot + 1) & mask;
-    }
-    slots[slot] = i + 1;
-    const sum = `${tsNs[i]}_${hex(hash)}`;
-    ids[i] = count > 0 ? `${sum}_${count}` : sum;
-  }
-  return ids;
-}
-
 /** frame.go `formatName`: `{k="v", ...}` sorted, or the legend with `{{label}}` filled in (missing ones empty). */
 export function lokiSeriesName(labels: Readonly<Record<string, string>>, legendFormat: string): string {
   if (legendFormat === '') {
@@ -292,27 +223,14 @@ function stringLabels(raw: unknown): Record<string, string> {
   return raw as Record<string, string>;
 }
 
-/** `tsNs` to epoch milliseconds and the sub-millisecond nanoseconds, without losing precision. */
-export function splitNanos(tsNs: string): [number, number] {
-  const length = tsNs.length;
-  if (length === 0 || length > 19) throw new Error(`bad timestamp: ${JSON.stringify(tsNs)}`);
-  // Digit by digit: the milliseconds (at most 13 digits) and the nanoseconds below them are exact.
-  let ms = 0;
-  let ns = 0;
-  for (let i = 0; i < length; i++) {
-    const digit = tsNs.charCodeAt(i) - 48;
-    if (digit < 0 || digit > 9) throw new Error(`bad timestamp: ${JSON.stringify(tsNs)}`);
-    if (i < length - 6) ms = ms * 10 + digit;
-    else ns = ns * 10 + digit;
-  }
-  return [ms, ns];
-}
-
 /** A Loki query answer (`{status, data: {resultType, result, stats}}`) as the original's frames. Throws on a malformed answer. */
 export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const scanned = scanLogStreams(bytes);
+  if (scanned) return scanned.streams === 0 ? [] : [scanned.writer.frame(logMeta(lokiStats(scanned.stats), q))];
   let parsed: { data?: { resultType?: unknown; result?: unknown; stats?: unknown } };
   try {
-    parsed = JSON.parse(body.toString());
+    parsed = JSON.parse(bytes.toString());
   } catch (error) {
     throw new Error(`failed to parse the Loki response: ${(error as Error).message}`);
   }
@@ -324,7 +242,7 @@ export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
   try {
     switch (data.resultType) {
       case 'streams':
-        return streamsFrame(result, stats, `Expr: ${q.expr}`);
+        return streamsFrame(result, bytes.length, logMeta(stats, q));
       case 'matrix': {
         const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
         return asArray(result).map((series) => {
@@ -365,47 +283,32 @@ function asArray(v: unknown): unknown[] {
   return v;
 }
 
-function streamsFrame(result: unknown, stats: unknown[] | undefined, executed: string): Frame[] {
-  const labelsValues: unknown[] = [];
-  const labelsJson: string[] = [];
-  const times: number[] = [];
-  const nanos: number[] = [];
-  const lines: string[] = [];
-  const tsNs: string[] = [];
-  let anyNanos = false;
-  for (const stream of asArray(result)) {
+/** The log frame's meta: Loki's stats, the frame type the frontend reads, the query. */
+function logMeta(stats: unknown[] | undefined, q: LokiQuery): FrameMeta {
+  return { ...(stats ? { stats } : {}), custom: { frameType: 'LabeledTimeValues' }, executedQueryString: `Expr: ${q.expr}` };
+}
+
+/** Streams of a parsed answer as the one log frame `scanLogStreams` writes from bytes. */
+function streamsFrame(result: unknown, sizeHint: number, meta: FrameMeta): Frame[] {
+  const streams = asArray(result);
+  if (streams.length === 0) return [];
+  const writer = new LogFrameWriter(sizeHint);
+  for (const stream of streams) {
     const s = stream as { stream?: unknown; values?: unknown };
-    const labels = sortedLabels(stringLabels(s.stream));
-    const json = goJsonStringMap(labels);
+    writer.stream(stringLabels(s.stream));
     for (const entry of asArray(s.values)) {
       const pair = asArray(entry);
       const ts = pair[0];
       const line = pair[1];
       if (typeof ts !== 'string' || typeof line !== 'string') throw new Error('bad log entry');
-      const [ms, ns] = splitNanos(ts);
-      if (ns !== 0) anyNanos = true;
-      labelsValues.push(labels);
-      labelsJson.push(json);
-      times.push(ms);
-      nanos.push(ns);
-      lines.push(line);
-      tsNs.push(ts);
+      if (!TIMESTAMP.test(ts) || !writer.timestamp(Buffer.from(ts, 'latin1'), 0, ts.length)) throw new Error(`bad timestamp: ${JSON.stringify(ts)}`);
+      writer.line(line);
     }
   }
-  if (tsNs.length === 0 && asArray(result).length === 0) return [];
-  const time: Field = { name: 'Time', type: 'time.Time', values: times };
-  if (anyNanos) time.nanos = nanos;
-  return [{
-    meta: { ...(stats ? { stats } : {}), custom: { frameType: 'LabeledTimeValues' }, executedQueryString: executed },
-    fields: [
-      { name: 'labels', type: 'json.RawMessage', values: labelsValues },
-      time,
-      { name: 'Line', type: 'string', values: lines },
-      { name: 'tsNs', type: 'string', values: tsNs },
-      { name: 'id', type: 'string', values: logLineIds(tsNs, lines, labelsJson) },
-    ],
-  }];
+  return [writer.frame(meta)];
 }
+
+const TIMESTAMP = /^[0-9]{1,19}$/;
 
 /** Resource paths the original forwards (loki.go `callResource`), matched on path plus query as it does. */
 export function lokiResourceAllowed(pathAndQuery: string): boolean {
