@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
-import { call, startTestServer, type TestServer } from './support/server.ts';
+import { request as httpRequest, type IncomingMessage } from 'node:http';
+import { ADMIN, call, startTestServer, type TestServer } from './support/server.ts';
 import { dataFrameFromJSON } from './support/grafana-data.ts';
 import { startGraphite, type Graphite } from './support/graphite.ts';
 import { startInfluxDb, type InfluxDb } from './support/influxdb.ts';
@@ -60,6 +61,54 @@ describe('POST /api/ds/query with Loki', () => {
     expect(frame.fields[0].values[0]).toEqual({ filename: '/var/log/app.log', job: 'varlogs', level: 'error' });
     expect(frame.fields[1].nanos?.[0]).toBe(456789);
     expect(frame.fields[4].values[3]).toBe(`${frame.fields[4].values[2]}_1`);
+  });
+
+  it('answers many large log queries at once, each with its own lines, again once their buffers are reused', async () => {
+    const lines = 3000;
+    const batch = (round: number) => Promise.all(Array.from({ length: 6 }, async (_, i) => {
+      const tag = `r${round}q${i}`;
+      const res = await dsQuery([{ refId: 'A', datasource: { type: 'loki', uid: ds.loki.uid }, expr: `{generated="${tag}", lines="${lines}"}`, maxLines: lines }]);
+      expect(res.status).toBe(200);
+      const frame = dataFrameFromJSON(res.body.results.A.frames[0]);
+      expect(frame.length).toBe(lines);
+      const rows = (frame.fields[2].values as string[]).map((line) => /^tag=(\S+) row=(\d+) msg="served <ok>" (x*)$/.exec(line));
+      expect(rows.every((m) => m?.[1] === tag && m[3].length === Number(m[2]) % 50)).toBe(true);
+      expect(new Set(rows.map((m) => m?.[2])).size).toBe(lines);
+      expect((frame.fields[0].values as Array<{ generated: string }>).every((labels) => labels.generated === tag)).toBe(true);
+      expect(new Set(frame.fields[4].values).size).toBe(lines);
+    }));
+    await batch(1);
+    await batch(2);
+  });
+
+  it('sends an answer a client reads slowly as it was, while later answers reuse buffers', async () => {
+    const query = (tag: string, lines: number) => JSON.stringify({
+      from: FROM, to: TO, queries: [{ refId: 'A', datasource: { type: 'loki', uid: ds.loki.uid }, expr: `{generated="${tag}", lines="${lines}"}`, maxLines: lines }],
+    });
+    // A client that reads nothing until the others are answered: its answer (megabytes, more
+    // than the sockets hold) waits in the server, still to be written, meanwhile.
+    const url = new URL('/api/ds/query', server.url);
+    const body = query('slow', 40000);
+    const slow = await new Promise<IncomingMessage>((resolve, reject) => {
+      const req = httpRequest({ host: url.hostname, port: url.port, path: url.pathname, method: 'POST', headers: { authorization: ADMIN, 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) } }, resolve);
+      req.on('error', reject);
+      req.end(body);
+    });
+    slow.pause();
+    await new Promise((resolve) => setTimeout(resolve, 200));
+    for (let i = 0; i < 3; i++) {
+      const res = await call(server, 'POST', '/api/ds/query', { rawBody: query(`fast${i}`, 40000), headers: { 'content-type': 'application/json' } });
+      expect(res.status).toBe(200);
+    }
+    const chunks: Buffer[] = [];
+    slow.on('data', (chunk: Buffer) => chunks.push(chunk));
+    const ended = new Promise((resolve) => slow.on('end', resolve));
+    slow.resume();
+    await ended;
+    const frame = dataFrameFromJSON(JSON.parse(Buffer.concat(chunks).toString()).results.A.frames[0]);
+    expect(frame.length).toBe(40000);
+    expect((frame.fields[2].values as string[]).every((line) => line.startsWith('tag=slow '))).toBe(true);
+    expect((frame.fields[0].values as Array<{ generated: string }>).every((labels) => labels.generated === 'slow')).toBe(true);
   });
 
   it('answers metric queries as time series, and Loki\'s error on its refId with a 400', async () => {
