@@ -150,6 +150,15 @@ describe('Loki answers as frames (frame.go)', () => {
     expect(frame.fields[1].nanos).toEqual([1, 1, 17]);
   });
 
+  it('reads a timestamp\'s milliseconds and nanoseconds from its digits, leading zeros and all', () => {
+    const body = streamsOf({ a: 'b' }, [['000012345678', '"x"'], ['0', '"y"'], ['1700000000000999999', '"z"']]);
+    const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));
+    expect(writtenText(frame.fields[1])).toBe('[12,0,1700000000000]');
+    expect(frame.fields[1].values).toEqual([12, 0, 1700000000000]);
+    expect(frame.fields[1].nanos).toEqual([345678, 0, 999999]);
+    expect(frame.fields[3].values).toEqual(['000012345678', '0', '1700000000000999999']);
+  });
+
   it('hashes invalid UTF-8 as its replacement characters, as a string of the answer would', () => {
     const body = Buffer.concat([Buffer.from('{"data":{"resultType":"streams","result":[{"stream":{"a":"b"},"values":[["5","bad '), Buffer.from([0xff, 0xc3]), Buffer.from(' end"]]}]}}')]);
     const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));

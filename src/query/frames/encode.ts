@@ -242,13 +242,16 @@ function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
   let tail = ']';
   if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
   if (anyNanos) {
-    tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f.values, f.nanos) : 'null')).join(',')}]`;
+    tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f, f.nanos) : 'null')).join(',')}]`;
   }
   write(`${tail}}}`);
 }
 
 /** A time field's nanoseconds, 0 where the time is null. */
-function encodeNanos(values: readonly unknown[], nanos: readonly number[]): string {
+function encodeNanos(field: Field, nanos: readonly number[]): string {
+  // A written column holds no null.
+  if (field.written && nanos.length === field.written.rows && plainNumbers(nanos, true)) return JSON.stringify(nanos);
+  const values = field.values;
   if (nanos.length === values.length && !values.includes(null) && plainNumbers(nanos, true)) return JSON.stringify(nanos);
   return `[${values.map((v, i) => (v === null ? 0 : (nanos[i] ?? 0))).join(',')}]`;
 }
@@ -312,12 +315,18 @@ export function encodeResultsToChunks(responses: ReadonlyMap<string, DataRespons
   const chunks: Piece[] = [];
   let byteLength = 0;
   let pending: string[] = [];
+  // Text between written columns (a whole answer when none is) goes into a buffer of its exact
+  // size piece by piece: never flattened into one string first.
   const flush = () => {
     if (pending.length === 0) return;
-    const joined = pending.length === 1 ? pending[0]! : pending.join('');
+    let size = 0;
+    for (const piece of pending) size += Buffer.byteLength(piece);
+    const bytes = Buffer.allocUnsafe(size);
+    let at = 0;
+    for (const piece of pending) at += bytes.write(piece, at);
     pending = [];
-    chunks.push(joined);
-    byteLength += Buffer.byteLength(joined);
+    chunks.push(bytes);
+    byteLength += size;
   };
   const write = (piece: Piece) => {
     if (typeof piece === 'string') return void pending.push(piece);

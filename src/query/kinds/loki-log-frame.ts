@@ -1,5 +1,5 @@
 import { isUtf8 } from 'node:buffer';
-import { writtenField, type Field, type Frame, type FrameMeta, type WrittenColumn } from '../frames/frame.ts';
+import { writtenField, type Frame, type FrameMeta, type WrittenColumn } from '../frames/frame.ts';
 import { goString } from '../frames/encode.ts';
 import { giveBackColumnBuffer, takeColumnBuffer } from '../frames/column-buffers.ts';
 import { goJsonStringMap, sortedLabels } from './go-text.ts';
@@ -86,7 +86,8 @@ export class LogFrameWriter {
   readonly #labels: Column;
   readonly #lines: Column;
   readonly #tsNs: Column;
-  readonly #times: number[] = [];
+  /** Epoch milliseconds, written from the timestamps' digits. */
+  readonly #times: Column;
   readonly #nanos: number[] = [];
   #anyNanos = false;
   /** Per row: its id's hash, and where its tsNs digits start in the tsNs column and how many. */
@@ -99,10 +100,7 @@ export class LogFrameWriter {
     this.#labels = new Column(sizeHint / 2);
     this.#lines = new Column(sizeHint);
     this.#tsNs = new Column(sizeHint / 4);
-  }
-
-  get rows(): number {
-    return this.#times.length;
+    this.#times = new Column(sizeHint / 5);
   }
 
   /** The stream whose rows follow: its labels as Go marshals the map (sorted, HTML-safe). */
@@ -116,15 +114,19 @@ export class LogFrameWriter {
    */
   timestamp(bytes: Uint8Array, at: number, length: number): boolean {
     if (length === 0 || length > 19) return false;
-    let ms = 0;
     let ns = 0;
     for (let i = 0; i < length; i++) {
       const digit = bytes[at + i]! - ZERO;
       if (digit < 0 || digit > 9) return false;
-      if (i < length - 6) ms = ms * 10 + digit;
-      else ns = ns * 10 + digit;
+      if (i >= length - 6) ns = ns * 10 + digit;
     }
-    this.#times.push(ms);
+    // The milliseconds are the digits above the last six, as a JSON number: no leading zeros.
+    let first = at;
+    const msEnd = at + length - 6;
+    while (first < msEnd && bytes[first] === ZERO) first++;
+    const times = this.#times.row(Math.max(1, msEnd - first));
+    if (first >= msEnd) times[this.#times.at++] = ZERO;
+    else for (let i = first; i < msEnd; i++) times[this.#times.at++] = bytes[i]!;
     this.#nanos.push(ns);
     if (ns !== 0) this.#anyNanos = true;
     const out = this.#tsNs.row(length + 2);
@@ -177,7 +179,7 @@ export class LogFrameWriter {
 
   /** The frame: none for an answer without streams, as the original. */
   frame(meta: FrameMeta): Frame {
-    const time: Field = { name: 'Time', type: 'time.Time', values: this.#times };
+    const time = writtenField('Time', 'time.Time', this.#times.done());
     if (this.#anyNanos) time.nanos = this.#nanos;
     return {
       meta,
