@@ -286,37 +286,27 @@ export function encodeResults(responses: ReadonlyMap<string, DataResponse>): str
 /** The same answer as one buffer. */
 export function encodeResultsToBytes(responses: ReadonlyMap<string, DataResponse>): Buffer {
   const { chunks, byteLength } = encodeResultsToChunks(responses);
-  const bytes = Buffer.allocUnsafe(byteLength);
-  let at = 0;
-  for (const chunk of chunks) {
-    if (typeof chunk === 'string') at += bytes.write(chunk, at);
-    else {
-      bytes.set(chunk, at);
-      at += chunk.byteLength;
-    }
-  }
-  return bytes;
+  return Buffer.concat(chunks, byteLength);
 }
 
 /** An answer as the chunks to send in order, and their size in bytes. */
 export interface EncodedChunks {
-  chunks: Piece[];
+  chunks: Uint8Array[];
   byteLength: number;
 }
 
 /**
  * The same answer as chunks to write in order: each column written from bytes is sent as those
- * bytes, and the text between them is joined. A large answer is never one string of thousands of
- * pieces (whose flattening and UTF-8 pass would cost about as much as writing the frames), nor
- * copied whole into one more buffer: a buffer of an answer's size is memory outside the JS heap,
- * and enough of it per second starts a full collection of the heap.
+ * bytes, and the text between them is written into a buffer of its exact size piece by piece. A
+ * large answer is never one string of thousands of pieces (whose flattening and UTF-8 pass would
+ * cost about as much as writing the frames), nor are written columns copied into one more buffer:
+ * a buffer of an answer's size is memory outside the JS heap, and enough of it per second starts
+ * a full collection of the heap.
  */
 export function encodeResultsToChunks(responses: ReadonlyMap<string, DataResponse>): EncodedChunks {
-  const chunks: Piece[] = [];
+  const chunks: Uint8Array[] = [];
   let byteLength = 0;
   let pending: string[] = [];
-  // Text between written columns (a whole answer when none is) goes into a buffer of its exact
-  // size piece by piece: never flattened into one string first.
   const flush = () => {
     if (pending.length === 0) return;
     let size = 0;
