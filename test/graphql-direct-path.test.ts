@@ -164,6 +164,51 @@ describe('the direct path answers as yoga does', () => {
   });
 });
 
+/** A subscription's answer as bytes go, up to the end of its first event; then the client goes. */
+function firstEvent(server: TestServer, sent: Sent): Promise<string> {
+  const url = new URL('/graphql', server.url);
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(url, { method: 'POST', headers: sent.headers, agent: false }, (res) => {
+      let body = '';
+      res.setEncoding('utf8');
+      res.on('data', (chunk: string) => {
+        body += chunk;
+        const end = body.indexOf('\n\n', body.indexOf('event: next'));
+        if (body.includes('event: next') && end >= 0) {
+          const headers: string[] = [];
+          for (let i = 0; i < res.rawHeaders.length; i += 2) if (res.rawHeaders[i]!.toLowerCase() !== 'date') headers.push(`${res.rawHeaders[i]}: ${res.rawHeaders[i + 1]}`);
+          resolve(`HTTP/${res.httpVersion} ${res.statusCode} ${res.statusMessage}\n${headers.join('\n')}\n\n${body.slice(0, end + 2)}`);
+          req.destroy();
+        }
+      });
+      res.on('error', () => undefined);
+    });
+    req.on('error', reject);
+    req.end(sent.body);
+  });
+}
+
+describe('the direct path streams a subscription as yoga does', () => {
+  it('the same bytes up to the first event, and the stream ends when the client goes', async () => {
+    const created = await call(defaults.direct, 'POST', '/api/datasources', { body: { name: 'direct-testdata', type: 'grafana-testdata-datasource', access: 'proxy' } });
+    const uid = created.body.datasource.uid as string;
+    // An hour's refresh: both answers are of the same tick.
+    const sent = json({
+      query: 'subscription($q: [JSONObject!]!) { liveQuery(queries: $q, from: "now-1h", to: "now", refresh: "1h") { viewers results { refId status frames { length fields { name values } } } } }',
+      variables: { q: [{ refId: 'A', datasource: { type: 'grafana-testdata-datasource', uid }, scenarioId: 'csv_metric_values', stringInput: '1,20,90,30,5,0' }] },
+    }, { accept: 'text/event-stream' });
+    const [viaDirect, viaYoga] = await Promise.all([firstEvent(defaults.direct, sent), firstEvent(defaults.yoga, sent)]);
+    expect(viaDirect).toContain('event: next\ndata: {"data":{"liveQuery":{"viewers":1,"results":[{"refId":"A","status":200,');
+    // The range ends when each subscribes: times may differ by a few milliseconds.
+    const times = (answer: string) => answer.replace(/\d{13}/g, 'T');
+    expect(times(viaDirect)).toBe(times(viaYoga));
+    // Each server's stream ended with its client: no viewer is left.
+    const metrics = async (server: TestServer) => (await call(server, 'GET', '/metrics')).text;
+    for (let tries = 0; tries < 50 && !/dashgate_live_query_subscribers 0/.test(await metrics(defaults.direct)); tries++) await new Promise((r) => setTimeout(r, 50));
+    expect(await metrics(defaults.direct)).toMatch(/dashgate_live_query_subscribers 0/);
+  });
+});
+
 describe('which requests the direct path takes', () => {
   const body = Buffer.from('{"query":"{ __typename }"}');
   const headers = { 'content-type': 'application/json' };

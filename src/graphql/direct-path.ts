@@ -4,6 +4,7 @@ import type { ExecutionResult } from 'graphql';
 import type { FetchAPI, Plugin, YogaServer } from 'graphql-yoga';
 import type { RequestContext } from '../context.ts';
 import { CSRF_HEADER, CSRF_PREVENTION, passesCsrfCheck } from './protection.ts';
+import { EVENT_STREAM_HEADERS, writeEventStream } from './event-stream.ts';
 
 /** A request body as yoga's JSON parser hands it on: one operation's params. */
 export type GraphQLParams = Record<string, unknown>;
@@ -95,24 +96,42 @@ export class DirectPath {
     // As yoga's server adapter does to the server context.
     context.waitUntil ??= this.#waitUntil;
     const request = new this.#Request(`${requestOrigin(req)}${req.url}`, req.headers, body, res) as unknown as Request;
-    let result: ExecutionResult;
+    let result: ExecutionResult | AsyncIterable<ExecutionResult>;
     try {
-      result = (await this.#server.getResultForParams({ params, request }, ctx as never)) as ExecutionResult;
+      result = (await this.#server.getResultForParams({ params, request }, ctx as never)) as ExecutionResult | AsyncIterable<ExecutionResult>;
     } catch {
       // Only the params hooks throw out of here (operation errors come back as results, and no
       // plugin hooks execution results): nothing has run, so yoga may as well answer it whole.
       return false;
     }
-    let response = await this.#processResult(request, result, ctx);
+    const processed = await this.#processResult(request, result, ctx);
+    let response = 'events' in processed ? new this.#fetchAPI.Response(null, { status: 200, headers: EVENT_STREAM_HEADERS }) : processed;
+    let replaced = false;
     for (const hook of this.#onResponse) {
-      await hook({ request, response, serverContext: ctx, fetchAPI: this.#fetchAPI, setResponse: (next: Response) => (response = next) } as never);
+      await hook({
+        request, response, serverContext: ctx, fetchAPI: this.#fetchAPI, setResponse: (next: Response) => {
+          response = next;
+          replaced = true;
+        },
+      } as never);
+    }
+    if ('events' in processed) {
+      // Returned, not awaited: this frame (the request, its result, the response) is not kept
+      // for as long as the stream stays open. Yoga's own headers: no response hook here changes
+      // a stream's.
+      if (!replaced) return writeEventStream(res, processed.events).then(() => true);
+      void processed.events[Symbol.asyncIterator]().return?.();
     }
     await sendNodeResponse(response, res, req, true);
     return true;
   }
 
-  /** Yoga's result stage: every result hook in turn (the result processors among them choose by Accept), then the chosen processor. */
-  async #processResult(request: Request, result: ExecutionResult, ctx: RequestContext): Promise<Response> {
+  /**
+   * Yoga's result stage: every result hook in turn (the result processors among them choose by
+   * Accept), then the chosen processor; a subscription chosen to go out as Server-Sent Events comes
+   * back as its results, for `writeEventStream` to write as yoga's processor would.
+   */
+  async #processResult(request: Request, result: ExecutionResult | AsyncIterable<ExecutionResult>, ctx: RequestContext): Promise<Response | { events: AsyncIterable<ExecutionResult> }> {
     let processor: ((result: ExecutionResult, fetchAPI: FetchAPI, mediaType: string) => Response | Promise<Response>) | undefined;
     let mediaType = '*/*';
     const acceptableMediaTypes: string[] = [];
@@ -123,17 +142,21 @@ export class DirectPath {
         acceptableMediaTypes,
         resultProcessor: processor,
         serverContext: ctx,
-        setResult: (next: ExecutionResult) => (result = next),
+        setResult: (next: ExecutionResult | AsyncIterable<ExecutionResult>) => (result = next),
         setResultProcessor: (next: typeof processor, acceptedMediaType: string) => {
           processor = next;
           mediaType = acceptedMediaType;
         },
       } as never);
     }
-    if (processor) return processor(result, this.#fetchAPI, mediaType);
+    if (processor && mediaType === 'text/event-stream' && isAsyncIterable(result)) return { events: result };
+    if (processor) return processor(result as ExecutionResult, this.#fetchAPI, mediaType);
     return new this.#fetchAPI.Response(null, { status: 406, statusText: 'Not Acceptable', headers: { accept: acceptableMediaTypes.join('; charset=utf-8, ') } });
   }
 }
+
+const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
+  typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
 
 /** The origin yoga's server adapter puts in front of the path (`req.protocol` is never set by node:http). */
 function requestOrigin(req: IncomingMessage): string {

@@ -24,7 +24,7 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const done = (error: Error | null) => {
       req.off('data', onData).off('end', onEnd).off('error', done).off('close', onClose);
       if (error) reject(error);
-      else resolve(chunks.length === 1 ? chunks[0]! : Buffer.concat(chunks, size));
+      else resolve(chunks.length === 1 ? ownBytes(chunks[0]!) : Buffer.concat(chunks, size));
     };
     const onData = (chunk: Buffer) => {
       size += chunk.length;
@@ -38,6 +38,15 @@ export function readBody(req: IncomingMessage, limit: number): Promise<Buffer> {
     const onClose = () => done(Object.assign(new Error('aborted'), { code: 'ECONNRESET' }));
     req.on('data', onData).on('end', onEnd).on('error', done).on('close', onClose);
   });
+}
+
+/**
+ * A chunk as its own bytes when it is a small part of what the socket read (the body behind the
+ * request's headers): a request that stays open, a subscription, would otherwise keep the whole
+ * read alive through it, a few kilobytes for each of a thousand open streams.
+ */
+function ownBytes(chunk: Buffer): Buffer {
+  return chunk.buffer.byteLength > 2 * chunk.length + 1024 ? Buffer.from(chunk) : chunk;
 }
 
 /** At most this much of a refused body is read and thrown away, for at most this long; past either, the connection is cut. */
