@@ -119,7 +119,7 @@ export class DirectPath {
       // Returned, not awaited: this frame (the request, its result, the response) is not kept
       // for as long as the stream stays open. Yoga's own headers: no response hook here changes
       // a stream's.
-      if (!replaced) return writeEventStream(res, processed.events).then(() => true);
+      if (!replaced) return writeEventStream(res, processed.events).then(streamed);
       void processed.events[Symbol.asyncIterator]().return?.();
     }
     await sendNodeResponse(response, res, req, true);
@@ -154,6 +154,9 @@ export class DirectPath {
     return new this.#fetchAPI.Response(null, { status: 406, statusText: 'Not Acceptable', headers: { accept: acceptableMediaTypes.join('; charset=utf-8, ') } });
   }
 }
+
+/** Outside `serve`: a closure made in it would keep its scope (the response among it) alive. */
+const streamed = () => true;
 
 const isAsyncIterable = (value: unknown): value is AsyncIterable<ExecutionResult> =>
   typeof value === 'object' && value !== null && typeof (value as { [Symbol.asyncIterator]?: unknown })[Symbol.asyncIterator] === 'function';
