@@ -24,7 +24,7 @@ function watch(res: ServerResponse): void {
   open.add(res);
   pinger ??= setInterval(() => {
     // A stream whose socket is still full has no room for a ping.
-    for (const stream of open) if (!stream.writableNeedDrain) stream.write(PING);
+    for (const stream of open) if (!stream.writableNeedDrain && !stream.writableEnded && !stream.destroyed) stream.write(PING);
   }, PING_INTERVAL_MS).unref();
 }
 
@@ -43,6 +43,8 @@ export async function writeEventStream(res: ServerResponse, results: AsyncIterab
   let drained: (() => void) | null = null;
   const onClose = () => {
     closed = true;
+    // Not pinged again, even should the source never answer the `return` below.
+    unwatch(res);
     drained?.();
     void iterator.return?.();
   };
