@@ -36,8 +36,8 @@ function unwatch(res: ServerResponse): void {
   }
 }
 
-/** Writes the results until the source ends or the client goes; `headers` are the response's. */
-export async function writeEventStream(res: ServerResponse, results: AsyncIterable<ExecutionResult>, headers: Record<string, string> = EVENT_STREAM_HEADERS): Promise<void> {
+/** Writes the results until the source ends or the client goes. */
+export async function writeEventStream(res: ServerResponse, results: AsyncIterable<ExecutionResult>): Promise<void> {
   const iterator = results[Symbol.asyncIterator]();
   let closed = false;
   let drained: (() => void) | null = null;
@@ -51,7 +51,7 @@ export async function writeEventStream(res: ServerResponse, results: AsyncIterab
   const onDrain = () => drained?.();
   res.once('close', onClose);
   res.on('drain', onDrain);
-  res.writeHead(200, headers);
+  res.writeHead(200, EVENT_STREAM_HEADERS);
   // As yoga: a first ping, since some browsers wait for a byte before they hand on the headers.
   res.write(PING);
   watch(res);

@@ -6,15 +6,15 @@
  * falls back to `JSON.parse`. Small parts (labels, tags, strings) go through `JSON.parse`. Pure.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
+export const QUOTE = 0x22;
+export const BACKSLASH = 0x5c;
+export const COMMA = 0x2c;
 const COLON = 0x3a;
 export const OPEN_BRACE = 0x7b;
 const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
-const ZERO = 0x30;
+export const ZERO = 0x30;
 const DOT = 0x2e;
 const MINUS = 0x2d;
 

@@ -3,7 +3,9 @@ import { writtenField, type Frame, type FrameMeta, type WrittenColumn } from '..
 import { goString } from '../frames/encode.ts';
 import { giveBackColumnBuffer, takeColumnBuffer } from '../frames/column-buffers.ts';
 import { goJsonStringMap, sortedLabels } from './go-text.ts';
-import { JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, readPlain } from './json-bytes.ts';
+import {
+  BACKSLASH, CLOSE_BRACKET, COMMA, JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, readPlain,
+} from './json-bytes.ts';
 
 /**
  * A Loki log query's answer as the original's one log frame (frame.go: `labels`, `Time`, `Line`,
@@ -16,13 +18,7 @@ import { JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, readPlain } from './jso
  * null, and the caller builds the same frame from the parsed answer with `LogFrameWriter`. Pure.
  */
 
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const OPEN = 0x5b;
-const CLOSE = 0x5d;
 const UNDERSCORE = 0x5f;
-const ZERO = 0x30;
 
 const FNV_OFFSET = 0x811c9dc5 | 0;
 const FNV_PRIME = 0x01000193;
@@ -46,7 +42,7 @@ class Column {
 
   constructor(size: number) {
     this.bytes = takeColumnBuffer(size);
-    this.bytes[0] = OPEN;
+    this.bytes[0] = OPEN_BRACKET;
   }
 
   /** Starts a row that takes at most `size` bytes. */
@@ -58,7 +54,7 @@ class Column {
 
   done(): WrittenColumn {
     this.#room(1);
-    this.bytes[this.at++] = CLOSE;
+    this.bytes[this.at++] = CLOSE_BRACKET;
     return { json: this.bytes.subarray(0, this.at), rows: this.rows, buffer: this.bytes };
   }
 
@@ -177,7 +173,7 @@ export class LogFrameWriter {
     this.#hashes.push(fnvOver(h, labels, 0, labels.length) >>> 0);
   }
 
-  /** The frame: none for an answer without streams, as the original. */
+  /** The frame of the rows written (the caller answers no frame for an answer without streams, as the original). */
   frame(meta: FrameMeta): Frame {
     const time = writtenField('Time', 'time.Time', this.#times.done());
     if (this.#anyNanos) time.nanos = this.#nanos;
@@ -404,7 +400,7 @@ function readStream(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
 
 /** `["<nanoseconds>", "<line>"(, anything)*]`. */
 function readEntry(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
-  r.expect(OPEN);
+  r.expect(OPEN_BRACKET);
   r.ws();
   if (bytes[r.at] !== QUOTE) throw NOT_PLAIN;
   const digits = r.at + 1;
@@ -422,5 +418,5 @@ function readEntry(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
     r.json();
     r.ws();
   }
-  r.expect(CLOSE);
+  r.expect(CLOSE_BRACKET);
 }
