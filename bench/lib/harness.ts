@@ -66,6 +66,7 @@ export async function startTarget(options: TargetOptions): Promise<Target> {
     pid: child.pid!,
     rss: () => ask<number>('rss'),
     retained: () => ask<number>('retained'),
+    reduced: () => ask<number>('reduced'),
     queries: () => ask<number>('queries'),
     cpu: () => ask<number>('cpu'),
     async close() {

@@ -167,6 +167,14 @@ async function main(): Promise<void> {
       collect?.();
       reply(process.memoryUsage().rss);
     }
+    else if (message.type === 'reduced') {
+      // V8's last-resort collection (what it runs itself under memory pressure) also hands back the
+      // freed pages it otherwise pools for later allocations; they leave on a background thread,
+      // so RSS is read once it stops falling.
+      const collect = (globalThis as { gc?: (options?: object) => void }).gc;
+      collect?.({ type: 'major', execution: 'sync', flavor: 'last-resort' });
+      void settledRss().then(reply);
+    }
     else if (message.type === 'queries') reply(queries);
     else if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
@@ -175,6 +183,18 @@ async function main(): Promise<void> {
     else if (message.type === 'close') void close().then(() => reply(true)).finally(() => process.exit(0));
   });
   process.send!({ type: 'ready', port });
+}
+
+/** RSS once three readings 50 ms apart have not fallen (at most a second). */
+async function settledRss(): Promise<number> {
+  let last = process.memoryUsage().rss;
+  for (let steady = 0, i = 0; steady < 3 && i < 20; i++) {
+    await new Promise((resolve) => setTimeout(resolve, 50));
+    const now = process.memoryUsage().rss;
+    steady = now < last ? 0 : steady + 1;
+    last = Math.min(last, now);
+  }
+  return last;
 }
 
 main().catch((error: unknown) => {

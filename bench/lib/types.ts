@@ -74,6 +74,11 @@ export interface Target {
   rss(): Promise<number>;
   /** RSS after garbage collection: what the process holds on to. */
   retained?(): Promise<number>;
+  /**
+   * RSS after V8's last-resort collection, which also returns to the system the freed pages V8
+   * otherwise keeps pooled after a collection: what live objects and native memory hold.
+   */
+  reduced?(): Promise<number>;
   /** SQL statements the process has sent so far (only when started with `countQueries`). */
   queries(): Promise<number>;
   /** CPU time (user + system) the process has used so far, in µs; optional for targets of other runners. */
