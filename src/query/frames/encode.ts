@@ -1,4 +1,4 @@
-import type { DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta } from './frame.ts';
+import type { ColumnEntities as Entities, DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta } from './frame.ts';
 
 /**
  * Data frames and query answers as JSON, byte for byte as the original's plugin SDK writes them
@@ -124,13 +124,6 @@ function encodeFieldSchema(field: Field): string {
   return `${out}}`;
 }
 
-/** Rows of a float field that hold NaN, +Inf or -Inf (written as null). */
-interface Entities {
-  NaN?: number[];
-  Inf?: number[];
-  NegInf?: number[];
-}
-
 /**
  * Whether every value is a number that JavaScript's JSON writes exactly as Go does: no null, no
  * NaN or infinity, nothing in exponent form (Go pads the exponent to two digits), and for integer
@@ -233,7 +226,10 @@ function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
   frame.fields.forEach((field, i) => {
     const found: Entities = {};
     if (i) write(',');
-    write(field.written ? field.written.json : encodeValues(field, found));
+    if (field.written) {
+      write(field.written.json);
+      Object.assign(found, field.written.entities);
+    } else write(encodeValues(field, found));
     const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
     anyEntity ||= has;
     entities.push(has ? found : null);

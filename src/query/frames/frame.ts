@@ -60,22 +60,37 @@ export interface Field {
 export interface WrittenColumn {
   json: Uint8Array;
   rows: number;
+  /** A float column's rows written as null that hold NaN or ±Infinity (the frame's `entities`). */
+  entities?: ColumnEntities;
   /** The reusable buffer `json` lies in, until it is given back (`column-buffers.ts`). */
   buffer?: Buffer;
+}
+
+/** Rows of a float column that hold a value JSON cannot: written as null, listed here. */
+export interface ColumnEntities {
+  NaN?: number[];
+  Inf?: number[];
+  NegInf?: number[];
 }
 
 /**
  * A field whose values are `column`: the encoder copies its bytes, and `values` is parsed from
  * them only when something reads it (expressions, the graph, live deltas).
  */
-export function writtenField(name: string, type: FieldType, column: WrittenColumn): Field {
+export function writtenField(name: string, type: FieldType, column: WrittenColumn, labels?: Record<string, string>): Field {
   let values: unknown[] | undefined;
   return {
     name,
     type,
+    ...(labels ? { labels } : {}),
     written: column,
     get values(): unknown[] {
-      values ??= JSON.parse(new TextDecoder().decode(column.json)) as unknown[];
+      if (values) return values;
+      values = JSON.parse(new TextDecoder().decode(column.json)) as unknown[];
+      const entities = column.entities;
+      for (const row of entities?.NaN ?? []) values[row] = NaN;
+      for (const row of entities?.Inf ?? []) values[row] = Infinity;
+      for (const row of entities?.NegInf ?? []) values[row] = -Infinity;
       return values;
     },
   };

@@ -15,8 +15,8 @@ const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const ZERO = 0x30;
-const DOT = 0x2e;
-const MINUS = 0x2d;
+export const DOT = 0x2e;
+export const MINUS = 0x2d;
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -172,6 +172,19 @@ export class JsonBytes {
     if (this.#escaped) throw NOT_PLAIN;
     this.at = end + 1;
     return this.latin1(start, end);
+  }
+
+  /**
+   * Past a string that must hold no escapes (a sample value); answers where its text starts, and
+   * leaves `at` after the closing quote, so the text ends at `at - 1`.
+   */
+  plainStringStart(): number {
+    if (this.bytes[this.at] !== QUOTE) throw NOT_PLAIN;
+    const start = this.at + 1;
+    const end = this.#stringEnd(this.at);
+    if (this.#escaped) throw NOT_PLAIN;
+    this.at = end + 1;
+    return start;
   }
 
   /**

@@ -1,7 +1,7 @@
 import { isUtf8 } from 'node:buffer';
 import { writtenField, type Frame, type FrameMeta, type WrittenColumn } from '../frames/frame.ts';
 import { goString } from '../frames/encode.ts';
-import { giveBackColumnBuffer, takeColumnBuffer } from '../frames/column-buffers.ts';
+import { ColumnWriter } from '../frames/column-writer.ts';
 import { goJsonStringMap, sortedLabels } from './go-text.ts';
 import {
   BACKSLASH, CLOSE_BRACKET, COMMA, JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, readPlain,
@@ -34,39 +34,6 @@ function fnvOver(state: number, bytes: Uint8Array, start: number, end: number): 
   return h;
 }
 
-/** A column's JSON array, written row by row into a buffer that grows. */
-class Column {
-  bytes: Buffer;
-  at = 1;
-  rows = 0;
-
-  constructor(size: number) {
-    this.bytes = takeColumnBuffer(size);
-    this.bytes[0] = OPEN_BRACKET;
-  }
-
-  /** Starts a row that takes at most `size` bytes. */
-  row(size: number): Buffer {
-    this.#room(size + 1);
-    if (this.rows++ > 0) this.bytes[this.at++] = COMMA;
-    return this.bytes;
-  }
-
-  done(): WrittenColumn {
-    this.#room(1);
-    this.bytes[this.at++] = CLOSE_BRACKET;
-    return { json: this.bytes.subarray(0, this.at), rows: this.rows, buffer: this.bytes };
-  }
-
-  #room(size: number): void {
-    if (this.at + size <= this.bytes.length) return;
-    const grown = takeColumnBuffer(Math.max(this.bytes.length * 2, this.at + size));
-    this.bytes.copy(grown, 0, 0, this.at);
-    giveBackColumnBuffer(this.bytes);
-    this.bytes = grown;
-  }
-}
-
 /** Go's `%x` of a uint32, written at `at`; answers the position after it. */
 function writeHex(out: Buffer, at: number, value: number): number {
   let digits = 1;
@@ -79,11 +46,11 @@ const HEX = Buffer.from('0123456789abcdef');
 
 /** The log frame's columns, a row at a time; rows carry the labels of the last `stream` call. */
 export class LogFrameWriter {
-  readonly #labels: Column;
-  readonly #lines: Column;
-  readonly #tsNs: Column;
+  readonly #labels: ColumnWriter;
+  readonly #lines: ColumnWriter;
+  readonly #tsNs: ColumnWriter;
   /** Epoch milliseconds, written from the timestamps' digits. */
-  readonly #times: Column;
+  readonly #times: ColumnWriter;
   readonly #nanos: number[] = [];
   #anyNanos = false;
   /** Per row: its id's hash, and where its tsNs digits start in the tsNs column and how many. */
@@ -93,10 +60,10 @@ export class LogFrameWriter {
   #labelsJson: Buffer = Buffer.from('{}');
 
   constructor(sizeHint: number) {
-    this.#labels = new Column(sizeHint / 2);
-    this.#lines = new Column(sizeHint);
-    this.#tsNs = new Column(sizeHint / 4);
-    this.#times = new Column(sizeHint / 5);
+    this.#labels = new ColumnWriter(sizeHint / 2);
+    this.#lines = new ColumnWriter(sizeHint);
+    this.#tsNs = new ColumnWriter(sizeHint / 4);
+    this.#times = new ColumnWriter(sizeHint / 5);
   }
 
   /** The stream whose rows follow: its labels as Go marshals the map (sorted, HTML-safe). */
@@ -198,7 +165,7 @@ export class LogFrameWriter {
   #ids(): WrittenColumn {
     const rows = this.#hashes.length;
     const ts = this.#tsNs.bytes;
-    const column = new Column(this.#tsNs.at + rows * 12);
+    const column = new ColumnWriter(this.#tsNs.at + rows * 12);
     const slots = new Int32Array(2 ** Math.ceil(Math.log2(rows * 2 + 2)));
     const mask = slots.length - 1;
     for (let i = 0; i < rows; i++) {

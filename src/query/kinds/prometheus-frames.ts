@@ -1,4 +1,4 @@
-import type { DataResponse, Field, Frame, FrameMeta, Notice } from '../frames/frame.ts';
+import { fieldLength, writtenField, type DataResponse, type Field, type Frame, type FrameMeta, type Notice } from '../frames/frame.ts';
 import { executedQueryString, type PrometheusQuery } from './prometheus-model.ts';
 import { goQuote } from './go-text.ts';
 import { parseSampleValue, scanPrometheus, type ScannedDocument } from './prometheus-scan.ts';
@@ -110,14 +110,14 @@ function readDocument(body: Buffer): ReadDocument {
   if (resultType === 'matrix' || resultType === 'vector') {
     for (const series of (Array.isArray(result) ? result : []) as Series[]) {
       const samples = resultType === 'matrix' ? (series.values ?? []) : series.value ? [series.value] : [];
-      const times = new Array<number>(samples.length);
-      const values = new Array<number>(samples.length);
+      const time = new Array<number>(samples.length);
+      const value = new Array<number>(samples.length);
       for (let i = 0; i < samples.length; i++) {
         const sample = samples[i]!;
-        times[i] = toMs(sample[0]);
-        values[i] = parseSampleValue(sample[1]);
+        time[i] = toMs(sample[0]);
+        value[i] = parseSampleValue(sample[1]);
       }
-      read.series.push({ metric: series.metric ?? {}, times, values });
+      read.series.push({ metric: series.metric ?? {}, time, value });
     }
   }
   return read;
@@ -129,14 +129,16 @@ function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Fra
   const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
   if (resultType === 'matrix' || resultType === 'vector') {
     let points = 0;
-    for (const series of doc.series) {
-      points += series.times.length * 2;
+    const frames = doc.series.map(({ metric: labels, time, value }): Frame => {
+      const name = labels.__name__ ?? 'Value';
+      const fields: Field[] = Array.isArray(time) || Array.isArray(value)
+        ? [timeField(time as number[]), { name, type: 'float64', labels, values: value as number[] }]
+        : [writtenField('Time', 'time.Time', time), writtenField(name, 'float64', value, labels)];
+      points += fieldLength(fields[0]!) * 2;
       if (points > maxPoints) throw new TooManyPoints();
-    }
-    return doc.series.map(({ metric: labels, times, values }): Frame => ({
-      meta: meta('timeseries-multi'),
-      fields: [timeField(times), { name: labels.__name__ ?? 'Value', type: 'float64', labels, values }],
-    }));
+      return { meta: meta('timeseries-multi'), fields };
+    });
+    return frames;
   }
   if (resultType === 'scalar' || resultType === 'string') {
     const sample = Array.isArray(result) ? (result as Sample) : null;

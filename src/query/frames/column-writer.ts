@@ -1,0 +1,64 @@
+import type { WrittenColumn } from './frame.ts';
+import { giveBackColumnBuffer, takeColumnBuffer } from './column-buffers.ts';
+
+const OPEN_BRACKET = 0x5b;
+const CLOSE_BRACKET = 0x5d;
+const COMMA = 0x2c;
+
+/**
+ * A column's JSON array, written row by row into a reusable buffer (`column-buffers.ts`) that
+ * grows: the kinds that write frames straight from an upstream answer's bytes (Loki's log lines,
+ * Prometheus's samples) write each column here. A row is `row(size)` (room for at most `size`
+ * bytes, the comma before it written), then the caller's bytes from `at`, then `at` moved past them.
+ */
+export class ColumnWriter {
+  bytes: Buffer;
+  at = 1;
+  rows = 0;
+
+  constructor(size: number) {
+    this.bytes = takeColumnBuffer(size);
+    this.bytes[0] = OPEN_BRACKET;
+  }
+
+  /** Starts a row that takes at most `size` bytes. */
+  row(size: number): Buffer {
+    this.#room(size + 1);
+    if (this.rows++ > 0) this.bytes[this.at++] = COMMA;
+    return this.bytes;
+  }
+
+  /** A row of ASCII text (digits, `null`). */
+  text(value: string): void {
+    const out = this.row(value.length);
+    let at = this.at;
+    for (let i = 0; i < value.length; i++) out[at++] = value.charCodeAt(i);
+    this.at = at;
+  }
+
+  /** A row copied from `source`'s bytes `start` to `end`. */
+  copy(source: Uint8Array, start: number, end: number): void {
+    const out = this.row(end - start);
+    out.set(source.subarray(start, end), this.at);
+    this.at += end - start;
+  }
+
+  done(): WrittenColumn {
+    this.#room(1);
+    this.bytes[this.at++] = CLOSE_BRACKET;
+    return { json: this.bytes.subarray(0, this.at), rows: this.rows, buffer: this.bytes };
+  }
+
+  /** Gives the buffer back unused (a column found equal to one already written). */
+  discard(): void {
+    giveBackColumnBuffer(this.bytes);
+  }
+
+  #room(size: number): void {
+    if (this.at + size <= this.bytes.length) return;
+    const grown = takeColumnBuffer(Math.max(this.bytes.length * 2, this.at + size));
+    this.bytes.copy(grown, 0, 0, this.at);
+    giveBackColumnBuffer(this.bytes);
+    this.bytes = grown;
+  }
+}
