@@ -39,7 +39,9 @@ export class ColumnWriter {
   /** A row copied from `source`'s bytes `start` to `end`. */
   copy(source: Uint8Array, start: number, end: number): void {
     const out = this.row(end - start);
-    out.set(source.subarray(start, end), this.at);
+    // A sample's few bytes: a loop, not a subarray made per row to copy from.
+    if (end - start > 64) out.set(source.subarray(start, end), this.at);
+    else for (let i = start, at = this.at; i < end; i++) out[at++] = source[i]!;
     this.at += end - start;
   }
 

@@ -187,8 +187,7 @@ class SampleWriter {
       if (end - start < 13 && next !== DOT && next !== 0x65 && next !== 0x45 && !(next! >= ZERO && next! <= ZERO + 9)) {
         const out = this.times.row(end - start + 3);
         let at = this.times.at;
-        out.set(b.subarray(start, end), at);
-        at += end - start;
+        for (let i = start; i < end; i++) out[at++] = b[i]!;
         out[at++] = ZERO;
         out[at++] = ZERO;
         out[at++] = ZERO;
