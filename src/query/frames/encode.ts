@@ -1,4 +1,4 @@
-import type { ColumnEntities as Entities, DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta } from './frame.ts';
+import type { ColumnEntities as Entities, DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta, Notice } from './frame.ts';
 
 /**
  * Data frames and query answers as JSON, byte for byte as the original's plugin SDK writes them
@@ -59,10 +59,20 @@ export function goJson(value: unknown): string {
   }
 }
 
-/** Members in a struct's order, each written when set (`omitempty`). */
-function struct(members: Array<[string, string | undefined]>): string {
+/** A struct member: its key, and its JSON from the struct, undefined when not written (`omitempty`). */
+type Member<T> = readonly [key: string, json: (owner: T) => string | undefined];
+
+/**
+ * The members of `owner` in the struct's order, each written when set. The member tables are made
+ * once: a frame's meta and each field's config are written per frame, thousands per answer.
+ */
+function struct<T>(owner: T, members: ReadonlyArray<Member<T>>): string {
   let out = '';
-  for (const [key, json] of members) if (json !== undefined) out += `${out ? ',' : ''}"${key}":${json}`;
+  for (let i = 0; i < members.length; i++) {
+    const [key, write] = members[i]!;
+    const json = write(owner);
+    if (json !== undefined) out += `${out ? ',' : ''}"${key}":${json}`;
+  }
   return `{${out}}`;
 }
 
@@ -71,49 +81,58 @@ const num = (v: number | undefined) => (v !== undefined && Number.isFinite(v) &&
 const any = (v: unknown) => (v === undefined || v === null ? undefined : goJson(v));
 const flag = (v: boolean | undefined) => (v ? 'true' : undefined);
 
-function encodeMeta(meta: FrameMeta): string {
-  const version = meta.typeVersion ?? [0, 0];
-  return struct([
-    ['type', str(meta.type)],
-    ['typeVersion', `[${version[0]},${version[1]}]`],
-    ['path', str(meta.path)],
-    ['pathSeparator', str(meta.pathSeparator)],
-    ['custom', any(meta.custom)],
-    ['stats', meta.stats?.length ? goJson(meta.stats) : undefined],
-    ['notices', meta.notices?.length ? `[${meta.notices.map((n) => struct([
-      ['severity', str(n.severity ?? 'info')], ['text', goString(n.text)], ['link', str(n.link)], ['inspect', str(n.inspect)],
-    ])).join(',')}]` : undefined],
-    ['channel', str(meta.channel)],
-    ['preferredVisualisationType', str(meta.preferredVisualisationType)],
-    ['preferredVisualisationPluginId', str(meta.preferredVisualisationPluginId)],
-    ['executedQueryString', str(meta.executedQueryString)],
-    ['dataTopic', str(meta.dataTopic)],
-    ['uniqueRowIdFields', meta.uniqueRowIdFields?.length ? `[${meta.uniqueRowIdFields.join(',')}]` : undefined],
-  ]);
-}
+const NOTICE: ReadonlyArray<Member<Notice>> = [
+  ['severity', (n) => str(n.severity ?? 'info')],
+  ['text', (n) => goString(n.text)],
+  ['link', (n) => str(n.link)],
+  ['inspect', (n) => str(n.inspect)],
+];
 
-function encodeConfig(c: FieldConfig): string {
-  return struct([
-    ['displayName', str(c.displayName)],
-    ['displayNameFromDS', str(c.displayNameFromDS)],
-    ['path', str(c.path)],
-    ['description', str(c.description)],
-    ['filterable', flag(c.filterable)],
-    ['writeable', flag(c.writeable)],
-    ['unit', str(c.unit)],
-    ['decimals', c.decimals === undefined ? undefined : goFloat(c.decimals)],
-    ['min', c.min === undefined ? undefined : goFloat(c.min)],
-    ['max', c.max === undefined ? undefined : goFloat(c.max)],
-    ['interval', num(c.interval)],
-    ['mappings', any(c.mappings)],
-    ['thresholds', any(c.thresholds)],
-    ['color', any(c.color)],
-    ['links', any(c.links)],
-    ['noValue', str(c.noValue)],
-    ['type', any(c.type)],
-    ['custom', c.custom && Object.keys(c.custom).length ? goJson(c.custom) : undefined],
-  ]);
-}
+const META: ReadonlyArray<Member<FrameMeta>> = [
+  ['type', (m) => str(m.type)],
+  ['typeVersion', (m) => (m.typeVersion ? `[${m.typeVersion[0]},${m.typeVersion[1]}]` : '[0,0]')],
+  ['path', (m) => str(m.path)],
+  ['pathSeparator', (m) => str(m.pathSeparator)],
+  ['custom', (m) => any(m.custom)],
+  ['stats', (m) => (m.stats?.length ? goJson(m.stats) : undefined)],
+  ['notices', (m) => (m.notices?.length ? `[${m.notices.map((n) => struct(n, NOTICE)).join(',')}]` : undefined)],
+  ['channel', (m) => str(m.channel)],
+  ['preferredVisualisationType', (m) => str(m.preferredVisualisationType)],
+  ['preferredVisualisationPluginId', (m) => str(m.preferredVisualisationPluginId)],
+  ['executedQueryString', (m) => str(m.executedQueryString)],
+  ['dataTopic', (m) => str(m.dataTopic)],
+  ['uniqueRowIdFields', (m) => (m.uniqueRowIdFields?.length ? `[${m.uniqueRowIdFields.join(',')}]` : undefined)],
+];
+
+const CONFIG: ReadonlyArray<Member<FieldConfig>> = [
+  ['displayName', (c) => str(c.displayName)],
+  ['displayNameFromDS', (c) => str(c.displayNameFromDS)],
+  ['path', (c) => str(c.path)],
+  ['description', (c) => str(c.description)],
+  ['filterable', (c) => flag(c.filterable)],
+  ['writeable', (c) => flag(c.writeable)],
+  ['unit', (c) => str(c.unit)],
+  ['decimals', (c) => (c.decimals === undefined ? undefined : goFloat(c.decimals))],
+  ['min', (c) => (c.min === undefined ? undefined : goFloat(c.min))],
+  ['max', (c) => (c.max === undefined ? undefined : goFloat(c.max))],
+  ['interval', (c) => num(c.interval)],
+  ['mappings', (c) => any(c.mappings)],
+  ['thresholds', (c) => any(c.thresholds)],
+  ['color', (c) => any(c.color)],
+  ['links', (c) => any(c.links)],
+  ['noValue', (c) => str(c.noValue)],
+  ['type', (c) => any(c.type)],
+  ['custom', (c) => (c.custom && Object.keys(c.custom).length ? goJson(c.custom) : undefined)],
+];
+
+const ENTITIES: ReadonlyArray<Member<Entities>> = [
+  ['NaN', (e) => list(e.NaN)],
+  ['Inf', (e) => list(e.Inf)],
+  ['NegInf', (e) => list(e.NegInf)],
+];
+
+const encodeMeta = (meta: FrameMeta) => struct(meta, META);
+const encodeConfig = (config: FieldConfig) => struct(config, CONFIG);
 
 function encodeFieldSchema(field: Field): string {
   let out = '{';
@@ -236,7 +255,7 @@ function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
     if (field.type === 'time.Time' && field.nanos?.some((ns) => ns !== 0)) anyNanos = true;
   });
   let tail = ']';
-  if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct([['NaN', list(e.NaN)], ['Inf', list(e.Inf)], ['NegInf', list(e.NegInf)]]) : 'null')).join(',')}]`;
+  if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct(e, ENTITIES) : 'null')).join(',')}]`;
   if (anyNanos) {
     tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f, f.nanos) : 'null')).join(',')}]`;
   }
