@@ -163,17 +163,6 @@ export class JsonBytes {
     return i;
   }
 
-  /** The text between a string's quotes as latin1, for strings that must hold no escapes (digits, `NaN`). */
-  plainStringText(): string {
-    const b = this.bytes;
-    if (b[this.at] !== QUOTE) throw NOT_PLAIN;
-    const start = this.at + 1;
-    const end = this.#stringEnd(this.at);
-    if (this.#escaped) throw NOT_PLAIN;
-    this.at = end + 1;
-    return this.latin1(start, end);
-  }
-
   /**
    * Past a string that must hold no escapes (a sample value); answers where its text starts, and
    * leaves `at` after the closing quote, so the text ends at `at - 1`.
@@ -192,13 +181,9 @@ export class JsonBytes {
    * through `parse` of the string's text.
    */
   quotedNumber(parse: (text: string) => number): number {
-    const b = this.bytes;
-    if (b[this.at] !== QUOTE) throw NOT_PLAIN;
-    const start = this.at + 1;
-    const end = this.#stringEnd(this.at);
-    if (this.#escaped) throw NOT_PLAIN;
-    this.at = end + 1;
-    return exactDecimal(b, start, end) ?? parse(this.latin1(start, end));
+    const start = this.plainStringStart();
+    const end = this.at - 1;
+    return exactDecimal(this.bytes, start, end) ?? parse(this.latin1(start, end));
   }
 
   /** A JSON number. */
