@@ -1,4 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
+import { framesToValues } from '../../src/query/expressions/convert.ts';
+import type { Series } from '../../src/query/expressions/values.ts';
 import { encodeFrame } from '../../src/query/frames/encode.ts';
 import type { DataQuery } from '../../src/query/kinds/kind.ts';
 import { prometheusCall } from '../../src/query/kinds/prometheus.ts';
@@ -114,6 +116,10 @@ describe('frames (converter/prom.go and response.go)', () => {
     const nan = prometheusResponse(q, 200, Buffer.from(JSON.stringify({ status: 'success', warnings: ['careful'], data: { resultType: 'matrix', result: [{ metric: { job: 'p' }, values: [[1, 'NaN'], [2, '+Inf']] }] } })), 1e6);
     expect(encodeFrame(nan.frames![0]!)).toContain('"values":[[1000,2000],[null,null]],"entities":[null,{"NaN":[0],"Inf":[1]}]');
     expect(nan.frames![0]!.meta!.notices).toEqual([{ severity: 'warning', text: 'careful' }]);
+    // Expressions and the graph read the values themselves: NaN and Inf, not the nulls written.
+    const [series] = framesToValues('prometheus', nan.frames!) as Series[];
+    expect([...series!.times]).toEqual([1000, 2000]);
+    expect([...series!.values]).toEqual([NaN, Infinity]);
     const proxyError = prometheusResponse(q, 502, Buffer.from('bad gateway'), 1e6);
     expect(proxyError).toMatchObject({ error: 'unexpected response with status code 502: bad gateway', errorSource: 'downstream', status: 502 });
     const unavailable = prometheusResponse(q, 503, Buffer.from(JSON.stringify({ status: 'error', errorType: 'unavailable', error: 'too many queries' })), 1e6);
