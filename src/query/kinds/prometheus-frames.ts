@@ -129,7 +129,7 @@ function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Fra
   const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
   if (resultType === 'matrix' || resultType === 'vector') {
     let points = 0;
-    const frames = doc.series.map(({ metric: labels, time, value }): Frame => {
+    return doc.series.map(({ metric: labels, time, value }): Frame => {
       const name = labels.__name__ ?? 'Value';
       const fields: Field[] = Array.isArray(time) || Array.isArray(value)
         ? [timeField(time as number[]), { name, type: 'float64', labels, values: value as number[] }]
@@ -138,7 +138,6 @@ function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Fra
       if (points > maxPoints) throw new TooManyPoints();
       return { meta: meta('timeseries-multi'), fields };
     });
-    return frames;
   }
   if (resultType === 'scalar' || resultType === 'string') {
     const sample = Array.isArray(result) ? (result as Sample) : null;
