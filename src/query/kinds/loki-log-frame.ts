@@ -133,9 +133,7 @@ export class LogFrameWriter {
   /** A row with a time of the stream and a line: its labels, and its id's hash finished with `_` and them. */
   #endRow(lineHash: number): void {
     const labels = this.#labelsJson;
-    const out = this.#labels.row(labels.length);
-    out.set(labels, this.#labels.at);
-    this.#labels.at += labels.length;
+    this.#labels.copy(labels, 0, labels.length);
     const h = Math.imul(lineHash, FNV_PRIME) ^ UNDERSCORE;
     this.#hashes.push(fnvOver(h, labels, 0, labels.length) >>> 0);
   }
