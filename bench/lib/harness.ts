@@ -39,6 +39,15 @@ export function serverNodeArgs(): string[] {
   return [...flags, ...(dir ? ['--cpu-prof', `--cpu-prof-dir=${dir}`] : [])];
 }
 
+/**
+ * A memory figure of one process from `/proc/<pid>/status`, in bytes: `VmRSS` (resident now) or
+ * `VmHWM` (the peak since start or since `clear_refs`); 0 when the field is not there.
+ */
+export function processStatusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
+  const match = new RegExp(`^${field}:\\s+(\\d+) kB`, 'm').exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
+  return match ? Number(match[1]) * 1024 : 0;
+}
+
 /** Starts a target process and wraps its IPC requests. */
 export async function startTarget(options: TargetOptions): Promise<Target> {
   const child: ChildProcess = fork(TARGET_SCRIPT, [], {

@@ -1,7 +1,7 @@
-import { readFileSync, writeFileSync } from 'node:fs';
+import { writeFileSync } from 'node:fs';
 import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
-import { figures } from '../lib/harness.ts';
+import { figures, processStatusBytes } from '../lib/harness.ts';
 import { fmt, medianOf } from '../lib/report.ts';
 import type { BenchContext, BenchRow, Target } from '../lib/types.ts';
 
@@ -31,12 +31,6 @@ export function parseAndSerializeMicros(body: string): number {
   return (used.user + used.system) / n;
 }
 
-/** A field of `/proc/<pid>/status` in bytes (`VmRSS`, `VmHWM`). */
-function statusBytes(pid: number, field: 'VmRSS' | 'VmHWM'): number {
-  const line = readFileSync(`/proc/${pid}/status`, 'utf8').split('\n').find((l) => l.startsWith(`${field}:`));
-  return Number(line?.split(/\s+/)[1] ?? NaN) * 1024;
-}
-
 /**
  * The server's memory while it answers one request, for each of `answers` requests sent one at a
  * time: the peak of its RSS over the answer (the kernel's high-water mark, reset just before it)
@@ -53,7 +47,7 @@ async function peakGrowthPerAnswer(target: Target, send: () => Promise<void>, an
     const before = await target.reduced!();
     writeFileSync(`/proc/${target.pid}/clear_refs`, '5');
     await send();
-    peaks.push(statusBytes(target.pid, 'VmHWM') - before);
+    peaks.push(processStatusBytes(target.pid, 'VmHWM') - before);
     kept.push(before - first);
   }
   return { peaks, kept };

@@ -1,10 +1,9 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { readFileSync } from 'node:fs';
 import { chmod, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { load, median, seed, startScript } from '../lib/harness.ts';
+import { load, median, processStatusBytes, seed, startScript } from '../lib/harness.ts';
 import { fmt } from '../lib/report.ts';
 import type { BenchContext, BenchRow, Target } from '../lib/types.ts';
 
@@ -25,11 +24,8 @@ function freePort(): Promise<number> {
   });
 }
 
-/** VmRSS of one process (the server itself, not its PostgreSQL children), from /proc. */
-function rssOf(pid: number): number {
-  const match = /VmRSS:\s+(\d+) kB/.exec(readFileSync(`/proc/${pid}/status`, 'utf8'));
-  return match ? Number(match[1]) * 1024 : 0;
-}
+/** VmRSS of one process (the server itself, not its PostgreSQL children). */
+const rssOf = (pid: number) => processStatusBytes(pid, 'VmRSS');
 
 /**
  * The server as `npm start` runs it (its environment and Node flags), with `--config <file>`;
