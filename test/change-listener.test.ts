@@ -48,10 +48,25 @@ describe('ChangeListener barrier', () => {
     expect(listener.caughtUp(covered)).toBe(true);
   });
 
-  it('sends one round trip for every caller of the same event-loop turn, and a new one for a mark taken after it went out', async () => {
+  it('sends the round trip of a lone caller at once while each round trip serves one caller', async () => {
+    expect(await listener.caughtUp(listener.mark())).toBe(true);
+    const mark = listener.mark();
+    const caughtUp = listener.caughtUp(mark);
+    // Sent before the caller even awaits: no wait for the end of the event-loop turn.
+    expect(listener.mark()).toBe(mark + 1);
+    expect(await caughtUp).toBe(true);
+  });
+
+  it('once callers share round trips, sends one for every caller of the same event-loop turn, and a new one for a mark taken after it went out', async () => {
+    // A busy spell: the callers behind a round trip in flight share the next one.
     await listener.caughtUp(listener.mark());
+    const inFlight = listener.caughtUp(listener.mark());
+    const behind = Array.from({ length: 20 }, () => listener.caughtUp(listener.mark()));
+    expect(await Promise.all([inFlight, ...behind])).toEqual(Array(21).fill(true));
     const before = listener.mark();
     const sameTurn = Array.from({ length: 50 }, () => listener.caughtUp(listener.mark()));
+    // Not sent yet: it waits for the end of the turn, for every caller read in it.
+    expect(listener.mark()).toBe(before);
     expect(await Promise.all(sameTurn)).toEqual(Array(50).fill(true));
     expect(listener.mark() - before).toBe(1);
     // Marks taken after that round trip was sent are not covered by it.
