@@ -84,7 +84,7 @@ export default async function startup(ctx: BenchContext): Promise<BenchRow[]> {
     try {
       const port = await freePort();
       const config = join(dir, 'custom.ini');
-      await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n[security]\nsecret_key = bench-startup-key-0123456789\n`);
+      await writeFile(config, `[paths]\ndata = ${dir}/data\n[server]\nhttp_addr = 127.0.0.1\nhttp_port = ${port}\n[log]\nlevel = info\n[security]\nsecret_key = bench-startup-key-0123456789abcdef0123456789\n`);
       // A fresh start is a first start: nothing cached yet, by Node either, and src/ compiled into
       // dist/ again by the start itself (as after `npm install` or a change to src/).
       const compileCache = join(dir, 'compile-cache');
