@@ -189,6 +189,23 @@ describe('queries of a data source node', () => {
   });
 });
 
+describe('health of a data source node', () => {
+  it('checks that very data source, as its REST health route does, reached through a connection or by its id', async () => {
+    expect((await call(server, 'POST', '/api/datasources', { body: { name: 'graph-health-td', type: 'grafana-testdata-datasource', access: 'proxy' } })).status).toBe(200);
+    const data = await ok('{ viewer { currentOrganization { dataSources(first: 10) { nodes { id uid name health { status message } } } } } }');
+    type Checked = { id: string; uid: string; name: string; health: { status: string; message: string } };
+    const byName = new Map((data.viewer.currentOrganization.dataSources.nodes as Checked[]).map((n) => [n.name, n]));
+    // A TestData source is healthy and a Prometheus nobody listens for is not: each node checked itself.
+    expect(byName.get('graph-health-td')!.health.status).toBe('OK');
+    expect(byName.get('alpha')!.health.status).toBe('ERROR');
+    for (const node of [byName.get('graph-health-td')!, byName.get('alpha')!]) {
+      const rest = await call(server, 'GET', `/api/datasources/uid/${node.uid}/health`);
+      expect(node.health).toEqual({ status: rest.body.status, message: rest.body.message });
+      expect((await ok('query($id: ID!) { node(id: $id) { ... on DataSourceNode { health { status message } } } }', { id: node.id })).node.health).toEqual(node.health);
+    }
+  });
+});
+
 describe('mutations', () => {
   it('answer the changed node, and user errors where REST answers 4xx', async () => {
     const created = await ok(`mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id databaseId name version } userErrors { message code } } }`,

@@ -2,7 +2,6 @@ import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { forbidden } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { DataSourceRecord } from '../../services/data-sources.ts';
 import type { OrgMember } from '../../services/org-members.ts';
 import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
@@ -10,10 +9,10 @@ import { getUserProfiles, listUserProfiles, type UserProfile } from '../../servi
 import { builder } from '../builder.ts';
 import { orgActors, SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
-import { nodeKey } from '../node-ids.ts';
+import { heldNodeId, nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { dataSourceFields } from './data-source.ts';
 import { DataSourceHealthType } from './data-source-health.ts';
@@ -44,12 +43,12 @@ type Actor = UserProfile | ServiceAccount;
 const isUser = (a: Actor): a is UserProfile => 'theme' in a;
 const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
-export const DataSourceNode = builder.node(builder.objectRef<DataSourceRecord>('DataSourceNode'), {
+export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
   description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by Viewers and up of its org (datasources:read).',
-  id: nodeKey((ds) => ds.id),
+  id: heldNodeId<DataSourceNodeData>(),
   loadMany: (keys, ctx) => loadDataSources(ctx, keys),
   fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/datasources/:id`).' }),
+    databaseId: t.exposeInt('databaseId', { description: 'The numeric id REST paths take (`/api/datasources/:id`).' }),
     ...dataSourceFields(t),
   }),
 });
@@ -171,7 +170,7 @@ builder.objectFields(DataSourceNode, (t) => ({
       // As the caller is in the data source's org (its role there), for the data source's permissions.
       const [caller] = await orgActors(ctx, [ds.orgId]);
       if (!caller) throw forbidden(MESSAGES.health.accessDenied);
-      return ctx.services.dataSourceHealth.check(ctx.em, caller, { id: ds.id });
+      return ctx.services.dataSourceHealth.check(ctx.em, caller, { id: ds.databaseId });
     },
   }),
 }));

@@ -9,6 +9,7 @@ import { StreamEnd } from '../../live/stream.ts';
 import { builder } from '../builder.ts';
 import { DataSourceType } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
+import { dataSourceNode } from '../node-loaders.ts';
 import { encodeNodeId } from '../node-ids.ts';
 import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 
@@ -34,7 +35,7 @@ const DataSourceChangedEvent = builder.objectRef<DataSourceEvent>('DataSourceCha
     uid: t.exposeString('uid', { nullable: true, description: 'Its uid; null only for a deletion of a data source this server never saw.' }),
     name: t.exposeString('name', { nullable: true, description: 'Its name (before deletion, for a deletion); null as `uid` is.' }),
     dataSource: t.field({ type: DataSourceType, nullable: true, description: 'The data source as stored after the change, as queries show it (secrets never); null when deleted.', resolve: (e) => e.dataSource }),
-    node: t.field({ type: DataSourceNode, nullable: true, description: 'The same as the graph\'s node (its global `id` keys a client cache); null when deleted.', resolve: (e) => e.dataSource }),
+    node: t.field({ type: DataSourceNode, nullable: true, description: 'The same as the graph\'s node (its global `id` keys a client cache); null when deleted.', resolve: (e) => e.dataSource && dataSourceNode(e.dataSource) }),
     nodeId: t.id({ description: 'The global id of the data source changed, also for a deletion (to evict it from a client cache).', resolve: (e) => encodeNodeId('DataSourceNode', e.id) }),
   }),
 });
