@@ -14,6 +14,7 @@ import {
 } from '../node-loaders.ts';
 import { heldNodeId, nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
+import { selectsOnly } from '../selection.ts';
 import { dataSourceFields } from './data-source.ts';
 import { DataSourceHealthType } from './data-source-health.ts';
 import { OrgMemberType } from './organization.ts';
@@ -38,9 +39,28 @@ async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, item
   return pageOf(list, keep ? all.filter(keep) : all, args);
 }
 
+/**
+ * The caller as `viewer` answers it when nothing asked of it needs its row: its id and kind, which
+ * the request's principal holds. The usual walk to the org's lists (`viewer { currentOrganization
+ * { dataSources } }`) then reads neither the caller's row nor the org's.
+ */
+class CallerRef {
+  readonly id: number;
+  readonly user: boolean;
+
+  constructor(id: number, user: boolean) {
+    this.id = id;
+    this.user = user;
+  }
+}
+/** Fields of an actor answered from a CallerRef; any other field needs the row. */
+const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization']);
+/** Fields of an org answered from its id alone; any other field needs the row. */
+const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'members', 'serviceAccounts']);
+
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
 type Actor = UserProfile | ServiceAccount;
-const isUser = (a: Actor): a is UserProfile => 'theme' in a;
+const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
 const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
 export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
@@ -284,7 +304,13 @@ ActorInterface.implement({
       type: OrganizationNode,
       nullable: true,
       description: 'The org this request acts in (`X-Grafana-Org-Id`, or the user\'s current org); null for any actor but the caller.',
-      resolve: (a, _args, ctx) => (isCaller(ctx, a) ? orgById(ctx).load(ctx.orgId) : null),
+      resolve: (a, _args, ctx, info) => {
+        if (!isCaller(ctx, a)) return null;
+        // The caller's org is one it belongs to (its principal says so): no row to check it by.
+        // Typed as the row it stands in for: only the fields in ORG_FIELDS_WITHOUT_ROW read it.
+        if (selectsOnly(info, ORG_FIELDS_WITHOUT_ROW)) return { id: ctx.orgId } as OrgDetails;
+        return orgById(ctx).load(ctx.orgId);
+      },
     }),
     organizations: t.connection({
       type: OrganizationNode,
@@ -321,9 +347,11 @@ builder.queryFields((t) => ({
     nullable: true,
     description: 'Who is calling: the signed-in user, or the service account whose token is used; null for a legacy org API key. Any signed-in caller.',
     extensions: { access: signedIn },
-    resolve: async (_root, _args, ctx): Promise<Actor | null> => {
+    resolve: async (_root, _args, ctx, info): Promise<Actor | null> => {
       const caller = ctx.caller;
       if (caller.userId === null) return null;
+      // Typed as the row it stands in for: only the fields in ACTOR_FIELDS_WITHOUT_ROW read it.
+      if (selectsOnly(info, ACTOR_FIELDS_WITHOUT_ROW)) return new CallerRef(caller.userId, caller.kind === 'user') as unknown as Actor;
       if (caller.kind === 'user') return (await getUserProfiles(ctx.em, [caller.userId]))[0] ?? null;
       return (await readServiceAccounts(ctx.em, { ids: [caller.userId] }))[0] ?? null;
     },
