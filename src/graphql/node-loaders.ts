@@ -34,8 +34,9 @@ const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
  * A data source as the graph's node holds it: its global id and its database id as plain
  * properties, which a compiled operation reads as it reads `name`. Through a resolver each (as the
  * other node types have them), every object of a page costs two more resolver calls, each with
- * its closures, resolve info and response path: for a page of a thousand data sources, the
- * largest pages the graph answers, that is most of what the page costs beyond REST's list.
+ * its closures, resolve info and response path. On a page of a thousand data sources (the largest
+ * the graph answers), leaving those two fields out of the query saved more than half of what the
+ * page cost beyond REST's list.
  */
 export type DataSourceNodeData = Omit<DataSourceRecord, 'id'> & { id: string; databaseId: number };
 
