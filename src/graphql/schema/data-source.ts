@@ -5,10 +5,10 @@ import { MESSAGES } from '../../errors/messages.ts';
 import type { DataSourceInput, DataSourceRecord, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
 import { typeLogoUrl, typeName } from '../../services/data-source-types.ts';
 
-/** The fields a data source shows, but its id: shared by the REST shape and the graph's node. */
 /** What both shapes of a data source (REST's and the graph's node) hold but the id. */
 export type DataSourceFieldsSource = Omit<DataSourceRecord, 'id'>;
 
+/** The fields a data source shows, but its id: shared by the REST shape and the graph's node. */
 export const dataSourceFields = (t: FieldsOf<DataSourceFieldsSource>) => ({
   uid: t.exposeString('uid', { description: 'Stable identifier, unique in the org.' }),
   orgId: t.exposeInt('orgId', { description: 'The owning org.' }),
