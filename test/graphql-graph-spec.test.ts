@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { getNamedType, getNullableType, isInterfaceType, isListType, isNonNullType, isObjectType, type GraphQLField, type GraphQLObjectType } from 'graphql';
-import { decodeNodeId, encodeNodeId, NODE_TYPES } from '../src/graphql/node-ids.ts';
+import { asciiFromBase64url, decodeNodeId, encodeNodeId, NODE_TYPES } from '../src/graphql/node-ids.ts';
 import { decodeCursor, encodeCursor, MAX_PAGE_SIZE, pageOf } from '../src/graphql/paging.ts';
 import { MAX_REQUESTED_NODES, requestedNodes } from '../src/graphql/requested-nodes.ts';
 import { getSchema } from '../src/graphql/schema/index.ts';
@@ -135,11 +135,26 @@ describe('global ids (pure)', () => {
     }
   });
 
+  it('decodes base64url as Buffer does, for every text of ASCII, and refuses any other', () => {
+    const alphabet = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+    let seed = 7;
+    const random = (n: number) => (seed = (seed * 1_103_515_245 + 12_345) % 2 ** 31) % n;
+    for (let i = 0; i < 5000; i++) {
+      const encoded = Array.from({ length: 1 + random(40) }, () => alphabet[random(64)]).join('');
+      const bytes = Buffer.from(encoded, 'base64url');
+      expect(asciiFromBase64url(encoded)).toBe(bytes.every((b) => b < 0x80) ? bytes.toString('latin1') : '');
+    }
+    for (const text of ['DataSourceNode:1', 'OrganizationMember:12:345', 'A', 'Ab', 'Abc']) expect(asciiFromBase64url(Buffer.from(text).toString('base64url'))).toBe(text);
+    for (const other of ['', 'a+b/', 'ab=', 'é', 'A'.repeat(201)]) expect(asciiFromBase64url(other)).toBe('');
+    expect(asciiFromBase64url('A'.repeat(200))).toBe(Buffer.from('A'.repeat(200), 'base64url').toString('latin1'));
+  });
+
   it.each([
     ['an unknown type', encodeNodeId('Secret', 1)],
     ['a key that is no id', encodeNodeId('DataSourceNode', 'x')],
     ['not base64url', '!!'],
     ['too long', 'A'.repeat(201)],
+    ['a byte that is not ASCII', Buffer.from('DataSourceNode:1\u00e9').toString('base64url')],
   ])('refuses %s', (_what, id) => {
     expect(() => decodeNodeId(id)).toThrow('Invalid global id');
   });

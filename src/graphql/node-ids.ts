@@ -56,12 +56,45 @@ export function encodeNodeId(typename: string, key: bigint | number | string): s
   return prefix.encoded + asciiBase64url(prefix.rest + text);
 }
 
+/** Each base64url character's six bits, by character code; -1 for any other character. */
+const BASE64URL_BITS = Int8Array.from({ length: 128 }, (_, code) => BASE64URL.indexOf(String.fromCharCode(code)));
+const MAX_GLOBAL_ID = 200;
+
+/**
+ * The ASCII text that 1 to 200 base64url characters encode (unpadded, as `encodeNodeId` writes
+ * them; a last lone character carries no whole byte and is dropped, as Buffer drops it), or ''
+ * when anything else is given or a byte is not ASCII: no type name or key holds such a byte.
+ * Without a Buffer, as ids are decoded once per `node(id)`.
+ */
+export function asciiFromBase64url(encoded: string): string {
+  const length = encoded.length;
+  if (length === 0 || length > MAX_GLOBAL_ID) return '';
+  let text = '';
+  let bits = 0;
+  let held = 0;
+  for (let i = 0; i < length; i++) {
+    const code = encoded.charCodeAt(i);
+    const value = code < 128 ? BASE64URL_BITS[code]! : -1;
+    if (value < 0) return '';
+    // Only the bits not yet written out are kept (fewer than 14).
+    bits = ((bits << 6) | value) & 0x3fff;
+    held += 6;
+    if (held >= 8) {
+      held -= 8;
+      const byte = (bits >> held) & 0xff;
+      if (byte > 0x7f) return '';
+      text += String.fromCharCode(byte);
+    }
+  }
+  return text;
+}
+
 export function decodeNodeId(globalId: string): { typename: NodeTypeName; id: string } {
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(globalId) ? Buffer.from(globalId, 'base64url').toString('utf8') : '';
+  const text = asciiFromBase64url(globalId);
   const colon = text.indexOf(':');
   const typename = text.slice(0, colon) as NodeTypeName;
   const id = text.slice(colon + 1);
-  if (colon < 1 || !NODE_TYPES.includes(typename) || !KEY.test(id)) throw badRequest(MESSAGES.graph.invalidId(globalId.slice(0, 200)));
+  if (colon < 1 || !NODE_TYPES.includes(typename) || !KEY.test(id)) throw badRequest(MESSAGES.graph.invalidId(globalId.slice(0, MAX_GLOBAL_ID)));
   return { typename, id };
 }
 
