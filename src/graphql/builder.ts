@@ -1,5 +1,5 @@
 import SchemaBuilder from '@pothos/core';
-import RelayPlugin from '@pothos/plugin-relay';
+import RelayPlugin, { resolveNodes } from '@pothos/plugin-relay';
 import { signedIn } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
 import { badRequest } from '../errors/domain.ts';
@@ -46,13 +46,8 @@ export const builder = new SchemaBuilder<{
     afterArgOptions: { description: 'A cursor of this same list: items after it.' },
     beforeArgOptions: { description: 'A cursor of this same list: items before it.' },
     idFieldOptions: { description: 'Global id: opaque, unique across types; the numeric id is `databaseId`.' },
-    // Each type's loader applies the caller's access and org scoping: what the caller may not see is null.
-    nodeQueryOptions: {
-      description: 'Any object by its global id; null when it does not exist or the caller may not see it (another org\'s object included). Any signed-in caller; each type applies its own rule.',
-      extensions: { access: signedIn },
-      args: { id: { description: 'A global id, as an object\'s `id` gives it.' } },
-      resolve: (_root, { id }, ctx, _info, resolveNode) => (id.typename === 'DataSourceNode' ? loadDataSourceNode(ctx, id.id) : resolveNode(id)),
-    },
+    // `node(id)` is defined below, not by the plugin.
+    nodeQueryOptions: false,
     nodesQueryOptions: {
       description: 'Objects by global id, in order; null for each that does not exist or the caller may not see. At most 100 ids. Any signed-in caller.',
       extensions: { access: signedIn },
@@ -64,6 +59,26 @@ export const builder = new SchemaBuilder<{
     },
   },
 });
+
+/**
+ * `node(id)`, the plugin's field without the plugin's argument mapping: the id is decoded here,
+ * once, and a data source (the node clients refetch most) goes straight to its loader, without the
+ * per-request node cache that only pays off when a request names the same id twice. Every other
+ * type is resolved as the plugin resolves it, through its `loadMany`. Each type's loader applies
+ * the caller's access and org scoping: what the caller may not see is null.
+ */
+builder.queryField('node', (t) => t.field({
+  type: builder.nodeInterfaceRef(),
+  nullable: true,
+  description: 'Any object by its global id; null when it does not exist or the caller may not see it (another org\'s object included). Any signed-in caller; each type applies its own rule.',
+  extensions: { access: signedIn },
+  args: { id: t.arg.id({ required: true, description: 'A global id, as an object\'s `id` gives it.' }) },
+  resolve: (_root, args, ctx, info) => {
+    const id = decodeNodeId(String(args.id));
+    if (id.typename === 'DataSourceNode') return loadDataSourceNode(ctx, id.id);
+    return resolveNodes(builder, ctx, info, [id]).then(([node]) => node ?? null);
+  },
+}));
 
 builder.queryType({ description: 'Read access to data sources and server administration.' });
 builder.mutationType({ description: 'Changes to data sources, users, tokens and alerting.' });
