@@ -58,15 +58,10 @@ export async function loadDataSources(ctx: RequestContext, keys: readonly string
   return inOrder(ids, rows, (r) => r.id).map((ds) => (ds ? dataSourceNode(ds) : null));
 }
 
-/**
- * `node(id)` on a data source, the node clients refetch most: one key, so none of the list
- * machinery of `loadDataSources` (the same statement and rule).
- */
+/** `node(id)` on a data source: the one key through the same loader as `nodes(ids:)` and `loadMany`. */
 export async function loadDataSourceNode(ctx: RequestContext, key: string): Promise<DataSourceNodeData | null> {
-  const [id] = rowIds([key]);
-  if (!id) return null;
-  const [ds] = await ctx.services.dataSources.findByIds(ctx.em, [id], await orgActors(ctx));
-  return ds ? dataSourceNode(ds) : null;
+  const [ds] = await loadDataSources(ctx, [key]);
+  return ds ?? null;
 }
 
 export async function loadOrgs(ctx: RequestContext, ids: readonly number[]): Promise<Array<OrgDetails | null>> {
