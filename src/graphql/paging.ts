@@ -1,6 +1,7 @@
 import { defaultFieldResolver, isObjectType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLSchema } from 'graphql';
 import { badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { asciiFromBase64url } from './node-ids.ts';
 
 /**
  * GraphQL Cursor Connections over a list already read in its stable order. A cursor is the
@@ -31,7 +32,8 @@ export function encodeCursor(list: string, offset: number): string {
 }
 
 export function decodeCursor(list: string, cursor: string): number {
-  const text = /^[A-Za-z0-9_-]{1,200}$/.test(cursor) ? Buffer.from(cursor, 'base64url').toString('utf8') : '';
+  // A cursor holds a list's name and a number: ASCII, as a global id's text is.
+  const text = asciiFromBase64url(cursor);
   const prefix = `${list}:`;
   const offset = text.startsWith(prefix) && /^[0-9]{1,9}$/.test(text.slice(prefix.length)) ? Number(text.slice(prefix.length)) : -1;
   if (offset < 0) throw badRequest(MESSAGES.graph.invalidCursor(cursor.slice(0, 200)));
