@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import type { DataResponse } from '../../src/query/frames/frame.ts';
 import type { KindContext } from '../../src/query/kinds/kind.ts';
-import { testDataKind } from '../../src/query/kinds/testdata.ts';
+import { testDataKind } from '../../src/query/kinds/testdata/index.ts';
 import { ExpressionRequestError, isExpressionDataSource, runExpressionRequest, type ExpressionRequestQuery } from '../../src/query/expressions/index.ts';
 
 // Whole expression requests: the data source queries run once through the caller (here the real

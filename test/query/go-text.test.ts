@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { encodeValues, goJsonStringMap, goQuote } from '../../src/query/kinds/go-text.ts';
+import { encodeValues, goJsonStringMap, goQuote } from '../../src/query/go-text.ts';
 
 describe('Go text forms the kinds put on the wire', () => {
   it('encodes url.Values as Go: keys sorted, QueryEscape', () => {

@@ -1,9 +1,9 @@
 import type { QueryKind } from './kind.ts';
-import { graphiteKind } from './graphite.ts';
-import { influxDbKind } from './influxdb.ts';
-import { lokiKind } from './loki.ts';
-import { prometheusKind } from './prometheus.ts';
-import { testDataKind } from './testdata.ts';
+import { graphiteKind } from './graphite/index.ts';
+import { influxDbKind } from './influxdb/index.ts';
+import { lokiKind } from './loki/index.ts';
+import { prometheusKind } from './prometheus/index.ts';
+import { testDataKind } from './testdata/index.ts';
 
 /**
  * The kinds this server queries, by plugin type id (aliases included). A type absent here answers

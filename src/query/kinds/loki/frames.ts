@@ -1,0 +1,325 @@
+import type { Field, Frame, FrameMeta } from '../../frames/frame.ts';
+import type { DataQuery, UpstreamCall } from '../kind.ts';
+import { formatInterval, goDurationString, parseIntervalString } from '../../durations.ts';
+import { encodeValues, goQuote, sortedLabels } from '../../go-text.ts';
+import { LogFrameWriter, scanLogStreams } from './log-frame.ts';
+
+/**
+ * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
+ * frame.go): model -> one GET per refId -> metric series as time series frames, log streams as one
+ * frame per query. Pure; `loki.ts` does the call.
+ */
+
+export type LokiQueryType = 'range' | 'instant';
+
+export interface LokiQuery {
+  refId: string;
+  expr: string;
+  queryType: LokiQueryType;
+  direction: 'backward' | 'forward';
+  maxLines: number;
+  legendFormat: string;
+  /** Milliseconds. */
+  step: number;
+  from: number;
+  to: number;
+  supportingQueryType: string;
+}
+
+const RESOLUTIONS = new Set([1, 2, 3, 4, 5, 10]);
+
+/**
+ * step.go: with no `step`, `max(interval * resolution, range / 11000)` rounded up to the
+ * millisecond; with one, the parsed step times the resolution.
+ */
+export function lokiStep(intervalMs: number, rangeMs: number, resolution: number, step: string | undefined): number {
+  if (step === undefined || step === '') {
+    // Go divides nanoseconds as integers, then rounds up to the millisecond.
+    const safeNs = (BigInt(Math.round(rangeMs)) * 1_000_000n) / 11000n;
+    const safeMs = Number((safeNs + 999_999n) / 1_000_000n);
+    return Math.max(Math.ceil(intervalMs * resolution), safeMs);
+  }
+  const ms = parseIntervalString(step);
+  if (ms === null) throw new Error(`time: invalid duration ${goQuote(step)}`);
+  return ms * resolution;
+}
+
+function str(model: Readonly<Record<string, unknown>>, key: string): string | undefined {
+  const v = model[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'string') throw new Error(`invalid ${key}: ${JSON.stringify(v)}`);
+  return v;
+}
+
+function int(model: Readonly<Record<string, unknown>>, key: string): number | undefined {
+  const v = model[key];
+  if (v === undefined || v === null) return undefined;
+  if (typeof v !== 'number' || !Number.isInteger(v)) throw new Error(`invalid ${key}: ${JSON.stringify(v)}`);
+  return v;
+}
+
+/** parse_query.go's variables: `$__interval`, `$__interval_ms`, `$__range*`, `$__auto`, and the `${...}` forms. */
+export function interpolateLoki(expr: string, intervalMs: number, rangeMs: number, queryType: LokiQueryType, stepMs: number): string {
+  const intervalText = formatInterval(intervalMs);
+  const intervalMsText = String(Math.trunc(intervalMs));
+  const rangeS = String(Math.round(rangeMs / 1000));
+  const rangeMsText = String(Math.trunc(rangeMs));
+  let out = expr
+    .replaceAll('$__interval_ms', intervalMsText)
+    .replaceAll('$__interval', intervalText)
+    .replaceAll('$__range_ms', rangeMsText)
+    .replaceAll('$__range_s', rangeS)
+    .replaceAll('$__range', `${rangeS}s`);
+  out = out.replaceAll('$__auto', queryType === 'instant' ? `${rangeS}s` : formatInterval(stepMs));
+  return out
+    .replaceAll('${__interval_ms}', intervalMsText)
+    .replaceAll('${__interval}', intervalText)
+    .replaceAll('${__range_ms}', rangeMsText)
+    .replaceAll('${__range_s}', rangeS)
+    .replaceAll('${__range}', `${rangeS}s`);
+}
+
+/** The model as parse_query.go reads it; throws with the original's wording on a bad value. */
+export function parseLokiQuery(query: DataQuery): LokiQuery {
+  const model = query.model;
+  const resolutionRaw = int(model, 'resolution');
+  const resolution = resolutionRaw !== undefined && RESOLUTIONS.has(resolutionRaw) ? resolutionRaw : 1;
+  const rangeMs = query.range.to - query.range.from;
+  const step = lokiStep(query.intervalMs, rangeMs, resolution, str(model, 'step'));
+
+  const qt = str(model, 'queryType');
+  let queryType: LokiQueryType;
+  if (qt === undefined || qt === 'range') queryType = 'range';
+  else if (qt === 'instant') queryType = 'instant';
+  else throw new Error(`invalid queryType: ${qt}`);
+
+  const dir = str(model, 'direction');
+  let direction: 'backward' | 'forward';
+  if (dir === undefined || dir === 'backward' || dir === 'scan') direction = 'backward';
+  else if (dir === 'forward') direction = 'forward';
+  else throw new Error(`invalid queryDirection: ${dir}`);
+
+  return {
+    refId: query.refId,
+    expr: interpolateLoki(str(model, 'expr') ?? '', query.intervalMs, rangeMs, queryType, step),
+    queryType,
+    direction,
+    maxLines: int(model, 'maxLines') ?? 0,
+    legendFormat: str(model, 'legendFormat') ?? '',
+    step,
+    from: query.range.from,
+    to: query.range.to,
+    supportingQueryType: str(model, 'supportingQueryType') ?? '',
+  };
+}
+
+const QUERY_TAGS: Record<string, string> = { logsVolume: 'logvolhist', logsSample: 'logsample', dataSample: 'datasample' };
+
+/** api.go `makeDataRequest`: the GET, its query string as Go's `url.Values` encodes it, times in nanoseconds. */
+export function lokiRequest(q: LokiQuery): UpstreamCall {
+  const values: Record<string, string | undefined> = {
+    query: q.expr,
+    direction: q.direction,
+    limit: q.maxLines > 0 ? String(q.maxLines) : undefined,
+  };
+  let path: string;
+  if (q.queryType === 'range') {
+    values.start = `${Math.trunc(q.from)}000000`;
+    values.end = `${Math.trunc(q.to)}000000`;
+    values.step = `${Math.trunc(q.step)}ms`;
+    path = 'loki/api/v1/query_range';
+  } else {
+    values.time = `${Math.trunc(q.to)}000000`;
+    path = 'loki/api/v1/query';
+  }
+  const tag = QUERY_TAGS[q.supportingQueryType];
+  return { method: 'GET', path, query: encodeValues(values), ...(tag ? { headers: { 'X-Query-Tags': `Source=${tag}` } } : {}) };
+}
+
+/** api.go `makeLokiError`: the JSON `message`, else the whole body. */
+export function lokiErrorMessage(body: Buffer | string): string {
+  const text = body.toString();
+  try {
+    const parsed = JSON.parse(text) as { message?: unknown };
+    if (parsed && typeof parsed.message === 'string' && parsed.message !== '') return parsed.message;
+  } catch {
+    // not JSON: older Loki versions answer plain text
+  }
+  return text;
+}
+
+/** frame.go `formatName`: `{k="v", ...}` sorted, or the legend with `{{label}}` filled in (missing ones empty). */
+export function lokiSeriesName(labels: Readonly<Record<string, string>>, legendFormat: string): string {
+  if (legendFormat === '') {
+    const parts = Object.keys(labels).map((k) => `${k}=${goQuote(labels[k])}`);
+    parts.sort();
+    return `{${parts.join(', ')}}`;
+  }
+  return legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_m, name: string) => labels[name.trim()] ?? '');
+}
+
+const STAT_GROUPS: [string, string, [string, string, string][]][] = [
+  ['summary', 'Summary', [
+    ['bytesProcessedPerSecond', 'bytes processed per second', 'Bps'], ['linesProcessedPerSecond', 'lines processed per second', ''],
+    ['totalBytesProcessed', 'total bytes processed', 'decbytes'], ['totalLinesProcessed', 'total lines processed', ''], ['execTime', 'exec time', 's'],
+  ]],
+  ['store', 'Store', [
+    ['totalChunksRef', 'total chunks ref', ''], ['totalChunksDownloaded', 'total chunks downloaded', ''], ['chunksDownloadTime', 'chunks download time', 's'],
+    ['headChunkBytes', 'head chunk bytes', 'decbytes'], ['headChunkLines', 'head chunk lines', ''], ['decompressedBytes', 'decompressed bytes', 'decbytes'],
+    ['decompressedLines', 'decompressed lines', ''], ['compressedBytes', 'compressed bytes', 'decbytes'], ['totalDuplicates', 'total duplicates', ''],
+  ]],
+  ['ingester', 'Ingester', [
+    ['totalReached', 'total reached', ''], ['totalChunksMatched', 'total chunks matched', ''], ['totalBatches', 'total batches', ''],
+    ['totalLinesSent', 'total lines sent', ''], ['headChunkBytes', 'head chunk bytes', 'decbytes'], ['headChunkLines', 'head chunk lines', ''],
+    ['decompressedBytes', 'decompressed bytes', 'decbytes'], ['decompressedLines', 'decompressed lines', ''], ['compressedBytes', 'compressed bytes', 'decbytes'],
+    ['totalDuplicates', 'total duplicates', ''],
+  ]],
+];
+
+/** frame.go `parseStats`: Loki's `stats` as `meta.stats`, in the original's order and units; undefined when absent. */
+export function lokiStats(stats: unknown): unknown[] | undefined {
+  if (!stats || typeof stats !== 'object') return undefined;
+  const out: unknown[] = [];
+  for (const [key, label, entries] of STAT_GROUPS) {
+    const group = (stats as Record<string, unknown>)[key];
+    if (!group || typeof group !== 'object') continue;
+    for (const [name, text, unit] of entries) {
+      const v = (group as Record<string, unknown>)[name];
+      out.push({ displayName: `${label}: ${text}`, ...(unit ? { unit } : {}), value: typeof v === 'number' ? v : 0 });
+    }
+  }
+  return out.length > 0 ? out : undefined;
+}
+
+function sampleValue(text: unknown): number {
+  if (text === '+Inf' || text === 'Inf') return Infinity;
+  if (text === '-Inf') return -Infinity;
+  if (text === 'NaN') return NaN;
+  const n = typeof text === 'string' ? Number(text) : NaN;
+  if (typeof text !== 'string' || text.trim() === '' || Number.isNaN(n)) throw new Error(`bad sample value: ${JSON.stringify(text)}`);
+  return n;
+}
+
+function sampleTime(sec: unknown): number {
+  if (typeof sec !== 'number' || !Number.isFinite(sec)) throw new Error(`bad sample time: ${JSON.stringify(sec)}`);
+  return Math.round(sec * 1000);
+}
+
+function metricFrame(labels: Record<string, string>, times: number[], values: number[], q: LokiQuery, meta: FrameMeta): Frame {
+  const name = lokiSeriesName(labels, q.legendFormat);
+  const time: Field = { name: 'Time', type: 'time.Time', values: times };
+  if (q.queryType === 'range') time.config = { interval: q.step };
+  return {
+    name,
+    meta: { ...meta },
+    fields: [time, { name: 'Value', type: 'float64', labels: sortedLabels(labels), config: { displayNameFromDS: name }, values }],
+  };
+}
+
+function stringLabels(raw: unknown): Record<string, string> {
+  if (raw === undefined || raw === null) return {};
+  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error('bad labels');
+  for (const v of Object.values(raw)) if (typeof v !== 'string') throw new Error('bad labels');
+  return raw as Record<string, string>;
+}
+
+/** A Loki query answer (`{status, data: {resultType, result, stats}}`) as the original's frames. Throws on a malformed answer. */
+export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  const scanned = scanLogStreams(bytes);
+  if (scanned) return scanned.streams === 0 ? [] : [scanned.writer.frame(logMeta(lokiStats(scanned.stats), q))];
+  let parsed: { data?: { resultType?: unknown; result?: unknown; stats?: unknown } };
+  try {
+    parsed = JSON.parse(bytes.toString());
+  } catch (error) {
+    throw new Error(`failed to parse the Loki response: ${(error as Error).message}`);
+  }
+  const data = parsed?.data;
+  if (!data || typeof data !== 'object') throw new Error('failed to parse the Loki response: no data');
+  const stats = lokiStats(data.stats);
+  const executed = q.queryType === 'range' ? `Expr: ${q.expr}\nStep: ${goDurationString(q.step)}` : `Expr: ${q.expr}`;
+  const result = data.result;
+  try {
+    switch (data.resultType) {
+      case 'streams':
+        return streamsFrame(result, bytes.length, logMeta(stats, q));
+      case 'matrix': {
+        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
+        return asArray(result).map((series) => {
+          const s = series as { metric?: unknown; values?: unknown };
+          const times: number[] = [];
+          const values: number[] = [];
+          for (const pair of asArray(s.values)) {
+            const [t, v] = asArray(pair);
+            times.push(sampleTime(t));
+            values.push(sampleValue(v));
+          }
+          return metricFrame(stringLabels(s.metric), times, values, q, meta);
+        });
+      }
+      case 'vector': {
+        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
+        return asArray(result).map((sample) => {
+          const s = sample as { metric?: unknown; value?: unknown };
+          const [t, v] = asArray(s.value);
+          return metricFrame(stringLabels(s.metric), [sampleTime(t)], [sampleValue(v)], q, meta);
+        });
+      }
+      case 'scalar': {
+        const [t, v] = asArray(result);
+        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
+        return [metricFrame({}, [sampleTime(t)], [sampleValue(v)], q, meta)];
+      }
+      default:
+        throw new Error(`unknown result type: ${JSON.stringify(data.resultType)}`);
+    }
+  } catch (error) {
+    throw new Error(`failed to parse the Loki response: ${(error as Error).message}`);
+  }
+}
+
+function asArray(v: unknown): unknown[] {
+  if (!Array.isArray(v)) throw new Error('expected an array');
+  return v;
+}
+
+/** The log frame's meta: Loki's stats, the frame type the frontend reads, the query. */
+function logMeta(stats: unknown[] | undefined, q: LokiQuery): FrameMeta {
+  return { ...(stats ? { stats } : {}), custom: { frameType: 'LabeledTimeValues' }, executedQueryString: `Expr: ${q.expr}` };
+}
+
+/** Streams of a parsed answer as the one log frame `scanLogStreams` writes from bytes. */
+function streamsFrame(result: unknown, sizeHint: number, meta: FrameMeta): Frame[] {
+  const streams = asArray(result);
+  if (streams.length === 0) return [];
+  const writer = new LogFrameWriter(sizeHint);
+  for (const stream of streams) {
+    const s = stream as { stream?: unknown; values?: unknown };
+    writer.stream(stringLabels(s.stream));
+    for (const entry of asArray(s.values)) {
+      const pair = asArray(entry);
+      const ts = pair[0];
+      const line = pair[1];
+      if (typeof ts !== 'string' || typeof line !== 'string') throw new Error('bad log entry');
+      if (!TIMESTAMP.test(ts) || !writer.timestamp(Buffer.from(ts, 'latin1'), 0, ts.length)) throw new Error(`bad timestamp: ${JSON.stringify(ts)}`);
+      writer.line(line);
+    }
+  }
+  return [writer.frame(meta)];
+}
+
+const TIMESTAMP = /^[0-9]{1,19}$/;
+
+/** Resource paths the original forwards (loki.go `callResource`), matched on path plus query as it does. */
+export function lokiResourceAllowed(pathAndQuery: string): boolean {
+  // A `..` segment would climb out of /loki/api/v1/ once the path is joined.
+  const path = pathAndQuery.split('?')[0];
+  let decoded: string;
+  try {
+    decoded = decodeURIComponent(path);
+  } catch {
+    return false;
+  }
+  if (decoded.split('/').some((segment) => segment === '..' || segment === '.')) return false;
+  return ['labels?', 'label/', 'series?', 'index/stats?'].some((prefix) => pathAndQuery.startsWith(prefix));
+}

@@ -1,0 +1,175 @@
+import { fieldLength, writtenField, type DataResponse, type Field, type Frame, type FrameMeta, type Notice } from '../../frames/frame.ts';
+import { executedQueryString, type PrometheusQuery } from './model.ts';
+import { goQuote } from '../../go-text.ts';
+import { parseSampleValue, scanPrometheus, type ScannedDocument } from './scan.ts';
+
+/**
+ * Prometheus JSON to frames, as the original's converter and response code do it
+ * (`pkg/promlib/converter/prom.go`, `querydata/response.go`): one frame per series with `Time`
+ * and a float64 value field named after `__name__` (else `Value`), the labels, the step as the
+ * time field's interval, `displayNameFromDS` from the legend; a scalar or string as one frame;
+ * `Expr: ...\nStep: ...` on the first frame; warnings and infos as notices; an error document as
+ * the refId's error, still with one empty frame carrying the meta. Pure.
+ */
+
+/** Thrown when a refId's answer would hold more points than allowed. */
+export class TooManyPoints extends Error {}
+
+type Sample = [number, string];
+interface Series {
+  metric?: Record<string, string>;
+  values?: Sample[];
+  value?: Sample;
+}
+interface PromDocument {
+  status?: string;
+  errorType?: string;
+  error?: string;
+  data?: { resultType?: string; result?: unknown };
+  warnings?: unknown[];
+  infos?: unknown[];
+}
+
+/** Seconds (float) to epoch milliseconds as `time.UnixMilli(int64(f*1000))`. */
+const toMs = (seconds: number) => Math.trunc(seconds * 1000);
+
+/** Response status codes whose bodies are Prometheus JSON; others are reported with the body's start. */
+export function parsesAsPrometheus(status: number): boolean {
+  return (status >= 200 && status < 300) || status === 400 || status === 422 || status === 503;
+}
+
+/** The SDK's `ErrorSourceFromHTTPStatus`: statuses only the plugin can cause are `plugin`, the rest `downstream`. */
+export function errorSourceOf(status: number): 'plugin' | 'downstream' {
+  return [405, 406, 412, 413, 416, 417, 426, 431, 414, 501].includes(status) ? 'plugin' : 'downstream';
+}
+
+/** One upstream answer (range or instant) to the refId's response. */
+export function prometheusResponse(q: PrometheusQuery, status: number, body: Buffer, maxPoints: number): DataResponse {
+  if (!parsesAsPrometheus(status)) {
+    const text = body.subarray(0, 1024).toString('utf8');
+    return withMeta(q, { error: `unexpected response with status code ${status}: ${text}`, errorSource: errorSourceOf(status), status, frames: [] });
+  }
+  let doc: ReadDocument;
+  try {
+    doc = readDocument(body);
+  } catch (error) {
+    return withMeta(q, { error: `failed to parse the Prometheus response: ${(error as Error).message}`, errorSource: 'downstream', status, frames: [] });
+  }
+  if (doc.status === 'error') {
+    return withMeta(q, { error: `${doc.errorType ?? ''}: ${doc.error ?? ''}`, errorSource: 'downstream', status, frames: [] });
+  }
+  const frames = framesOf(q, doc, maxPoints);
+  const notices: Notice[] = [
+    ...(Array.isArray(doc.warnings) ? doc.warnings : []).map((text): Notice => ({ severity: 'warning', text: String(text) })),
+    ...(Array.isArray(doc.infos) ? doc.infos : []).map((text): Notice => ({ severity: 'info', text: String(text) })),
+  ];
+  if (notices.length) {
+    if (frames.length === 0) frames.push({ name: 'Warnings', fields: [] });
+    for (const frame of frames) frame.meta = { ...(frame.meta ?? {}), notices };
+  }
+  const response: DataResponse = { frames };
+  // A 2xx without a success document is still a 200; the status is the upstream's otherwise.
+  if (status !== 200) response.status = status;
+  return withMeta(q, response);
+}
+
+/** The empty frame when there is none, the step and display name, and the executed query on the first. */
+function withMeta(q: PrometheusQuery, response: DataResponse): DataResponse {
+  const frames = response.frames ?? [];
+  if (frames.length === 0) frames.push({ fields: [] });
+  frames.forEach((frame, i) => {
+    frame.meta ??= {};
+    if (frame.fields.length >= 2) {
+      frame.fields[0]!.config = { interval: q.stepMs };
+      const name = displayName(q, frame.fields[1]!.labels ?? {});
+      if (name !== '') frame.fields[1]!.config = { displayNameFromDS: name };
+    }
+    if (i === 0) frame.meta.executedQueryString = executedQueryString(q);
+  });
+  response.frames = frames;
+  return response;
+}
+
+/** A document as both readers give it: series already as numbers; a scalar or string result as is. */
+interface ReadDocument extends ScannedDocument {
+  result?: unknown;
+}
+
+/** The byte reader for the plain shapes (nearly every answer), `JSON.parse` for the rest. */
+function readDocument(body: Buffer): ReadDocument {
+  const scanned = scanPrometheus(body);
+  if (scanned) return scanned;
+  const doc = JSON.parse(body.toString('utf8')) as PromDocument;
+  if (typeof doc !== 'object' || doc === null) throw new Error('not an object');
+  const resultType = doc.data?.resultType;
+  const result = doc.data?.result;
+  const read: ReadDocument = {
+    status: doc.status, errorType: doc.errorType, error: doc.error, warnings: doc.warnings, infos: doc.infos,
+    resultType, series: [], result,
+  };
+  if (resultType === 'matrix' || resultType === 'vector') {
+    for (const series of (Array.isArray(result) ? result : []) as Series[]) {
+      const samples = resultType === 'matrix' ? (series.values ?? []) : series.value ? [series.value] : [];
+      const time = new Array<number>(samples.length);
+      const value = new Array<number>(samples.length);
+      for (let i = 0; i < samples.length; i++) {
+        const sample = samples[i]!;
+        time[i] = toMs(sample[0]);
+        value[i] = parseSampleValue(sample[1]);
+      }
+      read.series.push({ metric: series.metric ?? {}, time, value });
+    }
+  }
+  return read;
+}
+
+function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Frame[] {
+  const resultType = doc.resultType ?? '';
+  const result = doc.result;
+  const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
+  if (resultType === 'matrix' || resultType === 'vector') {
+    let points = 0;
+    return doc.series.map(({ metric: labels, time, value }): Frame => {
+      const name = labels.__name__ ?? 'Value';
+      const fields: Field[] = Array.isArray(time) || Array.isArray(value)
+        ? [timeField(time as number[]), { name, type: 'float64', labels, values: value as number[] }]
+        : [writtenField('Time', 'time.Time', time), writtenField(name, 'float64', value, labels)];
+      points += fieldLength(fields[0]!) * 2;
+      if (points > maxPoints) throw new TooManyPoints();
+      return { meta: meta('timeseries-multi'), fields };
+    });
+  }
+  if (resultType === 'scalar' || resultType === 'string') {
+    const sample = Array.isArray(result) ? (result as Sample) : null;
+    if (!sample) return [];
+    const value: Field = resultType === 'scalar'
+      ? { name: 'Value', type: 'float64', values: [parseSampleValue(sample[1])] }
+      : { name: 'Value', type: 'string', values: [String(sample[1])] };
+    return [{ meta: meta(resultType === 'scalar' ? 'numeric-multi' : 'timeseries-multi'), fields: [timeField([toMs(sample[0])]), value] }];
+  }
+  return [];
+}
+
+const timeField = (values: number[]): Field => ({ name: 'Time', type: 'time.Time', values });
+
+/**
+ * `getName`: the legend template with `{{label}}` filled in (missing labels empty), none for
+ * `__auto` with labels, else `metric{k="v", ...}`; `{}` becomes the expression itself.
+ */
+export function displayName(q: Pick<PrometheusQuery, 'legendFormat' | 'expr'>, labels: Record<string, string>): string {
+  let legend = metricName(labels);
+  if (q.legendFormat === '__auto') {
+    if (Object.keys(labels).length > 0) legend = '';
+  } else if (q.legendFormat !== '') {
+    legend = q.legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_, name: string) => labels[name.trim()] ?? '');
+  }
+  return legend === '{}' ? q.expr : legend;
+}
+
+/** Prometheus's own `Metric.String()`: name then the other labels sorted, Go-quoted. */
+function metricName(labels: Record<string, string>): string {
+  const name = labels.__name__;
+  const parts = Object.keys(labels).filter((k) => k !== '__name__').sort().map((k) => `${k}=${goQuote(labels[k]!)}`);
+  if (parts.length === 0) return name ?? '{}';
+  return `${name ?? ''}{${parts.join(', ')}}`;
+}

@@ -1,0 +1,109 @@
+import { MESSAGES } from '../../../errors/messages.ts';
+import type { DataResponse } from '../../frames/frame.ts';
+import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
+import { prometheusResponse, TooManyPoints } from './frames.ts';
+import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
+
+/**
+ * Prometheus, as the original's backend queries it (`pkg/promlib`): per refId an instant and/or a
+ * range call (`jsonData.httpMethod`, POST by default, with a form body; GET puts the same
+ * parameters in the query string), `jsonData.customQueryParameters` appended and
+ * `jsonData.queryTimeout` sent as `timeout`; the answers become frames (frames.ts).
+ * Resources are passed through whatever their method, path, query and body.
+ */
+export const prometheusKind: QueryKind = {
+  types: ['prometheus'],
+
+  async query(ctx, queries) {
+    const out = new Map<string, DataResponse>();
+    await Promise.all(queries.map(async (query) => out.set(query.refId, await runOne(ctx, query))));
+    return out;
+  },
+
+  async resource(ctx, request) {
+    return forwardResource(ctx, request);
+  },
+};
+
+async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse> {
+  const jsonData = ctx.dataSource.jsonData;
+  const parsed = parsePrometheusQuery(query, typeof jsonData.timeInterval === 'string' ? jsonData.timeInterval : '');
+  if ('error' in parsed) return failed(parsed.error, 'plugin', 400);
+  const response: DataResponse = { frames: [] };
+  // Instant first, then range, as the original appends them.
+  for (const type of ['instant', 'range'] as const) {
+    if (type === 'instant' ? !parsed.instant : !parsed.range) continue;
+    const part = await fetchOne(ctx, parsed, type);
+    if (part.error !== undefined) {
+      response.error = response.error === undefined ? part.error : `${response.error} ${part.error}`;
+      response.errorSource = part.errorSource;
+      response.status = part.status;
+    }
+    response.frames!.push(...(part.frames ?? []));
+  }
+  return response;
+}
+
+async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 'range'): Promise<DataResponse> {
+  try {
+    const answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
+    return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
+  } catch (error) {
+    if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
+    const e = error as { message?: string; status?: number };
+    // Transport failures: 502 unreachable, 504 timeout, 403 refused by the egress policy.
+    return failed(e.message ?? String(error), 'downstream', e.status ?? 502);
+  }
+}
+
+/** The upstream call of one query: path, method, parameters (Go's `url.Values.Encode` sorts them). */
+export function prometheusCall(jsonData: Readonly<Record<string, unknown>>, q: PrometheusQuery, type: 'instant' | 'range'): UpstreamCall {
+  const params: Record<string, string> = { query: q.expr };
+  if (type === 'range') {
+    const { start, end } = alignedRange(q);
+    Object.assign(params, { start: secondsParam(start), end: secondsParam(end), step: secondsParam(q.stepMs) });
+  } else {
+    params.time = secondsParam(q.end);
+  }
+  if (typeof jsonData.queryTimeout === 'string' && jsonData.queryTimeout !== '') params.timeout = jsonData.queryTimeout;
+  const encoded = new URLSearchParams(Object.keys(params).sort().map((k) => [k, params[k]!])).toString();
+  const custom = typeof jsonData.customQueryParameters === 'string' ? jsonData.customQueryParameters.replace(/^[?&]+/, '') : '';
+  const method = typeof jsonData.httpMethod === 'string' && jsonData.httpMethod.toUpperCase() === 'GET' ? 'GET' : 'POST';
+  const path = type === 'range' ? 'api/v1/query_range' : 'api/v1/query';
+  if (method === 'GET') return { method, path, query: custom ? `${encoded}&${custom}` : encoded };
+  return {
+    method, path, query: custom || undefined,
+    headers: { 'content-type': 'application/x-www-form-urlencoded' },
+    body: encoded,
+  };
+}
+
+/** Hop-by-hop and cookie headers are not passed either way (`proxyutil.PrepareProxyRequest`). */
+const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'host', 'content-length', 'cookie', 'authorization', 'x-grafana-org-id', 'x-grafana-cache', 'accept-encoding']);
+const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
+  'set-cookie', 'content-length', 'content-encoding']);
+
+async function forwardResource(ctx: KindContext, request: ResourceRequest): Promise<ResourceResponse> {
+  const headers: Record<string, string> = {};
+  for (const [name, value] of Object.entries(request.headers)) {
+    if (value === undefined || DROPPED_REQUEST.has(name)) continue;
+    headers[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const answer = await ctx.call({
+    method: request.method, path: request.path, query: request.query || undefined, headers,
+    body: request.body.length ? request.body : undefined,
+  });
+  const out: Record<string, string> = {};
+  for (const [name, value] of Object.entries(answer.headers)) {
+    if (value === undefined || DROPPED_RESPONSE.has(name)) continue;
+    out[name] = Array.isArray(value) ? value.join(', ') : value;
+  }
+  const cache = request.headers['x-grafana-cache'];
+  if (typeof cache === 'string' && cache !== '') {
+    out['x-grafana-cache'] = 'y';
+    out['cache-control'] = cache;
+  }
+  out['content-type'] ??= 'application/json';
+  return { status: answer.status, headers: out, body: answer.body };
+}
