@@ -7,7 +7,7 @@ import type { DataResponse, Field, Frame } from '../frames/frame.ts';
  * window moved) and M rows added at the end; anything else (an error, a status, a frame more or
  * less, a value changed in place) replaces the refId's whole answer. Pure; the typed client's
  * `applyLiveDelta` (examples/typed-client/src/live-frames.ts) applies these, and
- * test/query-live-pure.test.ts checks that the result always equals the new answer.
+ * test/query/live/delta.test.ts checks that the result always equals the new answer.
  */
 
 export interface FrameAppend {

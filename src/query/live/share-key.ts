@@ -1,7 +1,7 @@
 /**
  * Which live queries are the same work. Subscribers share one upstream run per tick when their
  * keys are equal: the same org (nothing of one org is ever shared with another), range text,
- * refresh period, and queries once normalized. Pure; table-tested in test/query-live-pure.test.ts.
+ * refresh period, and queries once normalized. Pure; table-tested in test/query/live/share-key.test.ts.
  */
 
 /** The envelope's defaults (`parseMetricRequest`): a query without them means the same as with them. */

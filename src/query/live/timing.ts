@@ -2,7 +2,7 @@
  * When a live query runs and over which range: refresh periods, ticks aligned on the epoch so that
  * every subscriber of one query meets on the same ticks, and ranges evaluated at a tick by the
  * envelope's own time-range rules.
- * Pure; table-tested in test/query-live-pure.test.ts.
+ * Pure; table-tested in test/query/live/timing.test.ts.
  */
 
 import { parseGoDuration } from '../durations.ts';

@@ -1,0 +1,110 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, call, startTestServer, type TestServer } from '../../support/server.ts';
+
+// GraphQL runs an operation with the interpreter the first time its document arrives and as a
+// graphql-jit function from the second time on. Clients must not be able to tell: every request
+// below is sent three times and must get byte-identical answers.
+let server: TestServer;
+let adminToken: string;
+let viewerToken: string;
+let id: number;
+
+beforeAll(async () => {
+  server = await startTestServer();
+  const key = async (role: string) => `Bearer ${(await call(server, 'POST', '/api/auth/keys', { body: { name: `compiled-${role}`, role } })).body.key as string}`;
+  adminToken = await key('Admin');
+  viewerToken = await key('Viewer');
+  const created = await call(server, 'POST', '/api/datasources', {
+    body: {
+      name: 'compiled-prom', type: 'prometheus', access: 'proxy', url: 'http://prom:9090', basicAuth: true, basicAuthUser: 'reader',
+      jsonData: { httpMethod: 'POST', nested: { list: [1, 'two', null] } }, secureJsonData: { basicAuthPassword: 'COMPILED-CANARY' },
+    },
+  });
+  id = created.body.id as number;
+  // Version 2 now, so an update at version 1 is stale.
+  await call(server, 'PUT', `/api/datasources/${id}`, { body: { ...created.body.datasource, version: 1 } });
+  await call(server, 'POST', '/api/datasources', { body: { name: 'compiled-loki', type: 'loki', access: 'proxy', url: 'http://loki:3100' } });
+});
+afterAll(() => server?.close());
+
+const FIELDS = 'id uid orgId name type typeName typeLogoUrl access url password user database basicAuth basicAuthUser basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly';
+
+interface Case {
+  name: string;
+  query: string;
+  variables?: Record<string, unknown>;
+  operationName?: string;
+  auth?: () => string | null;
+  /** Refused before execution, or anonymous: never compiled. */
+  neverCompiled?: true;
+}
+
+const cases = (): Case[] => [
+  { name: 'every field of one data source', query: `query($id: Int!) { dataSource(id: $id) { ${FIELDS} } }`, variables: { id } },
+  { name: 'the list, aliased, with __typename', query: '{ all: dataSources { __typename id name n: name jsonData } }' },
+  { name: 'fragments, inline fragments and @include/@skip', query: 'query($yes: Boolean!, $no: Boolean!) { dataSources { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } fragment Names on DataSource { name typeName }', variables: { yes: true, no: false } },
+  { name: 'the same fragments with the flags swapped', query: 'query($yes: Boolean!, $no: Boolean!) { dataSources { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } fragment Names on DataSource { name typeName }', variables: { yes: false, no: true } },
+  { name: 'a domain error (not found)', query: '{ dataSource(id: 424242) { id } }' },
+  { name: 'one root field failing beside one succeeding', query: `{ ok: dataSource(id: ${id}) { id } missing: dataSourceByUid(uid: "nope") { id } }` },
+  { name: 'a variable of the wrong type', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: 'seven' } },
+  { name: 'a variable out of Int range', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: 2 ** 40 } },
+  { name: 'a required variable missing', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: {} },
+  { name: 'null for a non-null variable', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: null } },
+  { name: 'an input object with a wrong field type', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', jsonData: 'not an object' } } },
+  { name: 'an input object with an unknown field', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', bogus: 1 } } },
+  { name: 'a duplicate create (conflict)', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'compiled-loki', type: 'loki', access: 'proxy' } } },
+  { name: 'an update with a stale version (conflict)', query: 'mutation($id: Int!, $input: UpdateDataSourceInput!) { updateDataSource(id: $id, input: $input) { message } }', variables: { id, input: { name: 'compiled-prom', type: 'prometheus', access: 'proxy', version: 1 } } },
+  { name: 'deleting what does not exist', query: 'mutation { deleteDataSourceByUid(uid: "never-was") { id message } }' },
+  { name: 'one of several named operations', query: 'query A { dataSources { name } } query B { dataSourceIdByName(name: "compiled-loki") { id } }', operationName: 'B' },
+  { name: 'the other named operation', query: 'query A { dataSources { name } } query B { dataSourceIdByName(name: "compiled-loki") { id } }', operationName: 'A' },
+  { name: 'introspection', query: '{ __schema { queryType { name } mutationType { fields { name args { name type { kind name ofType { name } } } } } } __type(name: "DataSource") { fields { name type { kind ofType { name } } } } }' },
+  { name: 'a server-admin field with a token (forbidden)', query: '{ adminStats { userCount dataSourceCount } }', auth: () => adminToken },
+  { name: 'server-admin fields with Basic', query: '{ adminStats { userCount dataSourceCount orgCount } adminSettings }' },
+  { name: 'an org-admin field as a Viewer (forbidden)', query: '{ apiKeys { id name role } }', auth: () => viewerToken },
+  { name: 'an idempotent mutation', query: 'mutation { pauseAllAlerts(paused: false) { __typename alertsAffected message state } }' },
+  { name: 'a field that does not exist', query: '{ dataSources { id nope } }', neverCompiled: true },
+  { name: 'no credentials', query: '{ dataSources { id } }', auth: () => null, neverCompiled: true },
+  { name: 'an unknown token', query: '{ dataSources { name } }', auth: () => 'Bearer glsa_unknown', neverCompiled: true },
+  { name: 'a read as a Viewer', query: `query($id: Int!) { dataSource(id: $id) { ${FIELDS} } }`, variables: { id }, auth: () => viewerToken },
+];
+
+async function send(test: Case): Promise<string> {
+  const body: Record<string, unknown> = { query: test.query, variables: test.variables ?? {} };
+  if (test.operationName) body.operationName = test.operationName;
+  const res = await call(server, 'POST', '/graphql', { auth: test.auth ? test.auth() : ADMIN, body });
+  return `${res.status} ${res.headers.get('content-type')}\n${res.text}`;
+}
+
+const compiledLines = () => server.logs.filter((line) => line.msg === 'GraphQL operation compiled');
+
+describe('GraphQL operations compiled once their document repeats', () => {
+  it('answer exactly as the interpreter did, errors included', async () => {
+    const operationsSeen = new Set<string>();
+    for (const test of cases()) {
+      const operation = `${test.operationName ?? ''} ${test.query}`;
+      const firstOfItsOperation = !operationsSeen.has(operation);
+      operationsSeen.add(operation);
+      const before = compiledLines().length;
+      const interpreted = await send(test);
+      const compiled = [await send(test), await send(test)];
+      expect({ test: test.name, answers: compiled }).toEqual({ test: test.name, answers: [interpreted, interpreted] });
+      // Compiled on its second arrival; a later case with the same operation ran compiled throughout.
+      expect({ test: test.name, compiled: compiledLines().length - before }).toEqual({ test: test.name, compiled: firstOfItsOperation && !test.neverCompiled ? 1 : 0 });
+    }
+    expect(server.logs.some((line) => String(line.msg).includes('not compilable'))).toBe(false);
+    expect(server.logText()).not.toContain('COMPILED-CANARY');
+  });
+
+  it('compile on the second arrival of a document, once per operation', async () => {
+    const before = compiledLines().length;
+    const query = 'query Once { dataSources { id } } query Twice { dataSources { name } }';
+    const run = (operationName: string) => call(server, 'POST', '/graphql', { body: { query, operationName } });
+    await run('Once');
+    expect(compiledLines().length).toBe(before);
+    await run('Once');
+    await run('Once');
+    await run('Twice');
+    await run('Twice');
+    expect(compiledLines().slice(before).map((line) => line.operationName)).toEqual(['Once', 'Twice']);
+  });
+});

@@ -1,0 +1,39 @@
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { COMMIT } from '../../src/version.ts';
+import { call, startTestServer, type TestServer } from '../support/server.ts';
+
+const root = new URL('../..', import.meta.url).pathname;
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(() => server.close());
+
+describe('GET /api/health', () => {
+  it('reports the database, the package version and the commit, before any authentication', async () => {
+    const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };
+    for (const auth of [null, 'Basic bm90OnZhbGlk', 'Bearer not-a-token']) {
+      const res = await call(server, 'GET', '/api/health', { auth });
+      expect(res.status).toBe(200);
+      expect(res.body).toEqual({ database: 'ok', version, commit: COMMIT });
+      expect(Object.keys(res.body)).toEqual(['database', 'version', 'commit']);
+    }
+  });
+
+  it('names a real commit of this checkout (or "unknown" outside one)', () => {
+    if (COMMIT === 'unknown') return expect(() => execFileSync('git', ['rev-parse', 'HEAD'], { cwd: root, stdio: 'pipe' })).toThrow();
+    expect(COMMIT).toMatch(/^[0-9a-f]{40}$/);
+    expect(execFileSync('git', ['cat-file', '-t', COMMIT], { cwd: root }).toString().trim()).toBe('commit');
+  });
+
+  it('answers HEAD without a body; other methods are not the health check', async () => {
+    const head = await fetch(`${server.url}/api/health`, { method: 'HEAD' });
+    expect(head.status).toBe(200);
+    expect(await head.text()).toBe('');
+    const post = await call(server, 'POST', '/api/health', { auth: null });
+    expect(post.status).toBe(401); // an unknown route to an anonymous caller, as in the original
+  });
+});

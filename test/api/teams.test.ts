@@ -1,0 +1,241 @@
+import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
+import { ADMIN, basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
+
+/** Teams over real HTTP: the original's paths, bodies, messages and access rules. */
+let server: TestServer;
+
+beforeAll(async () => {
+  server = await startTestServer();
+});
+afterAll(async () => {
+  await server.close();
+});
+
+async function createUser(login: string, role: 'Viewer' | 'Editor' | 'Admin' = 'Viewer'): Promise<{ id: number; auth: string }> {
+  const res = await call(server, 'POST', '/api/admin/users', { body: { login, email: `${login}@example.com`, password: 'user-pass' } });
+  expect(res.status).toBe(200);
+  if (role !== 'Viewer') expect((await call(server, 'PATCH', `/api/org/users/${res.body.id}`, { body: { role } })).status).toBe(200);
+  return { id: res.body.id, auth: basic(login, 'user-pass') };
+}
+
+async function createTeam(name: string, auth = ADMIN): Promise<number> {
+  const res = await call(server, 'POST', '/api/teams', { auth, body: { name, email: `${name}@example.com` } });
+  expect(res.status).toBe(200);
+  return res.body.teamId;
+}
+
+describe('team lifecycle', () => {
+  it('creates, reads, updates and deletes a team with the original\'s answers', async () => {
+    const created = await call(server, 'POST', '/api/teams', { body: { name: 'payments', email: 'pay@example.com' } });
+    expect(created.status).toBe(200);
+    expect(Object.keys(created.body)).toEqual(['message', 'teamId', 'uid']);
+    expect(created.body.message).toBe('Team created');
+    const id = created.body.teamId;
+
+    const got = await call(server, 'GET', `/api/teams/${id}`);
+    expect(got.body).toEqual({
+      id, uid: created.body.uid, orgId: 1, name: 'payments', email: 'pay@example.com',
+      avatarUrl: expect.stringMatching(/^\/avatar\/[0-9a-f]{32}$/), memberCount: 0, permission: 0,
+    });
+
+    expect((await call(server, 'POST', '/api/teams', { body: { name: 'PAYMENTS' } })).body).toEqual({ message: 'Team name taken' });
+    expect((await call(server, 'POST', '/api/teams', { body: { name: 'PAYMENTS' } })).status).toBe(409);
+    expect((await call(server, 'POST', '/api/teams', { body: { name: '' } })).status).toBe(400);
+
+    expect((await call(server, 'PUT', `/api/teams/${id}`, { body: { name: 'payments-eu', email: '' } })).body).toEqual({ message: 'Team updated' });
+    expect((await call(server, 'GET', `/api/teams/${id}`)).body).toMatchObject({ name: 'payments-eu', email: '' });
+    const other = await createTeam('other-team');
+    const clash = await call(server, 'PUT', `/api/teams/${other}`, { body: { name: 'Payments-EU' } });
+    expect([clash.status, clash.body]).toEqual([400, { message: 'Team name taken' }]);
+
+    expect((await call(server, 'DELETE', `/api/teams/${id}`)).body).toEqual({ message: 'Team deleted' });
+    const gone = await call(server, 'GET', `/api/teams/${id}`);
+    expect([gone.status, gone.body]).toEqual([404, { message: 'Team not found' }]);
+    const again = await call(server, 'DELETE', `/api/teams/${id}`);
+    expect([again.status, again.body]).toEqual([404, { message: 'Failed to delete Team. ID not found' }]);
+    expect((await call(server, 'GET', '/api/teams/abc')).body).toEqual({ message: 'teamId is invalid' });
+  });
+
+  it('manages members: add, list, permission, bulk set, remove', async () => {
+    const team = await createTeam('members-team');
+    const ann = await createUser('tm-ann');
+    const bob = await createUser('tm-bob');
+    const carl = await createUser('tm-carl');
+
+    expect((await call(server, 'POST', `/api/teams/${team}/members`, { body: { userId: ann.id } })).body).toEqual({ message: 'Member added to Team' });
+    const dup = await call(server, 'POST', `/api/teams/${team}/members`, { body: { userId: ann.id } });
+    expect([dup.status, dup.body]).toEqual([400, { message: 'User is already added to this team' }]);
+    expect((await call(server, 'POST', `/api/teams/${team}/members`, { body: { userId: 999999 } })).status).toBe(404);
+    expect((await call(server, 'POST', `/api/teams/${team}/members`, { body: {} })).status).toBe(400);
+
+    const members = await call(server, 'GET', `/api/teams/${team}/members`);
+    expect(members.body).toEqual([{
+      orgId: 1, teamId: team, teamUID: expect.any(String), userId: ann.id, userUID: expect.any(String), auth_module: '',
+      email: 'tm-ann@example.com', name: '', login: 'tm-ann', avatarUrl: expect.stringMatching(/^\/avatar\//), labels: [], permission: 0,
+    }]);
+
+    expect((await call(server, 'PUT', `/api/teams/${team}/members/${ann.id}`, { body: { permission: 4 } })).body).toEqual({ message: 'Team member updated' });
+    const notMember = await call(server, 'PUT', `/api/teams/${team}/members/${bob.id}`, { body: { permission: 4 } });
+    expect([notMember.status, notMember.body]).toEqual([404, { message: 'Team member not found.' }]);
+    expect((await call(server, 'PUT', `/api/teams/${team}/members/${ann.id}`, { body: { permission: 2 } })).status).toBe(400);
+
+    // Bulk: exactly these, by e-mail or login; Admin wins for one named in both lists.
+    const set = await call(server, 'PUT', `/api/teams/${team}/members`, { body: { members: ['tm-bob@example.com', 'tm-carl'], admins: ['tm-carl@example.com'] } });
+    expect(set.body).toEqual({ message: 'Team memberships have been updated' });
+    const after = (await call(server, 'GET', `/api/teams/${team}/members`)).body as Array<{ login: string; permission: number }>;
+    expect(after.map((m) => [m.login, m.permission])).toEqual([['tm-bob', 0], ['tm-carl', 4]]);
+    const unknown = await call(server, 'PUT', `/api/teams/${team}/members`, { body: { members: ['nobody@example.com'] } });
+    expect([unknown.status, unknown.body]).toEqual([404, { message: 'user not found' }]);
+    expect((await call(server, 'GET', `/api/teams/${team}/members`)).body).toHaveLength(2);
+    expect((await call(server, 'GET', `/api/teams/${team}`)).body.memberCount).toBe(2);
+
+    expect((await call(server, 'DELETE', `/api/teams/${team}/members/${bob.id}`)).body).toEqual({ message: 'Team Member removed' });
+    const missing = await call(server, 'DELETE', `/api/teams/${team}/members/${bob.id}`);
+    expect([missing.status, missing.body]).toEqual([404, { message: 'Team member not found' }]);
+
+    // The signed-in user's teams.
+    const mine = await call(server, 'GET', '/api/user/teams', { auth: carl.auth });
+    expect(mine.body).toEqual([expect.objectContaining({ id: team, name: 'members-team', permission: 4, memberCount: 1 })]);
+    expect((await call(server, 'GET', '/api/user/teams', { auth: ann.auth })).body).toEqual([]);
+  });
+});
+
+describe('the Ansible collection\'s grafana_team module', () => {
+  it('gets through its calls in order: search by name, create, members by e-mail, add, remove, delete', async () => {
+    await createUser('ansible-ann');
+    await createUser('ansible-bob');
+    const search = () => call(server, 'GET', '/api/teams/search?name=ansible team');
+    // state=present on a fresh server: no team yet (totalCount <= 1 and an empty list), then create.
+    expect((await search()).body).toMatchObject({ totalCount: 0, teams: [] });
+    expect((await call(server, 'POST', '/api/teams', { body: { email: 'ops@example.com', name: 'ansible team' } })).status).toBe(200);
+    const team = (await search()).body.teams[0];
+    expect(team).toMatchObject({ name: 'ansible team', email: 'ops@example.com', memberCount: 0, orgId: 1 });
+    // members: it compares e-mails and looks users up by e-mail for their ids.
+    for (const email of ['ansible-ann@example.com', 'ansible-bob@example.com']) {
+      const user = await call(server, 'GET', `/api/users/lookup?loginOrEmail=${email}`);
+      expect((await call(server, 'POST', `/api/teams/${team.id}/members`, { body: { userId: user.body.id } })).status).toBe(200);
+    }
+    const emails = (await call(server, 'GET', `/api/teams/${team.id}/members`)).body.map((m: { email: string }) => m.email);
+    expect(emails).toEqual(['ansible-ann@example.com', 'ansible-bob@example.com']);
+    // enforce_members: the one no longer listed goes.
+    const bob = await call(server, 'GET', '/api/users/lookup?loginOrEmail=ansible-bob@example.com');
+    expect((await call(server, 'DELETE', `/api/teams/${team.id}/members/${bob.body.id}`)).status).toBe(200);
+    expect((await search()).body.teams[0].memberCount).toBe(1);
+    // state=absent
+    expect((await call(server, 'DELETE', `/api/teams/${team.id}`)).body.message).toBe('Team deleted');
+    expect((await search()).body.totalCount).toBe(0);
+  });
+});
+
+describe('team search and paging', () => {
+  it('filters by query and name, pages with totalCount, and answers past the end', async () => {
+    for (const name of ['search-a', 'search-b', 'search-c', 'Search-D', 'other-x']) await createTeam(name);
+    const page1 = await call(server, 'GET', '/api/teams/search?query=search&perpage=2&page=1');
+    expect(page1.body).toMatchObject({ totalCount: 4, page: 1, perPage: 2 });
+    expect(page1.body.teams.map((t: { name: string }) => t.name)).toEqual(['search-a', 'search-b']);
+    const page2 = await call(server, 'GET', '/api/teams/search?query=search&perpage=2&page=2');
+    expect(page2.body.teams.map((t: { name: string }) => t.name)).toEqual(['search-c', 'Search-D']);
+    const past = await call(server, 'GET', '/api/teams/search?query=search&perpage=2&page=9');
+    expect(past.body).toEqual({ totalCount: 4, teams: [], page: 9, perPage: 2 });
+    expect((await call(server, 'GET', '/api/teams/search?name=search-b')).body.teams.map((t: { name: string }) => t.name)).toEqual(['search-b']);
+    // The original's defaults for what does not parse: page 1, 1000 a page.
+    expect((await call(server, 'GET', '/api/teams/search?query=search&perpage=x&page=-3')).body).toMatchObject({ totalCount: 4, page: 1, perPage: 1000 });
+    expect((await call(server, 'GET', '/api/teams/search?query=%25')).body.totalCount).toBe(0);
+  });
+});
+
+describe('team access rules', () => {
+  it('lets org Admins do everything, team Admins their own team, members read it, others nothing', async () => {
+    const team = await createTeam('access-team');
+    const elsewhere = await createTeam('access-other');
+    const teamAdmin = await createUser('ta-admin');
+    const member = await createUser('ta-member', 'Editor');
+    const outsider = await createUser('ta-outsider', 'Editor');
+    await call(server, 'PUT', `/api/teams/${team}/members`, { body: { members: ['ta-member'], admins: ['ta-admin'] } });
+
+    // Creating a team: org Admins only.
+    const refused = await call(server, 'POST', '/api/teams', { auth: member.auth, body: { name: 'nope' } });
+    expect(refused.status).toBe(403);
+    expect(refused.body.message).toContain('teams:create');
+
+    // Search: non-admins see their own teams only.
+    const seen = (auth: string) => call(server, 'GET', '/api/teams/search?query=access', { auth }).then((r) => r.body.teams.map((t: { name: string }) => t.name));
+    expect(await seen(ADMIN)).toEqual(['access-other', 'access-team']);
+    expect(await seen(member.auth)).toEqual(['access-team']);
+    expect(await seen(outsider.auth)).toEqual([]);
+
+    // Reading one: members yes; others 403 whether it exists or not (no existence leak).
+    expect((await call(server, 'GET', `/api/teams/${team}`, { auth: member.auth })).status).toBe(200);
+    for (const id of [elsewhere, 999999]) {
+      const res = await call(server, 'GET', `/api/teams/${id}`, { auth: outsider.auth });
+      expect(res.status).toBe(403);
+      expect(res.body.message).toContain('teams:read');
+    }
+
+    // Members and changes: team Admins of this team, not plain members.
+    expect((await call(server, 'GET', `/api/teams/${team}/members`, { auth: member.auth })).status).toBe(403);
+    expect((await call(server, 'GET', `/api/teams/${team}/members`, { auth: teamAdmin.auth })).status).toBe(200);
+    expect((await call(server, 'PUT', `/api/teams/${team}`, { auth: member.auth, body: { name: 'renamed' } })).status).toBe(403);
+    expect((await call(server, 'PUT', `/api/teams/${team}`, { auth: teamAdmin.auth, body: { name: 'access-team' } })).status).toBe(200);
+    expect((await call(server, 'POST', `/api/teams/${team}/members`, { auth: teamAdmin.auth, body: { userId: outsider.id } })).status).toBe(200);
+    expect((await call(server, 'POST', `/api/teams/${elsewhere}/members`, { auth: teamAdmin.auth, body: { userId: outsider.id } })).status).toBe(403);
+    expect((await call(server, 'DELETE', `/api/teams/${elsewhere}`, { auth: teamAdmin.auth })).status).toBe(403);
+    expect((await call(server, 'DELETE', `/api/teams/${team}`, { auth: teamAdmin.auth })).status).toBe(200);
+  });
+
+  it('keeps teams in their org: another org neither sees nor changes them', async () => {
+    const team = await createTeam('org-one-team');
+    const org = await call(server, 'POST', '/api/orgs', { body: { name: 'Team Org Two' } });
+    const orgTwo = { 'X-Grafana-Org-Id': String(org.body.orgId) };
+    expect((await call(server, 'GET', `/api/teams/${team}`, { headers: orgTwo })).status).toBe(404);
+    expect((await call(server, 'PUT', `/api/teams/${team}`, { headers: orgTwo, body: { name: 'x' } })).status).toBe(404);
+    expect((await call(server, 'DELETE', `/api/teams/${team}`, { headers: orgTwo })).status).toBe(404);
+    expect((await call(server, 'GET', '/api/teams/search?query=org-one', { headers: orgTwo })).body.totalCount).toBe(0);
+    // The same name is free in another org.
+    expect((await call(server, 'POST', '/api/teams', { headers: orgTwo, body: { name: 'org-one-team' } })).status).toBe(200);
+    // A user of org 1 only cannot join a team of org 2.
+    const loner = await createUser('org-one-only');
+    const orgTwoTeam = (await call(server, 'GET', '/api/teams/search?name=org-one-team', { headers: orgTwo })).body.teams[0].id;
+    expect((await call(server, 'POST', `/api/teams/${orgTwoTeam}/members`, { headers: orgTwo, body: { userId: loner.id } })).status).toBe(404);
+  });
+});
+
+describe('clean-up', () => {
+  it('removes memberships with the user, with its org membership, and teams with their org', async () => {
+    const org = await call(server, 'POST', '/api/orgs', { body: { name: 'Doomed Team Org' } });
+    const orgId = org.body.orgId as number;
+    const headers = { 'X-Grafana-Org-Id': String(orgId) };
+    const team = (await call(server, 'POST', '/api/teams', { headers, body: { name: 'doomed' } })).body.teamId;
+    const dave = await createUser('cleanup-dave');
+    const erin = await createUser('cleanup-erin');
+    for (const login of ['cleanup-dave', 'cleanup-erin']) {
+      expect((await call(server, 'POST', `/api/orgs/${orgId}/users`, { body: { loginOrEmail: login, role: 'Viewer' } })).status).toBe(200);
+    }
+    await call(server, 'PUT', `/api/teams/${team}/members`, { headers, body: { members: ['cleanup-dave', 'cleanup-erin'] } });
+    expect((await call(server, 'GET', `/api/teams/${team}`, { headers })).body.memberCount).toBe(2);
+
+    expect((await call(server, 'DELETE', `/api/admin/users/${dave.id}`)).status).toBe(200);
+    expect((await call(server, 'GET', `/api/teams/${team}`, { headers })).body.memberCount).toBe(1);
+    expect((await call(server, 'DELETE', `/api/orgs/${orgId}/users/${erin.id}`)).status).toBe(200);
+    expect((await call(server, 'GET', `/api/teams/${team}`, { headers })).body.memberCount).toBe(0);
+
+    expect((await call(server, 'DELETE', `/api/orgs/${orgId}`)).status).toBe(200);
+    expect(await server.sql('select id from team where id = $1', [team])).toEqual([]);
+    expect(await server.sql('select 1 from team_member where team_id = $1', [team])).toEqual([]);
+  });
+});
+
+describe('GraphQL', () => {
+  it('shows teams on the org and members on the team, and writes through mutations', async () => {
+    const created = await gql(server, 'mutation { createTeam(name: "gql-team", email: "g@example.com") { message teamId team { name memberCount } } }');
+    expect(created.body.data.createTeam).toMatchObject({ message: 'Team created', team: { name: 'gql-team', memberCount: 0 } });
+    const teamId = created.body.data.createTeam.teamId;
+    const user = await createUser('gql-member');
+    expect((await gql(server, `mutation { addTeamMember(teamId: ${teamId}, userId: ${user.id}) { message } }`)).body.data.addTeamMember.message).toBe('Member added to Team');
+    const read = await gql(server, '{ currentOrganization { teams { name memberCount members { login permission } } } }');
+    expect(read.body.data.currentOrganization.teams).toContainEqual({ name: 'gql-team', memberCount: 1, members: [{ login: 'gql-member', permission: 0 }] });
+    const denied = await gql(server, `{ teamMembers(teamId: ${teamId}) { login } }`, {}, user.auth);
+    expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect((await gql(server, `mutation { deleteTeam(teamId: ${teamId}) { message } }`)).body.data.deleteTeam.message).toBe('Team deleted');
+  });
+});

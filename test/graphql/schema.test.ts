@@ -1,0 +1,119 @@
+import { readFileSync } from 'node:fs';
+import { describe, expect, it } from '@jest/globals';
+import { introspectionFromSchema, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
+import { orgRole, serverAdmin, type Access } from '../../src/auth/access.ts';
+import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
+import { getSchema, printSdl } from '../../src/graphql/schema/index.ts';
+import { FRAGMENTS, ROUTES } from '../../src/http/routes.ts';
+import { checkRestOperations, compileRestFunction, compileRestOperation } from '../../src/rest/executor.ts';
+
+describe('committed GraphQL SDL', () => {
+  it('matches the schema the code builds (run `npm run schema:print` after changing it)', () => {
+    const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
+    expect(committed).toBe(printSdl());
+  });
+});
+
+describe('REST rows and the root fields they run', () => {
+  it('compile, each row admitting exactly whom its root field admits', () => {
+    const rest = ROUTES.filter((r) => r.kind === 'rest');
+    expect(rest.length).toBeGreaterThan(20);
+    for (const route of rest) expect(() => compileRestOperation(getSchema(), route.document, FRAGMENTS, route.access)).not.toThrow();
+  });
+
+  it('refuse a row whose rule differs from its field\'s', () => {
+    const document = 'query ListDataSources { dataSources { id } }';
+    expect(() => compileRestOperation(getSchema(), document, '', serverAdmin)).toThrow(/route admits server admin.*dataSources declares org Viewer \(datasources:read\)/);
+    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:write'))).toThrow(/declares org Viewer \(datasources:read\)/);
+    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:read'))).not.toThrow();
+  });
+
+  it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
+    const viewer = orgRole('Viewer', 'datasources:read');
+    const rest = ROUTES.filter((r) => r.kind === 'rest');
+    const checked = checkRestOperations(getSchema(), rest.map((r) => ({ source: r.document, access: r.access })), FRAGMENTS);
+    expect(checked.map((op) => op.compiled)).toEqual(rest.map(() => null));
+    // Each carries exactly the fragments it spreads, transitively.
+    const listing = checked.find((op) => op.name === 'ListDataSources')!;
+    expect(listing.document.definitions.map((d) => ('name' in d ? d.name?.value : undefined))).toEqual(['ListDataSources', 'DataSourceListItem']);
+    expect(compileRestFunction(listing)).toBe(compileRestFunction(listing));
+
+    const sources = [
+      { source: 'query One { dataSources { ...DataSourceListItem } }', access: viewer },
+      { source: 'query Two { dataSources { nope } }', access: viewer },
+    ];
+    expect(() => checkRestOperations(getSchema(), sources, FRAGMENTS)).toThrow(/^REST operation Two is invalid: Cannot query field "nope"/);
+    expect(() => checkRestOperations(getSchema(), [sources[0]!, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }], FRAGMENTS))
+      .toThrow(/invalid together: There can be only one operation named "Two"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { dataSources { ...Missing } }', access: viewer }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
+  });
+
+  it('every root field declares its access rule', () => {
+    const undeclared = rootTypes(getSchema()).flatMap((type) => Object.values(type.getFields()).filter((f) => !declaredAccess(f)).map((f) => `${type.name}.${f.name}`));
+    expect(undeclared).toEqual([]);
+  });
+});
+
+/**
+ * What a root field's description must say of who may call it, derived from the rule it declares
+ * (so a field whose rule changes must say so): the role and the action of an org role, server
+ * admins, signed-in users or any signed-in caller.
+ */
+function mustSay(access: Access): RegExp[] {
+  const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+  switch (access.kind) {
+    case 'org-role':
+      return [new RegExp(`\\bOrg ${access.role}s\\b`), new RegExp(`\\(${escape(access.action)}\\)`), ...(access.serverAdmins ? [/server admins/] : [])];
+    case 'server-admin':
+      return [/Server admins only/, access.action ? new RegExp(`\\(${escape(access.action)}\\)`) : /\(Basic credentials\)/];
+    case 'user':
+      return [/Signed-in users \(Basic credentials; (no token|tokens are refused)\)/];
+    case 'signed-in':
+      return [/[Aa]ny signed-in caller/];
+    default:
+      return [/Anyone/];
+  }
+}
+
+describe('descriptions, as GraphiQL shows them', () => {
+  const schema = getSchema();
+  const introspection = introspectionFromSchema(schema);
+  const types = introspection.__schema.types.filter((t) => !t.name.startsWith('__'));
+
+  it('say on every root field who may call it, naming the rule it declares', () => {
+    const roots = rootTypes(schema);
+    const unsaid: string[] = [];
+    let checked = 0;
+    for (const root of roots) {
+      const shown = types.find((t) => t.name === root.name) as IntrospectionObjectType;
+      for (const field of shown.fields) {
+        const access = declaredAccess(root.getFields()[field.name]!);
+        expect(access).toBeDefined();
+        const missing = mustSay(access!).filter((rule) => !rule.test(field.description ?? ''));
+        if (missing.length) unsaid.push(`${root.name}.${field.name}: ${missing.join(', ')} in "${field.description ?? ''}"`);
+        checked++;
+      }
+    }
+    expect(unsaid).toEqual([]);
+    expect(checked).toBeGreaterThan(100);
+  });
+
+  it('describe every type, field, input field, argument and enum value', () => {
+    const undescribed: string[] = [];
+    const check = (what: string, item: { description?: string | null }) => {
+      if (!item.description) undescribed.push(what);
+    };
+    for (const type of types) {
+      check(type.name, type);
+      const fields: readonly IntrospectionField[] = 'fields' in type && type.fields ? type.fields : [];
+      for (const field of fields) {
+        check(`${type.name}.${field.name}`, field);
+        for (const arg of field.args) check(`${type.name}.${field.name}(${arg.name})`, arg);
+      }
+      const inputs: readonly IntrospectionInputValue[] = 'inputFields' in type && type.inputFields ? type.inputFields : [];
+      for (const input of inputs) check(`${type.name}.${input.name}`, input);
+      for (const value of type.kind === 'ENUM' ? type.enumValues : []) check(`${type.name}.${value.name}`, value);
+    }
+    expect(undescribed).toEqual([]);
+  });
+});
