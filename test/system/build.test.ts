@@ -9,13 +9,13 @@ import { compile, DIST, distIsCurrent } from '../../bin/build.js';
 describe('the build of dist/', () => {
   it('blanks types in place and rewrites relative .ts specifiers only', async () => {
     const source = [
-      "import type { A } from '../a.ts';",
-      "import { b, type C } from '../../b/c.ts';",
-      "export { d } from '../d.ts';",
+      "import type { A } from './a.ts';",
+      "import { b, type C } from '../b/c.ts';",
+      "export { d } from './d.ts';",
       "export * from \"./e.ts\";",
-      "import '../side-effect.ts';",
+      "import './side-effect.ts';",
       "interface Shape { x: number }",
-      "const later = () => import('../later.ts');",
+      "const later = () => import('./later.ts');",
       'const lazy = () => import(`../lazy.ts`);',
       "const named: string = 'not-a-module.ts';",
       "import pg from 'pg';",
@@ -25,12 +25,12 @@ describe('the build of dist/', () => {
     const lines = out.split('\n');
     expect(lines.slice(0, 11).map((line) => line.trimEnd())).toEqual([
       '',
-      "import { b,        } from '../../b/c.js';",
-      "export { d } from '../d.js';",
-      'export * from "../e.js";',
-      "import '../side-effect.js';",
+      "import { b,        } from '../b/c.js';",
+      "export { d } from './d.js';",
+      'export * from "./e.js";',
+      "import './side-effect.js';",
       '',
-      "const later = () => import('../later.js');",
+      "const later = () => import('./later.js');",
       'const lazy = () => import(`../lazy.js`);',
       "const named         = 'not-a-module.ts';",
       "import pg from 'pg';",
