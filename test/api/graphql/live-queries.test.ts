@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { applyLiveDelta, type LiveResult, type LiveResultDelta } from '../../../examples/typed-client/src/live-frames.ts';
 import type { Principal } from '../../../src/auth/principal.ts';
 import { createToken } from '../../../src/cli/commands.ts';
-import type { LiveQueryEvent } from '../../../src/query/live/hub.ts';
+import type { LiveQueryEvent } from '../../../src/query/live/live-queries.ts';
 import { rangeAt } from '../../../src/query/live/timing.ts';
 import { StreamEnd } from '../../../src/live/stream.ts';
 import { eventually } from '../../support/instances.ts';

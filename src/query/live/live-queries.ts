@@ -1,14 +1,23 @@
 import type { Principal } from '../../auth/principal.ts';
 import { badRequest, DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { LiveChanges, StreamRequest } from '../../live/hub.ts';
-import type { LiveQueryOpener, LiveQueryRequest } from '../../live/live-queries.ts';
 import { StreamEnd, type LiveStream } from '../../live/stream.ts';
+import type { LiveStreams, StreamRequest } from '../../live/streams.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
 import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
+
+/** A live query as a subscriber asks for it: the `liveQuery` field's arguments, as sent. */
+export interface LiveQueryRequest {
+  /** The query objects of `POST /api/ds/query`, as sent. */
+  queries: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  from: string;
+  to: string;
+  /** A duration (`5s`, `1m`), at least `[live] min_refresh`. */
+  refresh: string;
+}
 
 /** What one shared run asks the query service: the request's queries over an absolute range (epoch-ms strings). */
 export interface QueryRunRequest {
@@ -87,12 +96,12 @@ interface Shared {
  * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet. Each
  * subscriber's stream is a one-slot "latest state": a reader slower than the ticks gets, when it
  * reads, the delta from what it last had to the newest answer, never a queue. The streams are
- * LiveChanges' own (limits, rights rechecked on credential changes, the final event at shutdown);
+ * registered with LiveStreams (limits, rights rechecked on credential changes, the final event at shutdown);
  * at every tick the callers are also rechecked before the run, so a revoked token, a disabled
  * user or a lost role ends the stream at the latest then.
  */
-export class LiveQueries implements LiveQueryOpener {
-  readonly #live: LiveChanges;
+export class LiveQueries {
+  readonly #live: LiveStreams;
   readonly #log: Logger;
   readonly #options: LiveQueryOptions;
   readonly #now: () => number;
@@ -101,7 +110,7 @@ export class LiveQueries implements LiveQueryOpener {
   upstreamCalls = 0;
   skippedTicks = 0;
 
-  constructor(live: LiveChanges, log: Logger, options: LiveQueryOptions) {
+  constructor(live: LiveStreams, log: Logger, options: LiveQueryOptions) {
     this.#live = live;
     this.#log = log;
     this.#options = options;
@@ -160,7 +169,7 @@ export class LiveQueries implements LiveQueryOpener {
     return this.#events(shared, viewer);
   }
 
-  /** Stops every run and tick; the streams themselves end with LiveChanges (its `close`). */
+  /** Stops every run and tick; the streams themselves end with LiveStreams (its `close`). */
   close(): void {
     this.#closed = true;
     for (const shared of this.#shared.values()) {
