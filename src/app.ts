@@ -76,6 +76,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       requested,
     ),
     minRefreshMs: settings.live.minRefreshMs,
+    maxUpstreamCallsPerSecond: settings.live.maxUpstreamCallsPerSecond,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
     runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
     onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),

@@ -58,7 +58,10 @@ builder.subscriptionFields((t) => ({
     type: LiveQueryEventType,
     description: 'A query of `POST /api/ds/query` kept current: its answer at once, then again every `refresh`, over a range that moves with the clock. '
       + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock. '
-      + 'The caller\'s rights are checked again at every refresh. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
+      + 'The caller\'s rights are checked again at every refresh; the stream ends with `NOT_FOUND` once a data source it queries is deleted. '
+      + 'A refId failing again exactly as before is not sent again. '
+      + 'Each query naming a data source counts one call per refresh against the caller\'s `[live] max_upstream_calls_per_second` (a live query it already watches counts once); a subscription past it is refused with `TOO_MANY_REQUESTS`. '
+      + 'Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
     extensions: { access: queryData },
     args: {
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'The `queries` of `POST /api/ds/query`, as sent there.' }),

@@ -17,7 +17,7 @@ import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 
 builder.subscriptionType({
   description: 'Changes as they happen, over Server-Sent Events: POST (or GET) /graphql with `Accept: text/event-stream` (the graphql-sse protocol, distinct connections mode). '
-    + 'A stream ends with an error event when the caller loses access (`UNAUTHENTICATED`, `FORBIDDEN`) or must subscribe again and reload (`UNAVAILABLE`: shutdown, a lost change feed, a reader too slow).',
+    + 'A stream ends with an error event when the caller loses access (`UNAUTHENTICATED`, `FORBIDDEN`), when what it watches is gone (`NOT_FOUND`: a live query\'s data source deleted) or must subscribe again and reload (`UNAVAILABLE`: shutdown, a lost change feed, a reader too slow).',
 });
 
 const DataSourceChangeKind = builder.enumType('DataSourceChangeKind', {

@@ -2,9 +2,10 @@ import type { Principal } from '../../auth/principal.ts';
 import { badRequest, DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import { StreamEnd, type LiveStream } from '../../live/stream.ts';
-import type { LiveStreams, StreamRequest } from '../../live/streams.ts';
+import { callerKey, type LiveStreams, type StreamRequest } from '../../live/streams.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
+import { CallBudget, callsPerRefresh, formatRate } from './budget.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
 import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
@@ -53,6 +54,8 @@ export interface LiveQueryOptions {
   authorize?(caller: Principal, queries: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void>;
   /** `[live] min_refresh`, in milliseconds. */
   minRefreshMs: number;
+  /** `[live] max_upstream_calls_per_second`: what one caller's live queries may ask for; 0 (or absent): no limit. */
+  maxUpstreamCallsPerSecond?: number;
   /** Longest a run may take before its refIds fail with a timeout (the query timeout). */
   runTimeoutMs: number;
   /** Counted when a run starts, and when a tick is skipped because the previous run still runs. */
@@ -98,7 +101,9 @@ interface Shared {
  * reads, the delta from what it last had to the newest answer, never a queue. The streams are
  * registered with LiveStreams (limits, rights rechecked on credential changes, the final event at shutdown);
  * at every tick the callers are also rechecked before the run, so a revoked token, a disabled
- * user or a lost role ends the stream at the latest then.
+ * user or a lost role ends the stream at the latest then, and a data source gone ends every
+ * stream of the query. What each caller's live queries ask of the data sources is bounded by a
+ * budget of calls per second (budget.ts), checked when a subscription opens.
  */
 export class LiveQueries {
   readonly #live: LiveStreams;
@@ -106,6 +111,7 @@ export class LiveQueries {
   readonly #options: LiveQueryOptions;
   readonly #now: () => number;
   readonly #shared = new Map<string, Shared>();
+  readonly #budget: CallBudget;
   #closed = false;
   upstreamCalls = 0;
   skippedTicks = 0;
@@ -115,6 +121,7 @@ export class LiveQueries {
     this.#log = log;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#budget = new CallBudget(options.maxUpstreamCallsPerSecond ?? 0);
   }
 
   /** Distinct live queries running on this instance. */
@@ -139,15 +146,31 @@ export class LiveQueries {
     // The first subscriber's run loads the data sources as that subscriber; a later one is asked here.
     if (shared && this.#options.authorize) await this.#options.authorize(request.principal, query.queries);
     shared = this.#shared.get(key);
-    const viewer: Viewer = {
-      sent: null,
-      stream: this.#live.openStream<Snapshot>(request, {
-        capacity: 1,
-        keyOf: () => 0,
-        merge: (_older, newer) => newer,
-        onClose: () => this.#leave(key, viewer),
-      }),
-    };
+    // Reserved and registered in one synchronous step, so concurrent subscriptions cannot both fit.
+    const calls = callsPerRefresh(query.queries);
+    const reserved = this.#budget.reserve(callerKey(request.principal), key, (calls * 1000) / refreshMs);
+    if ('refused' in reserved) {
+      const { limit, asked, held } = reserved.refused;
+      throw new DomainError('TOO_MANY_REQUESTS', MESSAGES.live.overBudget(limit, `${formatRate(asked)}/s (${calls} ${calls === 1 ? 'query' : 'queries'} every ${query.refresh})`, `${formatRate(held)}/s`));
+    }
+    let viewer: Viewer;
+    try {
+      viewer = {
+        sent: null,
+        stream: this.#live.openStream<Snapshot>(request, {
+          capacity: 1,
+          keyOf: () => 0,
+          merge: (_older, newer) => newer,
+          onClose: () => {
+            reserved.release();
+            this.#leave(key, viewer);
+          },
+        }),
+      };
+    } catch (error) {
+      reserved.release();
+      throw error;
+    }
     if (!shared) {
       shared = {
         key, queries: query.queries, from: query.from, to: query.to, refreshMs,
@@ -254,6 +277,11 @@ export class LiveQueries {
         } else results = answer;
       } catch (error) {
         if (first && error instanceof DomainError) throw error;
+        if (error instanceof DomainError && error.code === 'NOT_FOUND') {
+          // Deleted between the tick's check and its run: nothing left to run, for anyone.
+          for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
+          return;
+        }
         if (!(error instanceof DomainError)) this.#log.warn({ err: error }, 'a live query run failed');
         results = error instanceof DomainError
           ? failedResults(shared.queries, error, error.status, 'plugin')
@@ -272,8 +300,9 @@ export class LiveQueries {
 
   /**
    * Ends the stream of every subscriber who may no longer query the data sources (a permission,
-   * team membership or role taken away), with the error a new request would get. Subscribers with
-   * the same identity are asked once.
+   * team membership or role taken away), with the error a new request would get, and every
+   * stream once a data source is gone (deleted, or its uid changed): a run would only fail with
+   * 404 at every refresh. Subscribers with the same identity are asked once.
    */
   async #authorizeViewers(shared: Shared): Promise<void> {
     const authorize = this.#options.authorize;
@@ -285,9 +314,11 @@ export class LiveQueries {
       const identity = `${principal.orgId}:${principal.userId ?? '-'}:${principal.orgRole}:${principal.kind}`;
       let verdict = verdicts.get(identity);
       if (!verdict) {
-        // Only a refusal ends the stream; a data source gone or another failure is the run's to report per refId.
+        // A refusal or a data source gone ends the stream; another failure (the database
+        // unreachable) is the run's to report per refId.
         verdict = authorize(principal, shared.queries).then(() => null, (error: unknown) => {
           if (error instanceof DomainError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return error;
+          if (error instanceof DomainError && error.code === 'NOT_FOUND') return dataSourceGone();
           return null;
         });
         verdicts.set(identity, verdict);
@@ -314,6 +345,9 @@ export class LiveQueries {
     this.#shared.delete(key);
   }
 }
+
+/** The final event of every stream of a live query whose data source is gone. */
+const dataSourceGone = () => new DomainError('NOT_FOUND', MESSAGES.live.dataSourceGone);
 
 /** A one-slot stream never overflows: a newer snapshot replaces the one waiting. */
 const overflow = () => new DomainError('UNAVAILABLE', MESSAGES.live.overflow(1));
