@@ -225,14 +225,20 @@ export class LiveQueries {
 
   #schedule(shared: Shared): void {
     if (this.#closed) return;
-    const now = this.#now();
-    const at = nextTick(now, shared.refreshMs);
+    this.#arm(shared, nextTick(this.#now(), shared.refreshMs));
+  }
+
+  /** Runs the query at tick `at`, then schedules the next one. */
+  #arm(shared: Shared, at: number): void {
+    const delay = at - this.#now();
     shared.timer = setTimeout(() => {
       shared.timer = null;
       if (this.#shared.get(shared.key) !== shared) return;
+      // A timer waits at most MAX_TIMER_MS (a longer delay fires at once): a refresh of weeks waits in steps.
+      if (delay > MAX_TIMER_MS) return this.#arm(shared, at);
       this.#schedule(shared);
       void this.#run(shared, at, false);
-    }, at - now);
+    }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
     shared.timer.unref();
   }
 
@@ -345,6 +351,9 @@ export class LiveQueries {
     this.#shared.delete(key);
   }
 }
+
+/** setTimeout's longest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
 
 /** The final event of every stream of a live query whose data source is gone. */
 const dataSourceGone = () => new DomainError('NOT_FOUND', MESSAGES.live.dataSourceGone);

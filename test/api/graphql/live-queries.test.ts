@@ -386,6 +386,15 @@ describe('liveQuery: what it refuses', () => {
     expect(stream.events[0]!.data.errors[0]).toMatchObject({ message, extensions: { code } });
   });
 
+  it('a refresh longer than a timer can wait (10000w) runs once per refresh, not in a loop', async () => {
+    const stream = await watch([up({ expr: 'monthly' })], ADMIN, { refresh: '10000w' });
+    expect(stream.status).toBe(200);
+    expect(live(await stream.next()).results[0]).toMatchObject({ kind: 'REPLACE', status: 200 });
+    await sleep(1000);
+    expect(promA.calls.filter((c) => c.expr === 'monthly')).toHaveLength(1);
+    expect(stream.events).toHaveLength(1);
+  });
+
   it('refuses an unknown data source at once, and leaves nothing running', async () => {
     const unknown = await watch([up({ datasource: { uid: 'nope' } })]);
     expect(unknown.status).toBe(404);
