@@ -242,7 +242,11 @@ export class LiveQueries {
     shared.timer.unref();
   }
 
-  /** One shared run at tick `at`; the first one rejects when the envelope refuses the request. */
+  /**
+   * One tick of a shared query: its viewers checked (from the second tick on), one run as any of
+   * them, the answer handed to every viewer. The first one rejects when the envelope refuses the
+   * request.
+   */
   async #run(shared: Shared, at: number, first: boolean): Promise<void> {
     if (shared.running) {
       this.skippedTicks++;
@@ -252,7 +256,7 @@ export class LiveQueries {
     }
     const controller = new AbortController();
     shared.running = controller;
-    let settled = true;
+    const slot = { heldPastRun: false };
     try {
       if (!first) {
         await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
@@ -260,48 +264,60 @@ export class LiveQueries {
       }
       const caller = this.#caller(shared);
       if (!caller || controller.signal.aborted) return;
-      const range = rangeAt(shared.from, shared.to, at);
-      this.upstreamCalls++;
-      this.#options.onUpstreamCall?.();
-      const run = this.#options.runner(caller, { queries: shared.queries, from: range.from, to: range.to }, controller.signal);
-      let results: ReadonlyMap<string, DataResponse>;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.#options.runTimeoutMs);
-      });
-      try {
-        const answer = await Promise.race([run, deadline]);
-        if (answer === 'timeout') {
-          // The run may go on (an upstream that ignores the abort): it keeps the slot until it
-          // settles, so later ticks are skipped rather than stacked on it.
-          controller.abort();
-          settled = false;
-          run.then(() => undefined, () => undefined).finally(() => {
-            if (shared.running === controller) shared.running = null;
-          });
-          results = failedResults(shared.queries, new DomainError('UNAVAILABLE', MESSAGES.live.runTimeout), 504, 'downstream');
-        } else results = answer;
-      } catch (error) {
-        if (first && error instanceof DomainError) throw error;
-        if (error instanceof DomainError && error.code === 'NOT_FOUND') {
-          // Deleted between the tick's check and its run: nothing left to run, for anyone.
-          for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
-          return;
-        }
-        if (!(error instanceof DomainError)) this.#log.warn({ err: error }, 'a live query run failed');
-        results = error instanceof DomainError
-          ? failedResults(shared.queries, error, error.status, 'plugin')
-          : failedResults(shared.queries, new DomainError('INTERNAL', MESSAGES.live.runFailed), 500, 'plugin');
-      } finally {
-        clearTimeout(timer);
+      const results = await this.#fetch(shared, caller, at, controller, first, slot);
+      if (results === 'gone') {
+        // Deleted between the tick's check and its run: nothing left to run, for anyone.
+        for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
+        return;
       }
       if (this.#shared.get(shared.key) !== shared) return; // everyone left meanwhile
-      const snapshot: Snapshot = { at, results, deltas: new WeakMap(), full: null };
-      shared.latest = snapshot;
-      for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
+      this.#publish(shared, { at, results, deltas: new WeakMap(), full: null });
     } finally {
-      if (settled && shared.running === controller) shared.running = null;
+      if (!slot.heldPastRun && shared.running === controller) shared.running = null;
     }
+  }
+
+  /**
+   * The answers of one run at tick `at` as `caller`, every failure turned into the refIds' errors
+   * as the envelope reports them, except a data source gone (`'gone'`) and, on the first run, the
+   * envelope's refusal (thrown). A run outliving the timeout keeps the query's slot until it
+   * settles (`slot.heldPastRun`), so later ticks are skipped rather than stacked on it.
+   */
+  async #fetch(shared: Shared, caller: Principal, at: number, controller: AbortController, first: boolean, slot: { heldPastRun: boolean }): Promise<ReadonlyMap<string, DataResponse> | 'gone'> {
+    const range = rangeAt(shared.from, shared.to, at);
+    this.upstreamCalls++;
+    this.#options.onUpstreamCall?.();
+    const run = this.#options.runner(caller, { queries: shared.queries, from: range.from, to: range.to }, controller.signal);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.#options.runTimeoutMs);
+    });
+    try {
+      const answer = await Promise.race([run, deadline]);
+      if (answer !== 'timeout') return answer;
+      // The run may go on (an upstream that ignores the abort).
+      controller.abort();
+      slot.heldPastRun = true;
+      run.then(() => undefined, () => undefined).finally(() => {
+        if (shared.running === controller) shared.running = null;
+      });
+      return failedResults(shared.queries, new DomainError('UNAVAILABLE', MESSAGES.live.runTimeout), 504, 'downstream');
+    } catch (error) {
+      if (first && error instanceof DomainError) throw error;
+      if (error instanceof DomainError && error.code === 'NOT_FOUND') return 'gone';
+      if (!(error instanceof DomainError)) this.#log.warn({ err: error }, 'a live query run failed');
+      return error instanceof DomainError
+        ? failedResults(shared.queries, error, error.status, 'plugin')
+        : failedResults(shared.queries, new DomainError('INTERNAL', MESSAGES.live.runFailed), 500, 'plugin');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Hands a new answer to every viewer (each stream holds the latest only); later joiners start from it. */
+  #publish(shared: Shared, snapshot: Snapshot): void {
+    shared.latest = snapshot;
+    for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
   }
 
   /**
