@@ -303,12 +303,12 @@ describe('liveQuery: failures and back-pressure', () => {
   });
 
   it('a reader that does not read holds one latest state, and gets the change to the newest answer', async () => {
-    const hub = server.app.liveQueries!;
+    const liveQueries = server.app.liveQueries!;
     const admin: Principal = { kind: 'user', userId: 1, login: 'admin', orgId: 1, orgRole: 'Admin', isServerAdmin: true, method: 'basic' };
     const request = { principal: admin, authorize: () => undefined };
     const query = { queries: [up({ expr: 'slow-reader' })], from: 'now-10s', to: 'now', refresh: REFRESH };
     const fast = subscribe(server, LIVE_QUERY, { variables: query });
-    const slow = (await hub.open(request, query)) as AsyncIterableIterator<LiveQueryEvent | StreamEnd>;
+    const slow = (await liveQueries.open(request, query)) as AsyncIterableIterator<LiveQueryEvent | StreamEnd>;
     try {
       const firstEvent = (await slow.next()).value as LiveQueryEvent;
       const fastStream = await fast;
@@ -331,7 +331,7 @@ describe('liveQuery: failures and back-pressure', () => {
   });
 });
 
-/** The server delta as the GraphQL field writes it (for the reader that reads the hub directly). */
+/** The server delta as the GraphQL field writes it (for the reader that reads the live queries directly). */
 function toWire(d: LiveQueryEvent['results'][number]): LiveResultDelta {
   if (d.kind === 'replace') return { refId: d.refId, kind: 'REPLACE', status: d.response.status ?? 200, error: d.response.error ?? null, errorSource: d.response.error !== undefined ? (d.response.errorSource ?? '') : null, frames: (d.response.frames ?? null) as never };
   if (d.kind === 'append') return { refId: d.refId, kind: 'APPEND', appends: d.appends };
