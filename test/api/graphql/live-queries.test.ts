@@ -276,8 +276,8 @@ describe('liveQuery: failures and back-pressure', () => {
       await stream.ended;
       const nexts = stream.events.filter((e) => e.event === 'next');
       expect(nexts.at(-1)!.data.errors[0]).toMatchObject({ message: 'Data source not found (deleted, or its uid changed); this live query has ended', extensions: { code: 'NOT_FOUND' } });
-      // No refresh reported a 404 before the end: the first tick after the deletion ended it.
-      expect(nexts.slice(0, -1).every((e) => live(e).results.every((r) => r.status !== 404))).toBe(true);
+      // The first tick after the deletion ended it (at most a run already under way reported a 404 first).
+      expect(nexts.slice(0, -1).filter((e) => live(e).results.some((r) => r.status === 404)).length).toBeLessThanOrEqual(1);
       expect(stream.events.at(-1)!.event).toBe('complete');
     }
     expect(server.app.liveQueries!.active).toBe(0);
