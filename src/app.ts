@@ -11,8 +11,9 @@ import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
 import { getSchema } from './graphql/schema/index.ts';
-import { LiveChanges } from './live/hub.ts';
-import { LiveQueries, type QueryRunner } from './query/live/hub.ts';
+import { createChangeFeeds } from './live/feeds/index.ts';
+import { LiveStreams } from './live/streams.ts';
+import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
@@ -28,7 +29,7 @@ export interface App {
   /** The one way out to data sources, for every caller that reaches one. */
   upstream: Upstream;
   /** Open subscription streams. */
-  live: LiveChanges;
+  live: LiveStreams;
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
   listen(port: number, host?: string): Promise<AddressInfo>;
@@ -52,11 +53,12 @@ export interface AppOptions {
 export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, log: Logger, options: AppOptions = {}): App {
   const changes = new ChangeListener(db.connection, log);
   const services = createServices(settings, db.orm, changes, options);
-  const live = (services.live = new LiveChanges(db.orm, services.dataSources, changes, log, {
+  const live = new LiveStreams(db.orm, changes, log, {
     maxStreams: settings.graphql.maxSubscriptions,
     maxStreamsPerPrincipal: settings.graphql.maxSubscriptionsPerPrincipal,
     queueSize: settings.graphql.subscriptionQueueSize,
-  }, services.dataSourceAccess));
+  });
+  services.live = createChangeFeeds(live, db.orm, changes, log, services.dataSources, services.dataSourceAccess);
   const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
   // The one way out to data sources: the proxy, the health checks and every other caller share
@@ -74,17 +76,18 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       requested,
     ),
     minRefreshMs: settings.live.minRefreshMs,
+    maxUpstreamCallsPerSecond: settings.live.maxUpstreamCallsPerSecond,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
     runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
     onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
     onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
   });
-  services.liveQueries = liveQueries;
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
     queries,
+    liveQueries,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),

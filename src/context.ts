@@ -3,6 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Access } from './auth/access.ts';
 import { AUTH_ERRORS, DomainError } from './errors/domain.ts';
 import { MESSAGES } from './errors/messages.ts';
+import type { LiveQueries } from './query/live/live-queries.ts';
 import type { QueryService } from './query/service.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Services } from './services/index.ts';
@@ -32,10 +33,12 @@ export class RequestContext {
   #left: AbortController | null = null;
 
   readonly #queries: QueryService | null;
+  readonly #liveQueries: LiveQueries | null;
 
-  constructor(services: Services, queries: QueryService | null = null) {
+  constructor(services: Services, queries: QueryService | null = null, liveQueries: LiveQueries | null = null) {
     this.services = services;
     this.#queries = queries;
+    this.#liveQueries = liveQueries;
     this.changeMark = services.changes.mark();
   }
 
@@ -58,6 +61,12 @@ export class RequestContext {
   get queries(): QueryService {
     if (!this.#queries) throw new DomainError('UNAVAILABLE', MESSAGES.health.notServedHere);
     return this.#queries;
+  }
+
+  /** Live queries (the `liveQuery` subscription); absent in processes that serve no queries. */
+  get liveQueries(): LiveQueries {
+    if (!this.#liveQueries) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
+    return this.#liveQueries;
   }
 
   /** The signed-in caller; only fields and rows that admit anonymous callers may meet none (401). */

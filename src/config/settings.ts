@@ -167,6 +167,8 @@ export interface Settings {
   readonly live: {
     /** Shortest refresh a live query may ask for, in milliseconds. */
     readonly minRefreshMs: number;
+    /** Data source calls per second one caller's live queries may ask for on this instance; 0: no limit. */
+    readonly maxUpstreamCallsPerSecond: number;
   };
 }
 
@@ -460,7 +462,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       trustedDocumentsPath: resolve(homePath, required('graphql', 'trusted_documents_path')),
     },
     metrics: { enabled: bool('metrics', 'enabled') },
-    live: { minRefreshMs: period('live', 'min_refresh') },
+    live: { minRefreshMs: period('live', 'min_refresh'), maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0) },
   };
 }
 

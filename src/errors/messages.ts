@@ -213,6 +213,11 @@ export const MESSAGES = {
     badRefresh: (text: string) => `Invalid refresh "${text}": a duration such as 5s, 1m or 1m30s`,
     refreshTooShort: (text: string, minimum: string) => `Refresh "${text}" is shorter than the server's minimum of ${minimum}`,
     badRange: (text: string) => `Invalid time "${text}": epoch milliseconds, a duration such as 5m, or now-based date math such as now-1h`,
+    /** Ours: a live query that would take its caller past `[live] max_upstream_calls_per_second`. */
+    overBudget: (limit: number, asked: string, held: string) =>
+      `Too many data source calls per second for these credentials' live queries (limit ${limit}): this one would add ${asked} to the ${held} already watched; refresh less often or query less`,
+    /** Ours: the final event of a live query whose data source is gone. */
+    dataSourceGone: 'Data source not found (deleted, or its uid changed); this live query has ended',
     /** A refId's error when a whole run failed (its answer could not be read at all). */
     runFailed: 'Query data error',
     /** A refId's error when its run outlived the query timeout (Go's wording for a passed deadline, as the original reports it). */

@@ -8,6 +8,7 @@ import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
+import type { LiveQueries } from '../query/live/live-queries.ts';
 import type { QueryCaller, QueryService } from '../query/service.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
@@ -53,6 +54,8 @@ export interface FrontDoorHandlers {
   proxy: DataSourceProxy;
   /** `/api/ds/query`, resources, and the graph's query fields (through each request's context). */
   queries: QueryService | null;
+  /** The `liveQuery` subscription's shared runs (through each request's context). */
+  liveQueries: LiveQueries | null;
   health(): Promise<Health>;
   /** Prometheus exposition, or null when `[metrics] enabled` is off. */
   metrics: { contentType: string; render(): Promise<string> } | null;
@@ -171,7 +174,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     req.url = originForm(req.url ?? '/');
     const match = router.match(method, pathOf(req.url));
     const route = match?.route ?? null;
-    const ctx = new RequestContext(services, handlers.queries);
+    const ctx = new RequestContext(services, handlers.queries, handlers.liveQueries);
     ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
 
     // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).

@@ -5,8 +5,7 @@ import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from '../db/secrets.ts';
 import { DataSourceService } from './data-sources.ts';
 import { DataSourceAccessCache } from './data-source-permissions.ts';
-import type { LiveChanges } from '../live/hub.ts';
-import type { LiveQueryOpener } from '../live/live-queries.ts';
+import type { ChangeFeeds } from '../live/feeds/index.ts';
 import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';
 
 /** Everything request handlers need, built once per process. Services take `em` per call. */
@@ -20,10 +19,8 @@ export interface Services {
   dataSources: DataSourceService;
   /** Callers' levels per data source, for hot paths (the proxy, subscriptions); exact through `changes`. */
   dataSourceAccess: DataSourceAccessCache;
-  /** GraphQL subscription streams fed by `changes`; set by the app that serves them. */
-  live?: LiveChanges;
-  /** The `liveQuery` subscription's shared runs; set by the app that serves queries. */
-  liveQueries?: LiveQueryOpener;
+  /** The change feeds subscriptions read (fed by `changes`); set by the app that serves them. */
+  live?: ChangeFeeds;
   /** Data source health checks through the proxy's connections; the app wires the real one. */
   dataSourceHealth: DataSourceHealthChecker;
   /** `POST /api/admin/provisioning/datasources/reload`; the app wires the real one. */

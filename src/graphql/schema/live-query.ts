@@ -1,10 +1,7 @@
 import { orgRole } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { DomainError } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
 import type { StreamEnd } from '../../live/stream.ts';
 import type { FrameAppend, ResultDelta } from '../../query/live/delta.ts';
-import type { LiveQueryEvent } from '../../query/live/hub.ts';
+import type { LiveQueryEvent } from '../../query/live/live-queries.ts';
 import { builder } from '../builder.ts';
 import { FrameRef } from './data-query.ts';
 import { streamRequest, unlessEnded } from './live.ts';
@@ -56,17 +53,15 @@ const finite = (value: unknown) => (typeof value === 'number' && !Number.isFinit
 /** As `POST /api/ds/query`. */
 const queryData = orgRole('Viewer', 'datasources:query');
 
-function liveQueries(ctx: RequestContext) {
-  if (!ctx.services.liveQueries) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
-  return ctx.services.liveQueries;
-}
-
 builder.subscriptionFields((t) => ({
   liveQuery: t.field({
     type: LiveQueryEventType,
     description: 'A query of `POST /api/ds/query` kept current: its answer at once, then again every `refresh`, over a range that moves with the clock. '
       + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock. '
-      + 'The caller\'s rights are checked again at every refresh. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
+      + 'The caller\'s rights are checked again at every refresh; the stream ends with `NOT_FOUND` once a data source it queries is deleted. '
+      + 'A refId failing again exactly as before is not sent again. '
+      + 'Each query naming a data source counts one call per refresh against the caller\'s `[live] max_upstream_calls_per_second` (a live query it already watches counts once); a subscription past it is refused with `TOO_MANY_REQUESTS`. '
+      + 'Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
     extensions: { access: queryData },
     args: {
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'The `queries` of `POST /api/ds/query`, as sent there.' }),
@@ -74,7 +69,7 @@ builder.subscriptionFields((t) => ({
       to: t.arg.string({ required: true, defaultValue: 'now', description: 'End of the range, in the same forms.' }),
       refresh: t.arg.string({ required: true, defaultValue: '5s', description: 'How often to run it again (`5s`, `1m`); at least `[live] min_refresh`.' }),
     },
-    subscribe: (_root, args, ctx) => liveQueries(ctx).open(streamRequest(ctx, queryData), args) as Promise<AsyncIterableIterator<LiveQueryEvent | StreamEnd>>,
+    subscribe: (_root, args, ctx) => ctx.liveQueries.open(streamRequest(ctx, queryData), args),
     resolve: (event: LiveQueryEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

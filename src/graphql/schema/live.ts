@@ -3,9 +3,11 @@ import type { Principal } from '../../auth/principal.ts';
 import type { RequestContext } from '../../context.ts';
 import { DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { DataSourceEvent, AlertsPausedEvent, StreamRequest } from '../../live/hub.ts';
-import type { OrgMemberEvent } from '../../live/org-members.ts';
+import type { AlertsPausedEvent } from '../../live/feeds/alerts-paused.ts';
+import type { DataSourceEvent } from '../../live/feeds/data-sources.ts';
+import type { OrgMemberEvent } from '../../live/feeds/org-members.ts';
 import { StreamEnd } from '../../live/stream.ts';
+import type { StreamRequest } from '../../live/streams.ts';
 import { builder } from '../builder.ts';
 import { DataSourceType } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
@@ -15,7 +17,7 @@ import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 
 builder.subscriptionType({
   description: 'Changes as they happen, over Server-Sent Events: POST (or GET) /graphql with `Accept: text/event-stream` (the graphql-sse protocol, distinct connections mode). '
-    + 'A stream ends with an error event when the caller loses access (`UNAUTHENTICATED`, `FORBIDDEN`) or must subscribe again and reload (`UNAVAILABLE`: shutdown, a lost change feed, a reader too slow).',
+    + 'A stream ends with an error event when the caller loses access (`UNAUTHENTICATED`, `FORBIDDEN`), when what it watches is gone (`NOT_FOUND`: a live query\'s data source deleted) or must subscribe again and reload (`UNAVAILABLE`: shutdown, a lost change feed, a reader too slow).',
 });
 
 const DataSourceChangeKind = builder.enumType('DataSourceChangeKind', {
@@ -83,7 +85,7 @@ export function streamRequest(ctx: RequestContext, access: Access): StreamReques
   };
 }
 
-function live(ctx: RequestContext) {
+function feeds(ctx: RequestContext) {
   if (!ctx.services.live) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
   return ctx.services.live;
 }
@@ -103,14 +105,14 @@ builder.subscriptionFields((t) => ({
     type: DataSourceChangedEvent,
     description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Org Viewers and up (datasources:read); each subscriber is told of the data sources it may read at the time of the change.',
     extensions: { access: readDataSources },
-    subscribe: (_root, _args, ctx) => live(ctx).openDataSources(streamRequest(ctx, readDataSources)),
+    subscribe: (_root, _args, ctx) => feeds(ctx).dataSources.open(streamRequest(ctx, readDataSources)),
     resolve: (event: DataSourceEvent | StreamEnd) => unlessEnded(event),
   }),
   alertsPausedChanged: t.field({
     type: AlertsPausedChangedEvent,
     description: 'The alert pause switch: its state first, then each time it flips, whoever flips it. Org Viewers and up (alert.rules:read).',
     extensions: { access: readAlerts },
-    subscribe: (_root, _args, ctx) => live(ctx).openAlertsPaused(streamRequest(ctx, readAlerts)),
+    subscribe: (_root, _args, ctx) => feeds(ctx).alertsPaused.open(streamRequest(ctx, readAlerts)),
     resolve: (event: AlertsPausedEvent | StreamEnd) => unlessEnded(event),
   }),
   orgMembersChanged: t.field({
@@ -118,7 +120,7 @@ builder.subscriptionFields((t) => ({
     description: 'Every member added to or removed from the org the request acts in from now on, and every change of a member\'s role or of its user\'s login, e-mail, name or disabled state, whoever makes it (REST, GraphQL, SQL) on whichever instance. '
       + 'Org Admins and server admins (org.users:read), as the org\'s `members`.',
     extensions: { access: ORG_ACCESS.membersRead },
-    subscribe: (_root, _args, ctx) => live(ctx).openOrgMembers(streamRequest(ctx, ORG_ACCESS.membersRead)),
+    subscribe: (_root, _args, ctx) => feeds(ctx).orgMembers.open(streamRequest(ctx, ORG_ACCESS.membersRead)),
     resolve: (event: OrgMemberEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

@@ -4,8 +4,9 @@ import type { DataResponse, Field, Frame } from '../frames/frame.ts';
  * What changed in a live query's answer since the subscriber's last event. A refId's frames are
  * "appended" when each frame keeps its schema (name, refId, meta, fields with their names, types,
  * labels and config) and its new rows are its old rows with K rows dropped from the start (the
- * window moved) and M rows added at the end; anything else (an error, a status, a frame more or
- * less, a value changed in place) replaces the refId's whole answer. Pure; the typed client's
+ * window moved) and M rows added at the end; a refId failing again exactly as before is unchanged;
+ * anything else (an error coming, going or changing, a status, a frame more or less, a value
+ * changed in place) replaces the refId's whole answer. Pure; the typed client's
  * `applyLiveDelta` (examples/typed-client/src/live-frames.ts) applies these, and
  * test/query/live/delta.test.ts checks that the result always equals the new answer.
  */
@@ -50,8 +51,18 @@ export function resultsDelta(before: ReadonlyMap<string, DataResponse> | null, a
 
 /** The appends that turn one answer of a refId into the next, `[]` when equal, null when it must be replaced. */
 export function responseAppends(before: DataResponse, after: DataResponse): FrameAppend[] | null {
-  if (before.error !== undefined || after.error !== undefined) return null;
   if ((before.status ?? 200) !== (after.status ?? 200)) return null;
+  if (before.error !== undefined || after.error !== undefined) {
+    // The same failure again is no change (a refId failing at every refresh is not resent); any
+    // other change to a failed answer replaces it, an error having no append form.
+    if (before.error !== after.error || before.errorSource !== after.errorSource) return null;
+    const frames = framesAppends(before, after);
+    return frames !== null && frames.length === 0 ? [] : null;
+  }
+  return framesAppends(before, after);
+}
+
+function framesAppends(before: DataResponse, after: DataResponse): FrameAppend[] | null {
   const old = before.frames ?? [];
   const next = after.frames ?? [];
   if (old.length !== next.length || (before.frames === undefined) !== (after.frames === undefined)) return null;

@@ -4,7 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { applyLiveDelta, type LiveResult, type LiveResultDelta } from '../../../examples/typed-client/src/live-frames.ts';
 import type { Principal } from '../../../src/auth/principal.ts';
 import { createToken } from '../../../src/cli/commands.ts';
-import type { LiveQueryEvent } from '../../../src/query/live/hub.ts';
+import type { LiveQueryEvent } from '../../../src/query/live/live-queries.ts';
 import { rangeAt } from '../../../src/query/live/timing.ts';
 import { StreamEnd } from '../../../src/live/stream.ts';
 import { eventually } from '../../support/instances.ts';
@@ -243,13 +243,47 @@ describe('liveQuery: failures and back-pressure', () => {
     expect(stream.events.some((e) => e.event === 'complete')).toBe(false);
   });
 
-  it('a data source gone mid-stream fails its refIds at the next tick; the stream goes on', async () => {
-    const created = await call(server, 'POST', '/api/datasources', { body: { name: 'prom-gone', uid: 'prom-gone', type: 'prometheus', access: 'proxy', url: promA.url, jsonData: PROM_JSON } });
-    const stream = await watch([up({ datasource: { uid: 'prom-gone' } })]);
+  it('sends an unchanged error once, not at every refresh, while the runs go on', async () => {
+    const stream = await watch([up({ expr: 'broken' }), up({ refId: 'B', expr: 'fine' })]);
     await stream.next();
+    promA.failing.add('broken');
+    const failed = await stream.waitFor((e) => e.event === 'next' && live(e).results.some((r) => r.refId === 'A' && r.error != null));
+    const callsThen = promA.calls.filter((c) => c.expr === 'broken').length;
+    // Several refreshes later: each still ran (and B moved on), none resent A's error.
+    await stream.waitFor((e) => e.at > failed.at && stream.events.filter((x) => x.at > failed.at && x.event === 'next').length >= 4, 5000);
+    const after = stream.events.filter((e) => e.at > failed.at && e.event === 'next');
+    expect(after.length).toBeGreaterThanOrEqual(4);
+    expect(after.flatMap((e) => live(e).results.filter((r) => r.refId === 'A'))).toEqual([]);
+    expect(after.some((e) => live(e).results.some((r) => r.refId === 'B' && r.kind === 'APPEND'))).toBe(true);
+    expect(promA.calls.filter((c) => c.expr === 'broken').length).toBeGreaterThanOrEqual(callsThen + 3);
+    // The client's view still holds the error, as a fresh query would answer.
+    expect(applied(stream).get('A')).toMatchObject({ status: 500, errorSource: 'downstream' });
+    expect(applied(stream).get('A')!.error).toContain('expanding series: broken failed');
+    // A change of the failure is sent: here, the recovery.
+    promA.failing.delete('broken');
+    const back = await stream.waitFor((e) => e.event === 'next' && e.at > failed.at && live(e).results.some((r) => r.refId === 'A' && r.status === 200), 5000);
+    expect(live(back).results.find((r) => r.refId === 'A')).toMatchObject({ kind: 'REPLACE' });
+  });
+
+  it('a data source deleted mid-stream ends every stream of the query with a final NOT_FOUND event; nothing polls it any more', async () => {
+    const created = await call(server, 'POST', '/api/datasources', { body: { name: 'prom-gone', uid: 'prom-gone', type: 'prometheus', access: 'proxy', url: promA.url, jsonData: PROM_JSON } });
+    const viewer = await token(1, 'Viewer');
+    const gone = up({ datasource: { uid: 'prom-gone' }, expr: 'gone' });
+    const streams = await Promise.all([watch([gone]), watch([gone], viewer.auth)]);
+    for (const stream of streams) await stream.next();
     expect((await call(server, 'DELETE', `/api/datasources/${created.body.id}`)).status).toBe(200);
-    const failed = await stream.waitFor((e) => e.event === 'next' && live(e).results[0]?.error != null);
-    expect(live(failed).results[0]).toMatchObject({ kind: 'REPLACE', status: 404, error: 'Data source not found' });
+    for (const stream of streams) {
+      await stream.ended;
+      const nexts = stream.events.filter((e) => e.event === 'next');
+      expect(nexts.at(-1)!.data.errors[0]).toMatchObject({ message: 'Data source not found (deleted, or its uid changed); this live query has ended', extensions: { code: 'NOT_FOUND' } });
+      // The first tick after the deletion ended it (at most a run already under way reported a 404 first).
+      expect(nexts.slice(0, -1).filter((e) => live(e).results.some((r) => r.status === 404)).length).toBeLessThanOrEqual(1);
+      expect(stream.events.at(-1)!.event).toBe('complete');
+    }
+    expect(server.app.liveQueries!.active).toBe(0);
+    const calls = promA.calls.filter((c) => c.expr === 'gone').length;
+    await sleep(3 * REFRESH_MS);
+    expect(promA.calls.filter((c) => c.expr === 'gone').length).toBe(calls);
   });
 
   it('skips ticks while a run hangs, reports the timeout, and never stacks calls', async () => {
@@ -269,12 +303,12 @@ describe('liveQuery: failures and back-pressure', () => {
   });
 
   it('a reader that does not read holds one latest state, and gets the change to the newest answer', async () => {
-    const hub = server.app.liveQueries!;
+    const liveQueries = server.app.liveQueries!;
     const admin: Principal = { kind: 'user', userId: 1, login: 'admin', orgId: 1, orgRole: 'Admin', isServerAdmin: true, method: 'basic' };
     const request = { principal: admin, authorize: () => undefined };
     const query = { queries: [up({ expr: 'slow-reader' })], from: 'now-10s', to: 'now', refresh: REFRESH };
     const fast = subscribe(server, LIVE_QUERY, { variables: query });
-    const slow = (await hub.open(request, query)) as AsyncIterableIterator<LiveQueryEvent | StreamEnd>;
+    const slow = (await liveQueries.open(request, query)) as AsyncIterableIterator<LiveQueryEvent | StreamEnd>;
     try {
       const firstEvent = (await slow.next()).value as LiveQueryEvent;
       const fastStream = await fast;
@@ -297,7 +331,7 @@ describe('liveQuery: failures and back-pressure', () => {
   });
 });
 
-/** The server delta as the GraphQL field writes it (for the reader that reads the hub directly). */
+/** The server delta as the GraphQL field writes it (for the reader that reads the live queries directly). */
 function toWire(d: LiveQueryEvent['results'][number]): LiveResultDelta {
   if (d.kind === 'replace') return { refId: d.refId, kind: 'REPLACE', status: d.response.status ?? 200, error: d.response.error ?? null, errorSource: d.response.error !== undefined ? (d.response.errorSource ?? '') : null, frames: (d.response.frames ?? null) as never };
   if (d.kind === 'append') return { refId: d.refId, kind: 'APPEND', appends: d.appends };
@@ -352,6 +386,15 @@ describe('liveQuery: what it refuses', () => {
     expect(stream.events[0]!.data.errors[0]).toMatchObject({ message, extensions: { code } });
   });
 
+  it('a refresh longer than a timer can wait (10000w) runs once per refresh, not in a loop', async () => {
+    const stream = await watch([up({ expr: 'monthly' })], ADMIN, { refresh: '10000w' });
+    expect(stream.status).toBe(200);
+    expect(live(await stream.next()).results[0]).toMatchObject({ kind: 'REPLACE', status: 200 });
+    await sleep(1000);
+    expect(promA.calls.filter((c) => c.expr === 'monthly')).toHaveLength(1);
+    expect(stream.events).toHaveLength(1);
+  });
+
   it('refuses an unknown data source at once, and leaves nothing running', async () => {
     const unknown = await watch([up({ datasource: { uid: 'nope' } })]);
     expect(unknown.status).toBe(404);
@@ -359,6 +402,57 @@ describe('liveQuery: what it refuses', () => {
     expect(unknown.events[0]!.data.errors[0]).toMatchObject({ message: 'Data source not found', extensions: { code: 'NOT_FOUND' } });
     expect(server.app.liveQueries!.active).toBe(0);
     expect(server.app.live.open).toBe(0);
+  });
+});
+
+describe('liveQuery: a budget of data source calls per caller ([live] max_upstream_calls_per_second, 50 by default)', () => {
+  const many = (n: number, prefix: string) => Array.from({ length: n }, (_, i) => up({ refId: `R${i}`, expr: `${prefix}${i}` }));
+
+  it('refuses a subscription that would take its caller past the limit, counts a query it already watches once, and frees what ends', async () => {
+    // 25 queries every 500ms: 50 calls a second, the whole default budget.
+    const full = await watch(many(25, 'b'));
+    expect(full.status).toBe(200);
+    await full.next();
+
+    const refused = await watch([up({ expr: 'one-more' })]);
+    expect(refused.status).toBe(429);
+    await refused.ended;
+    expect(refused.events[0]!.data.errors[0]).toMatchObject({
+      message: 'Too many data source calls per second for these credentials\' live queries (limit 50): this one would add 2/s (1 query every 500ms) to the 50/s already watched; refresh less often or query less',
+      extensions: { code: 'TOO_MANY_REQUESTS' },
+    });
+    // Nothing of it ran.
+    expect(promA.calls.some((c) => c.expr === 'one-more')).toBe(false);
+
+    // The same live query again (another tab, its own requestIds) costs nothing more.
+    const again = await watch(many(25, 'b').map((q) => ({ ...q, requestId: 'tab-2' })));
+    expect(again.status).toBe(200);
+    // Another caller has its own budget.
+    const viewer = await token(1, 'Viewer');
+    const theirs = await watch([up({ expr: 'theirs' })], viewer.auth);
+    expect(theirs.status).toBe(200);
+    // One subscription at a time is refused, not the whole caller: the open ones go on.
+    const seen = full.events.length;
+    await full.waitFor(() => full.events.length > seen, 3000);
+    expect(full.events.every((e) => !e.data?.errors)).toBe(true);
+
+    // Once both of its subscriptions end, the big query's share is free again.
+    full.close();
+    again.close();
+    await eventually(async () => server.app.liveQueries!.subscribers, 1, 5000);
+    const fits = await watch([up({ expr: 'one-more' })]);
+    expect(fits.status).toBe(200);
+  });
+
+  it('a query too big on its own is refused, whatever the caller holds', async () => {
+    const refused = await watch(many(200, 'big'), ADMIN, { refresh: '1s' });
+    expect(refused.status).toBe(429);
+    await refused.ended;
+    expect(refused.events[0]!.data.errors[0].message).toContain('this one would add 200/s (200 queries every 1s) to the 0/s already watched');
+    // At a refresh the budget allows, the same query is served.
+    const slower = await watch(many(200, 'big'), ADMIN, { refresh: '4s' });
+    expect(slower.status).toBe(200);
+    expect(live(await slower.next(10_000)).results).toHaveLength(200);
   });
 });
 

@@ -62,6 +62,28 @@ describe('frame deltas', () => {
     expect(resultsDelta(new Map([['A', a]]), new Map([['A', { status: 200, frames: [series(0, 3, 1000, value)] }]]))).toEqual([]);
   });
 
+  it('a refId failing again exactly as before is not resent; any change to its failure is', () => {
+    const failed = (error: string, status = 502, errorSource: DataResponse['errorSource'] = 'downstream', frames?: Frame[]): DataResponse => ({ error, errorSource, status, ...(frames ? { frames } : {}) });
+    const before = new Map([['A', failed('upstream said no')], ['B', failed('Data source not found', 404, 'plugin')]]);
+    // New objects every refresh, as every run makes them.
+    expect(resultsDelta(before, new Map([['A', failed('upstream said no')], ['B', failed('Data source not found', 404, 'plugin')]]))).toEqual([]);
+    const changes: Array<[string, DataResponse]> = [
+      ['another message', failed('upstream said no again')],
+      ['another status', failed('upstream said no', 503)],
+      ['another source', failed('upstream said no', 502, 'plugin')],
+      ['frames beside the error', failed('upstream said no', 502, 'downstream', [series(0, 2, 1000, () => 1)])],
+      ['recovered', { status: 200, frames: [series(0, 2, 1000, () => 1)] }],
+    ];
+    for (const [, next] of changes) {
+      expect(resultsDelta(before, new Map([['A', next], ['B', before.get('B')!]]))).toEqual([{ refId: 'A', kind: 'replace', response: next }]);
+    }
+    // Same error and the same frames beside it: unchanged too.
+    const withFrames = failed('partial', 502, 'downstream', [series(0, 2, 1000, () => 1)]);
+    expect(resultsDelta(new Map([['A', withFrames]]), new Map([['A', failed('partial', 502, 'downstream', [series(0, 2, 1000, () => 1)])]]))).toEqual([]);
+    // A success turning into a failure is a replacement, as before.
+    expect(resultsDelta(new Map([['A', { status: 200, frames: [] }]]), new Map([['A', failed('x')]]))[0]!.kind).toBe('replace');
+  });
+
   it('the client ends with the same frames as a fresh query at every step', () => {
     // A seeded walk through the shapes an answer takes over time: windows moving, series
     // appearing, errors coming and going, values rewritten.

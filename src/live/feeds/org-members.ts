@@ -1,5 +1,10 @@
-import type { EntityManager } from '@mikro-orm/postgresql';
-import { listOrgMembers, readOrgMembers, type OrgMember } from '../services/org-members.ts';
+import type { EntityManager, MikroORM } from '@mikro-orm/postgresql';
+import type { ChangeListener } from '../../db/change-listener.ts';
+import type { Logger } from '../../logging/logger.ts';
+import { listOrgMembers, readOrgMembers, type OrgMember } from '../../services/org-members.ts';
+import type { LiveStream } from '../stream.ts';
+import type { LiveStreams, StreamRequest } from '../streams.ts';
+import { OrgFeed } from './org-feed.ts';
 
 /** Notified by triggers (migration 20261125100000) whenever an org's members or their profiles change. */
 export const ORG_MEMBERS_CHANNEL = 'dashgate_org_members_changed';
@@ -80,4 +85,43 @@ export function mergeOrgMemberEvents(older: OrgMemberEvent, newer: OrgMemberEven
   if (older.kind === 'ADDED' && newer.kind === 'UPDATED') return { ...newer, kind: 'ADDED' };
   if (older.kind === 'REMOVED' && newer.kind === 'ADDED') return { ...newer, kind: 'UPDATED' };
   return newer;
+}
+
+/**
+ * The `orgMembersChanged` feed: members of an org added, removed, or changed (role, profile,
+ * disabled), heard from `dashgate_org_members_changed`.
+ */
+export class OrgMemberFeed {
+  readonly #log: Logger;
+  readonly #feed: OrgFeed<OrgMemberEvent, OrgMemberNotice, string>;
+
+  constructor(streams: LiveStreams, orm: MikroORM, changes: ChangeListener, log: Logger) {
+    this.#log = log;
+    this.#feed = new OrgFeed(streams, orm, log, {
+      what: 'an org member change',
+      load: loadOrgMemberLogins,
+      read: readOrgMemberChanges,
+      keyOf: (event) => event.userId,
+      merge: mergeOrgMemberEvents,
+    });
+    changes.subscribe(ORG_MEMBERS_CHANNEL, {
+      notify: (payload) => this.#onNotice(payload),
+      // A lost listener ends every stream (LiveStreams hears it on its own channel).
+      reset: () => undefined,
+    });
+  }
+
+  /** Members of the caller's org added, removed, or changed, from now on. */
+  open(request: StreamRequest): LiveStream<OrgMemberEvent> {
+    return this.#feed.open(request);
+  }
+
+  #onNotice(payload: string): void {
+    const notice = parseOrgMemberNotice(payload);
+    if (!notice) {
+      this.#log.debug({ payload }, 'org member notification names no member; ignored by subscriptions');
+      return;
+    }
+    this.#feed.queue(notice.orgId, notice);
+  }
 }

@@ -1,14 +1,24 @@
 import type { Principal } from '../../auth/principal.ts';
 import { badRequest, DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { LiveChanges, StreamRequest } from '../../live/hub.ts';
-import type { LiveQueryOpener, LiveQueryRequest } from '../../live/live-queries.ts';
 import { StreamEnd, type LiveStream } from '../../live/stream.ts';
+import { callerKey, type LiveStreams, type StreamRequest } from '../../live/streams.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
+import { CallBudget, callsPerRefresh, formatRate } from './budget.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
 import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
+
+/** A live query as a subscriber asks for it: the `liveQuery` field's arguments, as sent. */
+export interface LiveQueryRequest {
+  /** The query objects of `POST /api/ds/query`, as sent. */
+  queries: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  from: string;
+  to: string;
+  /** A duration (`5s`, `1m`), at least `[live] min_refresh`. */
+  refresh: string;
+}
 
 /** What one shared run asks the query service: the request's queries over an absolute range (epoch-ms strings). */
 export interface QueryRunRequest {
@@ -44,6 +54,8 @@ export interface LiveQueryOptions {
   authorize?(caller: Principal, queries: ReadonlyArray<Readonly<Record<string, unknown>>>): Promise<void>;
   /** `[live] min_refresh`, in milliseconds. */
   minRefreshMs: number;
+  /** `[live] max_upstream_calls_per_second`: what one caller's live queries may ask for; 0 (or absent): no limit. */
+  maxUpstreamCallsPerSecond?: number;
   /** Longest a run may take before its refIds fail with a timeout (the query timeout). */
   runTimeoutMs: number;
   /** Counted when a run starts, and when a tick is skipped because the previous run still runs. */
@@ -87,25 +99,29 @@ interface Shared {
  * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet. Each
  * subscriber's stream is a one-slot "latest state": a reader slower than the ticks gets, when it
  * reads, the delta from what it last had to the newest answer, never a queue. The streams are
- * LiveChanges' own (limits, rights rechecked on credential changes, the final event at shutdown);
+ * registered with LiveStreams (limits, rights rechecked on credential changes, the final event at shutdown);
  * at every tick the callers are also rechecked before the run, so a revoked token, a disabled
- * user or a lost role ends the stream at the latest then.
+ * user or a lost role ends the stream at the latest then, and a data source gone ends every
+ * stream of the query. What each caller's live queries ask of the data sources is bounded by a
+ * budget of calls per second (budget.ts), checked when a subscription opens.
  */
-export class LiveQueries implements LiveQueryOpener {
-  readonly #live: LiveChanges;
+export class LiveQueries {
+  readonly #live: LiveStreams;
   readonly #log: Logger;
   readonly #options: LiveQueryOptions;
   readonly #now: () => number;
   readonly #shared = new Map<string, Shared>();
+  readonly #budget: CallBudget;
   #closed = false;
   upstreamCalls = 0;
   skippedTicks = 0;
 
-  constructor(live: LiveChanges, log: Logger, options: LiveQueryOptions) {
+  constructor(live: LiveStreams, log: Logger, options: LiveQueryOptions) {
     this.#live = live;
     this.#log = log;
     this.#options = options;
     this.#now = options.now ?? Date.now;
+    this.#budget = new CallBudget(options.maxUpstreamCallsPerSecond ?? 0);
   }
 
   /** Distinct live queries running on this instance. */
@@ -130,15 +146,31 @@ export class LiveQueries implements LiveQueryOpener {
     // The first subscriber's run loads the data sources as that subscriber; a later one is asked here.
     if (shared && this.#options.authorize) await this.#options.authorize(request.principal, query.queries);
     shared = this.#shared.get(key);
-    const viewer: Viewer = {
-      sent: null,
-      stream: this.#live.openStream<Snapshot>(request, {
-        capacity: 1,
-        keyOf: () => 0,
-        merge: (_older, newer) => newer,
-        onClose: () => this.#leave(key, viewer),
-      }),
-    };
+    // Reserved and registered in one synchronous step, so concurrent subscriptions cannot both fit.
+    const calls = callsPerRefresh(query.queries);
+    const reserved = this.#budget.reserve(callerKey(request.principal), key, (calls * 1000) / refreshMs);
+    if ('refused' in reserved) {
+      const { limit, asked, held } = reserved.refused;
+      throw new DomainError('TOO_MANY_REQUESTS', MESSAGES.live.overBudget(limit, `${formatRate(asked)}/s (${calls} ${calls === 1 ? 'query' : 'queries'} every ${query.refresh})`, `${formatRate(held)}/s`));
+    }
+    let viewer: Viewer;
+    try {
+      viewer = {
+        sent: null,
+        stream: this.#live.openStream<Snapshot>(request, {
+          capacity: 1,
+          keyOf: () => 0,
+          merge: (_older, newer) => newer,
+          onClose: () => {
+            reserved.release();
+            this.#leave(key, viewer);
+          },
+        }),
+      };
+    } catch (error) {
+      reserved.release();
+      throw error;
+    }
     if (!shared) {
       shared = {
         key, queries: query.queries, from: query.from, to: query.to, refreshMs,
@@ -160,7 +192,7 @@ export class LiveQueries implements LiveQueryOpener {
     return this.#events(shared, viewer);
   }
 
-  /** Stops every run and tick; the streams themselves end with LiveChanges (its `close`). */
+  /** Stops every run and tick; the streams themselves end with LiveStreams (its `close`). */
   close(): void {
     this.#closed = true;
     for (const shared of this.#shared.values()) {
@@ -193,18 +225,28 @@ export class LiveQueries implements LiveQueryOpener {
 
   #schedule(shared: Shared): void {
     if (this.#closed) return;
-    const now = this.#now();
-    const at = nextTick(now, shared.refreshMs);
+    this.#arm(shared, nextTick(this.#now(), shared.refreshMs));
+  }
+
+  /** Runs the query at tick `at`, then schedules the next one. */
+  #arm(shared: Shared, at: number): void {
+    const delay = at - this.#now();
     shared.timer = setTimeout(() => {
       shared.timer = null;
       if (this.#shared.get(shared.key) !== shared) return;
+      // A timer waits at most MAX_TIMER_MS (a longer delay fires at once): a refresh of weeks waits in steps.
+      if (delay > MAX_TIMER_MS) return this.#arm(shared, at);
       this.#schedule(shared);
       void this.#run(shared, at, false);
-    }, at - now);
+    }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
     shared.timer.unref();
   }
 
-  /** One shared run at tick `at`; the first one rejects when the envelope refuses the request. */
+  /**
+   * One tick of a shared query: its viewers checked (from the second tick on), one run as any of
+   * them, the answer handed to every viewer. The first one rejects when the envelope refuses the
+   * request.
+   */
   async #run(shared: Shared, at: number, first: boolean): Promise<void> {
     if (shared.running) {
       this.skippedTicks++;
@@ -214,7 +256,7 @@ export class LiveQueries implements LiveQueryOpener {
     }
     const controller = new AbortController();
     shared.running = controller;
-    let settled = true;
+    const slot = { heldPastRun: false };
     try {
       if (!first) {
         await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
@@ -222,49 +264,67 @@ export class LiveQueries implements LiveQueryOpener {
       }
       const caller = this.#caller(shared);
       if (!caller || controller.signal.aborted) return;
-      const range = rangeAt(shared.from, shared.to, at);
-      this.upstreamCalls++;
-      this.#options.onUpstreamCall?.();
-      const run = this.#options.runner(caller, { queries: shared.queries, from: range.from, to: range.to }, controller.signal);
-      let results: ReadonlyMap<string, DataResponse>;
-      let timer: NodeJS.Timeout | undefined;
-      const deadline = new Promise<'timeout'>((resolve) => {
-        timer = setTimeout(() => resolve('timeout'), this.#options.runTimeoutMs);
-      });
-      try {
-        const answer = await Promise.race([run, deadline]);
-        if (answer === 'timeout') {
-          // The run may go on (an upstream that ignores the abort): it keeps the slot until it
-          // settles, so later ticks are skipped rather than stacked on it.
-          controller.abort();
-          settled = false;
-          run.then(() => undefined, () => undefined).finally(() => {
-            if (shared.running === controller) shared.running = null;
-          });
-          results = failedResults(shared.queries, new DomainError('UNAVAILABLE', MESSAGES.live.runTimeout), 504, 'downstream');
-        } else results = answer;
-      } catch (error) {
-        if (first && error instanceof DomainError) throw error;
-        if (!(error instanceof DomainError)) this.#log.warn({ err: error }, 'a live query run failed');
-        results = error instanceof DomainError
-          ? failedResults(shared.queries, error, error.status, 'plugin')
-          : failedResults(shared.queries, new DomainError('INTERNAL', MESSAGES.live.runFailed), 500, 'plugin');
-      } finally {
-        clearTimeout(timer);
+      const results = await this.#fetch(shared, caller, at, controller, first, slot);
+      if (results === 'gone') {
+        // Deleted between the tick's check and its run: nothing left to run, for anyone.
+        for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
+        return;
       }
       if (this.#shared.get(shared.key) !== shared) return; // everyone left meanwhile
-      const snapshot: Snapshot = { at, results, deltas: new WeakMap(), full: null };
-      shared.latest = snapshot;
-      for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
+      this.#publish(shared, { at, results, deltas: new WeakMap(), full: null });
     } finally {
-      if (settled && shared.running === controller) shared.running = null;
+      if (!slot.heldPastRun && shared.running === controller) shared.running = null;
     }
   }
 
   /**
+   * The answers of one run at tick `at` as `caller`, every failure turned into the refIds' errors
+   * as the envelope reports them, except a data source gone (`'gone'`) and, on the first run, the
+   * envelope's refusal (thrown). A run outliving the timeout keeps the query's slot until it
+   * settles (`slot.heldPastRun`), so later ticks are skipped rather than stacked on it.
+   */
+  async #fetch(shared: Shared, caller: Principal, at: number, controller: AbortController, first: boolean, slot: { heldPastRun: boolean }): Promise<ReadonlyMap<string, DataResponse> | 'gone'> {
+    const range = rangeAt(shared.from, shared.to, at);
+    this.upstreamCalls++;
+    this.#options.onUpstreamCall?.();
+    const run = this.#options.runner(caller, { queries: shared.queries, from: range.from, to: range.to }, controller.signal);
+    let timer: NodeJS.Timeout | undefined;
+    const deadline = new Promise<'timeout'>((resolve) => {
+      timer = setTimeout(() => resolve('timeout'), this.#options.runTimeoutMs);
+    });
+    try {
+      const answer = await Promise.race([run, deadline]);
+      if (answer !== 'timeout') return answer;
+      // The run may go on (an upstream that ignores the abort).
+      controller.abort();
+      slot.heldPastRun = true;
+      run.then(() => undefined, () => undefined).finally(() => {
+        if (shared.running === controller) shared.running = null;
+      });
+      return failedResults(shared.queries, new DomainError('UNAVAILABLE', MESSAGES.live.runTimeout), 504, 'downstream');
+    } catch (error) {
+      if (first && error instanceof DomainError) throw error;
+      if (error instanceof DomainError && error.code === 'NOT_FOUND') return 'gone';
+      if (!(error instanceof DomainError)) this.#log.warn({ err: error }, 'a live query run failed');
+      return error instanceof DomainError
+        ? failedResults(shared.queries, error, error.status, 'plugin')
+        : failedResults(shared.queries, new DomainError('INTERNAL', MESSAGES.live.runFailed), 500, 'plugin');
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+
+  /** Hands a new answer to every viewer (each stream holds the latest only); later joiners start from it. */
+  #publish(shared: Shared, snapshot: Snapshot): void {
+    shared.latest = snapshot;
+    for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
+  }
+
+  /**
    * Ends the stream of every subscriber who may no longer query the data sources (a permission,
-   * team membership or role taken away), with the error a new request would get. Subscribers with
-   * the same identity are asked once.
+   * team membership or role taken away), with the error a new request would get, and every
+   * stream once a data source is gone (deleted, or its uid changed): a run would only fail with
+   * 404 at every refresh. Subscribers with the same identity are asked once.
    */
   async #authorizeViewers(shared: Shared): Promise<void> {
     const authorize = this.#options.authorize;
@@ -276,9 +336,11 @@ export class LiveQueries implements LiveQueryOpener {
       const identity = `${principal.orgId}:${principal.userId ?? '-'}:${principal.orgRole}:${principal.kind}`;
       let verdict = verdicts.get(identity);
       if (!verdict) {
-        // Only a refusal ends the stream; a data source gone or another failure is the run's to report per refId.
+        // A refusal or a data source gone ends the stream; another failure (the database
+        // unreachable) is the run's to report per refId.
         verdict = authorize(principal, shared.queries).then(() => null, (error: unknown) => {
           if (error instanceof DomainError && (error.code === 'FORBIDDEN' || error.code === 'UNAUTHENTICATED')) return error;
+          if (error instanceof DomainError && error.code === 'NOT_FOUND') return dataSourceGone();
           return null;
         });
         verdicts.set(identity, verdict);
@@ -305,6 +367,12 @@ export class LiveQueries implements LiveQueryOpener {
     this.#shared.delete(key);
   }
 }
+
+/** setTimeout's longest delay. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+/** The final event of every stream of a live query whose data source is gone. */
+const dataSourceGone = () => new DomainError('NOT_FOUND', MESSAGES.live.dataSourceGone);
 
 /** A one-slot stream never overflows: a newer snapshot replaces the one waiting. */
 const overflow = () => new DomainError('UNAVAILABLE', MESSAGES.live.overflow(1));
