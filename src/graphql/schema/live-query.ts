@@ -1,7 +1,4 @@
 import { orgRole } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { DomainError } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
 import type { StreamEnd } from '../../live/stream.ts';
 import type { FrameAppend, ResultDelta } from '../../query/live/delta.ts';
 import type { LiveQueryEvent } from '../../query/live/hub.ts';
@@ -56,11 +53,6 @@ const finite = (value: unknown) => (typeof value === 'number' && !Number.isFinit
 /** As `POST /api/ds/query`. */
 const queryData = orgRole('Viewer', 'datasources:query');
 
-function liveQueries(ctx: RequestContext) {
-  if (!ctx.services.liveQueries) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
-  return ctx.services.liveQueries;
-}
-
 builder.subscriptionFields((t) => ({
   liveQuery: t.field({
     type: LiveQueryEventType,
@@ -74,7 +66,7 @@ builder.subscriptionFields((t) => ({
       to: t.arg.string({ required: true, defaultValue: 'now', description: 'End of the range, in the same forms.' }),
       refresh: t.arg.string({ required: true, defaultValue: '5s', description: 'How often to run it again (`5s`, `1m`); at least `[live] min_refresh`.' }),
     },
-    subscribe: (_root, args, ctx) => liveQueries(ctx).open(streamRequest(ctx, queryData), args) as Promise<AsyncIterableIterator<LiveQueryEvent | StreamEnd>>,
+    subscribe: (_root, args, ctx) => ctx.services.liveQueries.open(streamRequest(ctx, queryData), args) as Promise<AsyncIterableIterator<LiveQueryEvent | StreamEnd>>,
     resolve: (event: LiveQueryEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

@@ -2,13 +2,22 @@ import type { Principal } from '../../auth/principal.ts';
 import { badRequest, DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import type { LiveChanges, StreamRequest } from '../../live/hub.ts';
-import type { LiveQueryOpener, LiveQueryRequest } from '../../live/live-queries.ts';
 import { StreamEnd, type LiveStream } from '../../live/stream.ts';
 import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
 import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
+
+/** A live query as a subscriber asks for it: the `liveQuery` field's arguments, as sent. */
+export interface LiveQueryRequest {
+  /** The query objects of `POST /api/ds/query`, as sent. */
+  queries: ReadonlyArray<Readonly<Record<string, unknown>>>;
+  from: string;
+  to: string;
+  /** A duration (`5s`, `1m`), at least `[live] min_refresh`. */
+  refresh: string;
+}
 
 /** What one shared run asks the query service: the request's queries over an absolute range (epoch-ms strings). */
 export interface QueryRunRequest {
@@ -91,7 +100,7 @@ interface Shared {
  * at every tick the callers are also rechecked before the run, so a revoked token, a disabled
  * user or a lost role ends the stream at the latest then.
  */
-export class LiveQueries implements LiveQueryOpener {
+export class LiveQueries {
   readonly #live: LiveChanges;
   readonly #log: Logger;
   readonly #options: LiveQueryOptions;
