@@ -107,10 +107,15 @@ export class DataSourceHandle {
     const started = Date.now();
     const send = (release: () => void) => {
       const left = timeoutMs - (Date.now() - started);
+      // A slot that came as the deadline passed: no connection is opened for a call already over.
+      if (left <= 0) {
+        release();
+        return Promise.reject(new UpstreamError('timeout', `${goMethod(req.method)} "${requestUrl(this.target, req).url}": ${timeoutText(timeoutMs / 1000)}`));
+      }
       const forwarded = req.forwarded && this.forwardedHeaders(req.forwarded, false);
       return sendRequest(this.target, forwarded ? { ...req, forwarded } : req, {
         connections: this.#context.connections,
-        timeoutMs: Math.max(left, 1),
+        timeoutMs: left,
         timeoutSeconds: timeoutMs / 1000,
         dialTimeoutMs: this.#context.dialTimeoutMs,
         bodyLimit: req.bodyLimit ?? this.#context.bodyLimit,
