@@ -10,6 +10,9 @@ import type { DataSourceHandle, StreamAnswers, Upstream, UpstreamCaller } from '
 import { proxyAnswers } from './answers.ts';
 import { extractProxyPath, type ProxyRef } from './policy/path.ts';
 
+/** The original's proxy words an unknown data source its own way. */
+const PROXY_REFUSALS = { notFound: MESSAGES.proxy.notFound };
+
 /** Called once per call that went upstream, with the status the client got. */
 export type UpstreamObserver = (type: string, status: number, seconds: number) => void;
 
@@ -40,7 +43,7 @@ export class DataSourceProxy {
     // A call this deployment already proxied (a data source leading back here) goes no further.
     this.#upstream.refuseLoop(caller);
     const { ref, proxyPath, search } = this.#parsePath(req.url ?? '/');
-    const opened = this.#upstream.open(caller, 'id' in ref ? { id: ref.id } : { uid: ref.uid }, 'query', { notFound: MESSAGES.proxy.notFound });
+    const opened = this.#upstream.open(caller, ref, 'query', PROXY_REFUSALS);
     const handle = opened instanceof Promise ? await opened : opened;
     const target = handle.target;
     if (target.secretsUnreadable) throw new DomainError('INTERNAL', MESSAGES.proxy.secretsUnreadable);

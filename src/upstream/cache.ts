@@ -103,7 +103,8 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   }
 
   async #load(em: LazyEntityManager, orgId: number, ref: TargetRef, generation: number): Promise<DataSourceTarget | null> {
-    const row = await this.#dataSources.find(resolveEntityManager(em), orgId, ref);
+    // Only the reference itself: a caller's object may carry more (the proxy's carries its kind).
+    const row = await this.#dataSources.find(resolveEntityManager(em), orgId, 'id' in ref ? { id: ref.id } : { uid: ref.uid });
     if (!row) return null;
     // The one place a data source's secrets are decrypted for calling it.
     let secrets: Record<string, string> | null;

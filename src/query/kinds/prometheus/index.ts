@@ -1,6 +1,7 @@
 import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
+import { callFailed } from '../kind-results.ts';
 import { prometheusResponse, TooManyPoints } from './frames.ts';
 import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
 import { responseHeaders } from '../../../upstream/index.ts';
@@ -51,9 +52,7 @@ async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 
     return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
   } catch (error) {
     if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
-    const e = error as { message?: string; status?: number };
-    // Transport failures: 502 unreachable, 504 timeout, 403 refused by the egress policy.
-    return failed(e.message ?? String(error), 'downstream', e.status ?? 502);
+    return callFailed(error);
   }
 }
 
