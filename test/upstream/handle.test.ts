@@ -5,7 +5,8 @@ import { call, startTestServer, type TestServer } from '../support/server.ts';
 import { storeDataSource } from '../support/stored-data-source.ts';
 import { startUpstream, type Upstream } from '../support/upstream.ts';
 
-// The upstream layer's buffered call, as query and resource code uses it: what callers say, what
+// A data source opened through the upstream layer, and the calls made through its handle (handle.ts,
+// request.ts, queue.ts), as query, resource and health code make them: what callers say, what
 // the layer adds, and how each failure comes back (a typed UpstreamError worded as Go's client).
 
 let server: TestServer;
@@ -13,9 +14,8 @@ let guarded: TestServer;
 /** [dataproxy] timeout 2 s, 3 calls in flight at once, 2 per request. */
 let tight: TestServer;
 let echo: Upstream;
-/** Accepts connections and never answers; counts the most open at once. */
+/** Accepts connections and never answers. */
 let hanging: Upstream;
-let mostOpen = 0;
 
 /** Every name resolves to loopback, which `guarded` may not call. */
 const toLoopback: LookupFunction = (_hostname, options, callback) => {
@@ -29,7 +29,6 @@ beforeAll(async () => {
   tight = await startTestServer({ connection: server.connection, overrides: { dataproxy: { timeout: '2', concurrent_calls: '3', concurrent_calls_per_request: '2' } } });
   echo = await startUpstream();
   hanging = await startUpstream(() => {});
-  hanging.server.on('connection', () => (mostOpen = Math.max(mostOpen, hanging.connections.open)));
 });
 afterAll(async () => {
   await hanging?.close();
@@ -156,7 +155,6 @@ describe('a data source\'s calls', () => {
 
 describe('calls in flight', () => {
   it('are bounded per request and per server; the rest wait in order, the wait counting against the timeout', async () => {
-    mostOpen = 0;
     const first = adminCaller(tight);
     const second = adminCaller(tight);
     const dsOf = async (caller: UpstreamCaller) => {
@@ -170,12 +168,16 @@ describe('calls in flight', () => {
       ...Array.from({ length: 20 }, (_, i) => (i % 2 ? a1 : a2).call({ method: 'GET', path: `a${i}` })),
       ...Array.from({ length: 20 }, (_, i) => b.call({ method: 'GET', path: `b${i}` })),
     ].map((pending) => pending.then(() => null, (error: UpstreamError) => error));
+    // Sampled while they wait (a socket we close leaves the upstream's count a moment later).
+    let mostOpen = 0;
+    const sampler = setInterval(() => (mostOpen = Math.max(mostOpen, hanging.connections.open)), 50);
     await new Promise((resolve) => setTimeout(resolve, 500));
     expect(hanging.connections.open).toBe(3);
     // The first request holds its 2; the second holds 1 of its 2, the other waits for the server's
     // third; the rest wait in their request's queue.
     expect(tight.app.upstream.calls).toEqual({ busy: 3, waiting: 1 });
     const failures = await Promise.all(calls);
+    clearInterval(sampler);
     // Every call ends at its deadline, waiting or not: none outlives the timeout by a queue's length.
     expect(Date.now() - started).toBeLessThan(4000);
     expect(mostOpen).toBeLessThanOrEqual(3);
