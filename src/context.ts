@@ -30,16 +30,14 @@ export class RequestContext {
   #em: EntityManager | null = null;
   /** Made on first use: most requests never need a signal. */
   #left: AbortController | null = null;
-  /** The incoming request's `Via` and client address, for calls to data sources (the loop guard, `X-Forwarded-For`). */
-  readonly #via: string | string[] | undefined;
-  readonly #ip: string;
+  /** The incoming request, whose `Via` and client address calls to data sources carry (the loop guard, `X-Forwarded-For`). */
+  readonly #req: IncomingMessage | undefined;
   #dataSourceCaller: QueryCaller | null = null;
 
   constructor(services: Runtime, req?: IncomingMessage) {
     this.services = services;
     this.changeMark = services.changes.mark();
-    this.#via = req?.headers.via;
-    this.#ip = req?.socket.remoteAddress ?? '';
+    this.#req = req;
   }
 
   /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
@@ -63,8 +61,13 @@ export class RequestContext {
    * caller's own is made once: the request's calls share its queue.
    */
   dataSourceCaller(asIn?: QueryCaller['principal']): QueryCaller {
-    if (asIn) return { principal: asIn, em: () => this.em, changeMark: this.changeMark, signal: this.signal, via: this.#via, ip: this.#ip };
-    return (this.#dataSourceCaller ??= { principal: this.caller, em: () => this.em, changeMark: this.changeMark, signal: this.signal, via: this.#via, ip: this.#ip });
+    if (!asIn && this.#dataSourceCaller) return this.#dataSourceCaller;
+    const caller: QueryCaller = {
+      principal: asIn ?? this.caller, em: () => this.em, changeMark: this.changeMark, signal: this.signal,
+      via: this.#req?.headers.via, ip: this.#req?.socket.remoteAddress ?? '',
+    };
+    if (!asIn) this.#dataSourceCaller = caller;
+    return caller;
   }
 
   /** The signed-in caller; only fields and rows that admit anonymous callers may meet none (401). */
