@@ -4,7 +4,6 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import { ChangeListener } from './db/change-listener.ts';
 import type { EmbeddedCluster, PgConnection } from './db/embedded.ts';
 import { DataSourceProxy } from './proxy/handler.ts';
-import { createHealthChecker } from './proxy/health.ts';
 import { createProvisioningReloader } from './provisioning/reload.ts';
 import { environmentSnapshot, type Environment } from './config/env.ts';
 import type { Settings } from './config/settings.ts';
@@ -19,12 +18,16 @@ import { createHealthCheck } from './http/health.ts';
 import { createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
-import { createServices, type Services } from './services/index.ts';
+import type { Runtime } from './runtime.ts';
+import { createServices } from './services/index.ts';
 import { Upstream, type LookupFunction } from './upstream/index.ts';
-import { QueryService } from './query/service.ts';
+import { DataSourceHealthChecks } from './query/health.ts';
+import { QueryService, type QueryCaller } from './query/service.ts';
+import type { Principal } from './auth/principal.ts';
 
 export interface App {
-  services: Services;
+  /** The whole runtime, as every request context carries it. */
+  services: Runtime;
   server: Server;
   /** The one way out to data sources, for every caller that reaches one. */
   upstream: Upstream;
@@ -49,32 +52,28 @@ export interface AppOptions {
   queryRunner?: QueryRunner;
 }
 
-/** Wires services, GraphQL, REST, the proxy and HTTP together over an initialised ORM. */
+/**
+ * Builds the whole runtime over an initialised ORM, each part with everything it needs, in the
+ * order they depend on one another, before the first request: the domain services, the one way
+ * out to data sources, the query API and health checks over it, the live streams and live
+ * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
+ */
 export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, log: Logger, options: AppOptions = {}): App {
   const changes = new ChangeListener(db.connection, log);
-  const services = createServices(settings, db.orm, changes, options);
+  const domain = createServices(settings, db.orm, changes, options);
+  // The one way out to data sources: the proxy, the health checks, queries, resources and live
+  // queries all open data sources through it, sharing its prepared targets, pools and policy.
+  const upstream = new Upstream(settings, domain.dataSources, domain.dataSourceAccess, changes, log, { resolve: options.proxyResolver });
+  const queries = new QueryService(settings, upstream, log);
   const live = new LiveStreams(db.orm, changes, log, {
     maxStreams: settings.graphql.maxSubscriptions,
     maxStreamsPerPrincipal: settings.graphql.maxSubscriptionsPerPrincipal,
     queueSize: settings.graphql.subscriptionQueueSize,
   });
-  services.live = createChangeFeeds(live, db.orm, changes, log, services.dataSources, services.dataSourceAccess);
-  const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
   const metrics = new Metrics(db.orm);
-  // The one way out to data sources: the proxy, the health checks and every other caller share
-  // its prepared targets, connection pools and egress policy.
-  const upstream = new Upstream(settings, services.dataSources, changes, log, { resolve: options.proxyResolver });
-  services.dataSourceHealth = createHealthChecker(settings, services.dataSources, upstream, log);
-  services.provisioning = createProvisioningReloader(db.orm, services.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log);
-  db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
-  const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
-  const queries = new QueryService(settings, services.dataSources, upstream, log);
   const liveQueries = new LiveQueries(live, log, {
     runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
-    authorize: (caller, requested) => queries.authorize(
-      { orgId: caller.orgId, principal: caller, em: () => db.orm.em.fork(), changeMark: changes.mark(), signal: new AbortController().signal },
-      requested,
-    ),
+    authorize: (caller, requested) => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested),
     minRefreshMs: settings.live.minRefreshMs,
     maxUpstreamCallsPerSecond: settings.live.maxUpstreamCallsPerSecond,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
@@ -82,12 +81,21 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
     onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
   });
+  const services: Runtime = {
+    ...domain,
+    queries,
+    dataSourceHealth: new DataSourceHealthChecks(settings, upstream, log),
+    live: createChangeFeeds(live, db.orm, changes, log, domain.dataSources, domain.dataSourceAccess),
+    liveQueries,
+    provisioning: createProvisioningReloader(db.orm, domain.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log),
+  };
+  const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
+  db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
+  const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
-    queries,
-    liveQueries,
     health: createHealthCheck(db.orm),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
@@ -128,13 +136,15 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   };
 }
 
+/** A live query's tick as the caller of data sources: no request carries it (no Via, no client address). */
+function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener, signal: AbortSignal): QueryCaller {
+  return { principal, em: () => orm.em.fork(), changeMark: changes.mark(), signal };
+}
+
 /** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
   return async (caller, request, signal) => {
-    const outcome = await queries.query(
-      { orgId: caller.orgId, principal: caller, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
-      { queries: request.queries, from: request.from, to: request.to },
-    );
+    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to });
     return outcome.responses;
   };
 }

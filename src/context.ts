@@ -1,19 +1,18 @@
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Access } from './auth/access.ts';
-import { AUTH_ERRORS, DomainError } from './errors/domain.ts';
-import { MESSAGES } from './errors/messages.ts';
-import type { LiveQueries } from './query/live/live-queries.ts';
-import type { QueryService } from './query/service.ts';
+import { AUTH_ERRORS } from './errors/domain.ts';
+import type { QueryCaller } from './query/service.ts';
 import type { Principal } from './auth/principal.ts';
-import type { Services } from './services/index.ts';
+import type { Runtime } from './runtime.ts';
 
 /**
  * Everything one request carries, built once by the front door before dispatch and used alike by
  * REST, GraphQL (it is yoga's server context, and so every resolver's context) and the proxy.
  */
 export class RequestContext {
-  readonly services: Services;
+  /** The whole runtime: the domain services and everything built over them. */
+  readonly services: Runtime;
   /**
    * The change barrier's mark when the request arrived: caches answer it only once every change
    * committed before then, on any instance, has been heard.
@@ -31,15 +30,14 @@ export class RequestContext {
   #em: EntityManager | null = null;
   /** Made on first use: most requests never need a signal. */
   #left: AbortController | null = null;
+  /** The incoming request, whose `Via` and client address calls to data sources carry (the loop guard, `X-Forwarded-For`). */
+  readonly #req: IncomingMessage | undefined;
+  #dataSourceCaller: QueryCaller | null = null;
 
-  readonly #queries: QueryService | null;
-  readonly #liveQueries: LiveQueries | null;
-
-  constructor(services: Services, queries: QueryService | null = null, liveQueries: LiveQueries | null = null) {
+  constructor(services: Runtime, req?: IncomingMessage) {
     this.services = services;
-    this.#queries = queries;
-    this.#liveQueries = liveQueries;
     this.changeMark = services.changes.mark();
+    this.#req = req;
   }
 
   /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
@@ -57,16 +55,19 @@ export class RequestContext {
     (this.#left ??= new AbortController()).abort();
   }
 
-  /** The query API (data frames from data sources); absent in processes that serve no queries. */
-  get queries(): QueryService {
-    if (!this.#queries) throw new DomainError('UNAVAILABLE', MESSAGES.health.notServedHere);
-    return this.#queries;
-  }
-
-  /** Live queries (the `liveQuery` subscription); absent in processes that serve no queries. */
-  get liveQueries(): LiveQueries {
-    if (!this.#liveQueries) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
-    return this.#liveQueries;
+  /**
+   * This request as the caller of data sources (queries, resources, health checks), as `asIn` (a
+   * caller as it is in another org, reached through the graph) or the signed-in caller. The
+   * caller's own is made once: the request's calls share its queue.
+   */
+  dataSourceCaller(asIn?: QueryCaller['principal']): QueryCaller {
+    if (!asIn && this.#dataSourceCaller) return this.#dataSourceCaller;
+    const caller: QueryCaller = {
+      principal: asIn ?? this.caller, em: () => this.em, changeMark: this.changeMark, signal: this.signal,
+      via: this.#req?.headers.via, ip: this.#req?.socket.remoteAddress ?? '',
+    };
+    if (!asIn) this.#dataSourceCaller = caller;
+    return caller;
   }
 
   /** The signed-in caller; only fields and rows that admit anonymous callers may meet none (401). */

@@ -137,6 +137,10 @@ export interface Settings {
     readonly idleConnTimeoutSeconds: number;
     /** This deployment's name in the Via header of proxied requests; a request already carrying it is a loop. */
     readonly viaPseudonym: string;
+    /** Buffered data source calls (queries, resources, health checks, live queries) in flight at once on this instance; the rest wait. */
+    readonly concurrentCalls: number;
+    /** The same, per request; at most `concurrentCalls`. */
+    readonly concurrentCallsPerRequest: number;
   };
   /** `POST /api/ds/query` and the graph's queries. */
   readonly query: {
@@ -356,6 +360,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
 
   const authProxyEnabled = bool('auth.proxy', 'enabled');
 
+  const concurrentCalls = int('dataproxy', 'concurrent_calls', 1);
   const viaPseudonym = required('dataproxy', 'via_pseudonym');
   if (!HTTP_TOKEN.test(viaPseudonym)) throw invalid('dataproxy', 'via_pseudonym', "a token (letters, digits and !#$%&'*+-.^_`|~)");
 
@@ -440,6 +445,8 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxConnsPerHost: int('dataproxy', 'max_conns_per_host', 0),
       idleConnTimeoutSeconds: int('dataproxy', 'idle_conn_timeout_seconds', 0),
       viaPseudonym,
+      concurrentCalls,
+      concurrentCallsPerRequest: Math.min(int('dataproxy', 'concurrent_calls_per_request', 1), concurrentCalls),
     },
     query: {
       concurrentQueryLimit: int('query', 'concurrent_query_limit', 1, 64),

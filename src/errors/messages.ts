@@ -200,7 +200,6 @@ export const MESSAGES = {
   },
   /** Ours: GraphQL subscriptions have no original. UNAVAILABLE ones mean "subscribe again and reload". */
   live: {
-    notServed: 'Subscriptions are not served here',
     notListening: 'Subscriptions are unavailable while this server cannot follow changes; try again shortly',
     feedLost: 'Change feed interrupted; subscribe again and reload',
     shuttingDown: 'Server shutting down; subscribe again',
@@ -239,8 +238,6 @@ export const MESSAGES = {
   },
   /** Data source health checks: each kind's wording is its plugin's in the original. */
   health: {
-    /** Ours: a process that serves no requests (the CLI) has no health checks or reload. */
-    notServedHere: 'Not available in this process',
     /** The original's answer for a plugin without a check. */
     notImplemented: 'Health check not implemented',
     /** The original's request validator (whitelist), before the plugin runs. */

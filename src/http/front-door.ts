@@ -8,11 +8,9 @@ import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
-import type { LiveQueries } from '../query/live/live-queries.ts';
-import type { QueryCaller, QueryService } from '../query/service.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
-import type { Services } from '../services/index.ts';
+import type { Runtime } from '../runtime.ts';
 import { declaredLength, readBody, readGraphQLBody, readJsonBody, refuseBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
@@ -52,10 +50,6 @@ const DEFAULT_HEADERS: Record<string, string> = {
 export interface FrontDoorHandlers {
   graphql: GraphQLHandler;
   proxy: DataSourceProxy;
-  /** `/api/ds/query`, resources, and the graph's query fields (through each request's context). */
-  queries: QueryService | null;
-  /** The `liveQuery` subscription's shared runs (through each request's context). */
-  liveQueries: LiveQueries | null;
   health(): Promise<Health>;
   /** Prometheus exposition, or null when `[metrics] enabled` is off. */
   metrics: { contentType: string; render(): Promise<string> } | null;
@@ -77,7 +71,7 @@ export interface FrontDoor {
   compileOperations(): void;
 }
 
-export function createFrontDoor(services: Services, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
+export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
   const router = new Router(ROUTES);
   const schema = getSchema();
   const restRoutes = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
@@ -109,9 +103,9 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     },
     proxy: (ctx, req, res) => handlers.proxy.handle(ctx, req, res),
     async 'ds-query'(ctx, req, res) {
-      const queries = ctx.queries;
+      const queries = services.queries;
       const body = parseObject(await readBody(req, bodyLimit));
-      const outcome = await queries.query(queryCaller(ctx, req), body);
+      const outcome = await queries.query(ctx.dataSourceCaller(), body);
       const { chunks, byteLength } = queries.encode(outcome);
       res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': byteLength });
       // Corked, the chunks leave in one writev when `end` uncorks; once written, nothing reads them.
@@ -122,7 +116,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     async 'ds-resource'(ctx, req, res) {
       const { ref, path, query } = resourceTarget(req.url ?? '/');
       const body = await readBody(req, bodyLimit);
-      const answer = await ctx.queries.resource(queryCaller(ctx, req), ref, {
+      const answer = await services.queries.resource(ctx.dataSourceCaller(), ref, {
         method: req.method ?? 'GET', path, query, headers: req.headers, body,
       });
       const payload = typeof answer.body === 'string' ? Buffer.from(answer.body) : answer.body;
@@ -174,7 +168,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     req.url = originForm(req.url ?? '/');
     const match = router.match(method, pathOf(req.url));
     const route = match?.route ?? null;
-    const ctx = new RequestContext(services, handlers.queries, handlers.liveQueries);
+    const ctx = new RequestContext(services, req);
     ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
 
     // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).
@@ -216,11 +210,6 @@ function readsBody(route: Route, method: string): boolean {
     case 'ds-resource': return true;
     default: return false;
   }
-}
-
-/** The query API's view of a request: its org and EntityManager, and a signal that fires if the client leaves first. */
-function queryCaller(ctx: RequestContext, req: IncomingMessage): QueryCaller {
-  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
 }
 
 /** A JSON object body, whatever its declared type (the original decodes any); 400 "bad request data" otherwise. */

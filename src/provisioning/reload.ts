@@ -2,7 +2,7 @@ import type { MikroORM } from '@mikro-orm/postgresql';
 import type { Environment } from '../config/env.ts';
 import { lockAgainstMigrations } from '../db/orm.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { ProvisioningReloader } from '../services/data-source-health.ts';
+import type { ProvisioningReloader } from '../runtime.ts';
 import type { DataSourceService } from '../services/data-sources.ts';
 import { badRequest } from '../errors/domain.ts';
 import { applyDataSourceProvisioning } from './apply.ts';

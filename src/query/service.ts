@@ -1,34 +1,26 @@
 import type { Settings } from '../config/settings.ts';
-import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import type { DataSourceCaller } from '../services/data-source-permissions.ts';
-import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
-import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
+import { checkPassedOn, safeProxyPath, UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { encodeResultsToChunks, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
-import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse, type UpstreamAnswer, type UpstreamCall } from './kinds/kind.ts';
+import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse } from './kinds/kind.ts';
 import { mapLimited } from './limit.ts';
 import { checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
 import type { TimeRange } from './time-range.ts';
 
-/** Who asks, and what ends the request's calls. */
-export interface QueryCaller {
-  orgId: number;
-  /** Who asks, for the data source permissions (the `query` level on every data source queried). */
-  principal: DataSourceCaller;
-  em: LazyEntityManager;
-  /** The request's change mark: the prepared targets of data sources changed before it are never stale. */
-  changeMark: number;
-  /** Aborted when the client goes away: every upstream call still running is cancelled. */
+/**
+ * Who asks, for one request: the upstream layer's caller (its permissions decide each data source
+ * queried, at the `query` level), with the signal that ends the request's calls when the client
+ * goes away. One object per request: the request's calls share its queue.
+ */
+export interface QueryCaller extends UpstreamCaller {
   signal: AbortSignal;
-  /** The incoming request's `Via`, extended on every upstream call (the loop guard). */
-  via?: { value: string | string[] | undefined; httpVersion: string };
 }
 
 /** Every refId's answer and the HTTP status the original gives them: 400 when any failed. */
@@ -37,49 +29,38 @@ export interface QueryOutcome {
   status: 200 | 400;
 }
 
-/** A failed upstream call as a kind sees it: the refId's error text and status. */
-export class CallError extends Error {
-  readonly status: number;
-  constructor(message: string, status: number) {
-    super(message);
-    this.name = 'CallError';
-    this.status = status;
-  }
-}
-
-const CALL_STATUS: Record<UpstreamErrorKind, number> = {
-  timeout: 504, unreachable: 502, tls: 502, 'too-large': 502, denied: 403, aborted: 499, 'invalid-url': 400,
-};
-
 interface Resolved {
   query: RequestedQuery;
   /** Null for the expression engine and the built-in Grafana data source. */
-  record: DataSourceRecord | null;
+  handle: DataSourceHandle | null;
   uid: string;
   type: string;
 }
 
+/** The original's data source cache refuses a query with its own words, not access control's. */
+const QUERY_REFUSALS = { denied: () => forbidden(MESSAGES.query.accessDenied) };
+const RESOURCE_REFUSALS = { denied: () => forbidden(MESSAGES.query.resourceAccessDenied) };
+
 /**
- * The query API behind `POST /api/ds/query` and the graph's query fields: reads the request,
- * loads each data source once through the data source service (in the caller's org), groups
- * the queries by data source and runs the groups concurrently (`[query] concurrent_query_limit`),
- * each through its kind, whose calls go out through the upstream layer only. Failures of one
- * group become its refIds' errors; the answer is every refId's response.
+ * The query API behind `POST /api/ds/query`, resources and the graph's query fields: reads the
+ * request, opens each data source once through the upstream layer (the caller's permissions, the
+ * loop guard), groups the queries by data source and runs the groups concurrently
+ * (`[query] concurrent_query_limit`), each through its kind, whose calls go out through the
+ * opened data source only. Failures of one group become its refIds' errors; the answer is every
+ * refId's response.
  */
 export class QueryService {
   readonly #settings: Settings;
-  readonly #dataSources: DataSourceService;
   readonly #upstream: Upstream;
   readonly #log: Logger;
 
-  constructor(settings: Settings, dataSources: DataSourceService, upstream: Upstream, log: Logger) {
+  constructor(settings: Settings, upstream: Upstream, log: Logger) {
     this.#settings = settings;
-    this.#dataSources = dataSources;
     this.#upstream = upstream;
     this.#log = log;
   }
 
-  /** The request body as the original reads it; throws its 400s and 404s as domain errors. */
+  /** The request body as the original reads it; throws its 400s and 404s (508 for a loop) as domain errors. */
   async query(caller: QueryCaller, body: Record<string, unknown>): Promise<QueryOutcome> {
     const request = parseQueryRequest(body, Date.now());
     const resolved = await this.#resolve(caller, request.queries);
@@ -102,20 +83,6 @@ export class QueryService {
   }
 
   /**
-   * THE place a query's data source is loaded: by uid, else by id, in the caller's org (another
-   * org's is not found), through the data source service, whose checks apply.
-   */
-  async loadDataSource(caller: QueryCaller, ref: { uid: string } | { id: number }, denied: string = MESSAGES.query.accessDenied): Promise<DataSourceRecord> {
-    try {
-      return await this.#dataSources.getFor(resolveEntityManager(caller.em), { ...caller.principal, orgId: caller.orgId }, ref, 'query');
-    } catch (error) {
-      // The original's data source cache refuses a query with its own words, not access control's.
-      if (error instanceof DomainError && error.code === 'FORBIDDEN') throw forbidden(denied);
-      throw error;
-    }
-  }
-
-  /**
    * Whether `caller` may still query every data source `queries` name (live queries ask at every
    * tick): throws the refusal a new request would get.
    */
@@ -124,24 +91,25 @@ export class QueryService {
     await this.#resolve(caller, request.queries);
   }
 
+  /** Each query's data source, opened once per request by uid, else by id, in the caller's org. */
   async #resolve(caller: QueryCaller, queries: readonly RequestedQuery[]): Promise<Resolved[]> {
-    const byKey = new Map<string, Promise<DataSourceRecord>>();
-    const load = (ref: DataSourceReference): Promise<DataSourceRecord> => {
+    const byKey = new Map<string, DataSourceHandle | Promise<DataSourceHandle>>();
+    const open = (ref: DataSourceReference) => {
       const key = ref.uid !== null ? `uid:${ref.uid}` : `id:${ref.id}`;
       let found = byKey.get(key);
-      if (!found) byKey.set(key, (found = this.loadDataSource(caller, ref.uid !== null ? { uid: ref.uid } : { id: ref.id! })));
+      if (!found) byKey.set(key, (found = this.#upstream.open(caller, ref.uid !== null ? { uid: ref.uid } : { id: ref.id! }, 'query', QUERY_REFUSALS)));
       return found;
     };
     const out: Resolved[] = [];
     // One after another: one request's lookups share one EntityManager.
     for (const query of queries) {
       const { uid, id } = query.ref;
-      if (isExpressionUid(uid)) out.push({ query, record: null, uid: '__expr__', type: '__expr__' });
-      else if (uid === GRAFANA_UID) out.push({ query, record: null, uid, type: 'grafana' });
+      if (isExpressionUid(uid)) out.push({ query, handle: null, uid: '__expr__', type: '__expr__' });
+      else if (uid === GRAFANA_UID) out.push({ query, handle: null, uid, type: 'grafana' });
       else if (uid === null && id === null) throw QUERY_ERRORS.invalidDatasourceId();
       else {
-        const record = await load(query.ref);
-        out.push({ query, record, uid: record.uid, type: record.type });
+        const handle = await open(query.ref);
+        out.push({ query, handle, uid: handle.target.uid, type: handle.target.type });
       }
     }
     return out;
@@ -187,21 +155,21 @@ export class QueryService {
 
   /** One data source's queries through its kind; anything it throws is each refId's error. */
   async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[]): Promise<Map<string, DataResponse>> {
-    const { record, type } = group[0]!;
+    const { handle, type } = group[0]!;
     const queries = group.map((r): DataQuery => ({
       refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
       maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
     }));
     const kind = kindFor(type);
     const everyRefId = (response: () => DataResponse) => new Map(queries.map((q) => [q.refId, response()]));
-    if (!kind || !record) return everyRefId(() => failed(MESSAGES.query.kindNotSupported(type), 'plugin', 501));
-    const ctx = this.#kindContext(caller, record);
+    if (!kind || !handle) return everyRefId(() => failed(MESSAGES.query.kindNotSupported(type), 'plugin', 501));
+    const ctx = kindContext(handle, caller.signal, this.#settings.query.maxPointsPerResponse);
     let answers: Map<string, DataResponse>;
     try {
       answers = await kind.query(ctx, queries);
     } catch (error) {
       if (caller.signal.aborted) return everyRefId(() => failed(MESSAGES.query.cancelled, 'downstream', 499));
-      this.#log.error({ err: error, component: 'query', dsType: type, dsId: record.id }, 'data source query failed unexpectedly');
+      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id }, 'data source query failed unexpectedly');
       return everyRefId(() => failed(MESSAGES.query.failed, 'plugin', 500));
     }
     for (const [refId, response] of answers) {
@@ -222,61 +190,41 @@ export class QueryService {
     }
   }
 
-  #kindContext(caller: QueryCaller, record: DataSourceRecord): KindContext {
-    const dataSource: DataSourceInfo = {
-      id: record.id, uid: record.uid, orgId: record.orgId, name: record.name, type: record.type,
-      url: record.url, database: record.database, jsonData: record.jsonData ?? {},
-    };
-    return {
-      dataSource,
-      signal: caller.signal,
-      maxPoints: this.#settings.query.maxPointsPerResponse,
-      call: (request) => this.#call(caller, record, request),
-    };
-  }
-
-  /** One call through the upstream layer, its failures worded for the refId. */
-  async #call(caller: QueryCaller, record: DataSourceRecord, request: UpstreamCall): Promise<UpstreamAnswer> {
-    let target;
-    try {
-      target = await this.#upstream.target(caller.em, caller.orgId, { kind: 'uid', uid: record.uid }, caller.changeMark);
-    } catch (error) {
-      if (error instanceof TargetSecretsError) throw new CallError(MESSAGES.proxy.secretsUnreadable, 500);
-      throw error;
-    }
-    if (!target) throw new CallError(MESSAGES.dataSource.notFound, 404);
-    const verdict = this.#upstream.verdict(target);
-    if (verdict) throw new CallError(verdict, 403);
-    // The incoming request's Via, if any: the upstream layer appends this server's entry (the loop guard).
-    const incoming = caller.via?.value;
-    const headers = incoming === undefined ? request.headers : { ...request.headers, via: Array.isArray(incoming) ? incoming.join(', ') : incoming };
-    try {
-      const answer = await this.#upstream.request(target, {
-        method: request.method, path: request.path, query: request.query, body: request.body,
-        headers, signal: caller.signal,
-      });
-      return answer;
-    } catch (error) {
-      if (error instanceof UpstreamError) throw new CallError(error.message, CALL_STATUS[error.kind]);
-      throw error;
-    }
-  }
-
-  /** `/api/datasources/uid/:uid/resources/*`: the kind's resources, 404 "Not found" for a kind without them. */
+  /**
+   * `/api/datasources/[uid/]:ref/resources/*`: the kind's resources, under the proxy's rules (a
+   * path leaving the data source's URL in any encoding 400, methods and paths its type does not
+   * allow 403, the loop guard 508); 404 "Not found" for a kind without them. A call that got no
+   * answer is answered as the proxy answers it, with the reason.
+   */
   async resource(caller: QueryCaller, ref: { uid: string } | { id: number }, request: ResourceRequest): Promise<ResourceResponse> {
-    const record = await this.loadDataSource(caller, ref, MESSAGES.query.resourceAccessDenied);
-    const kind = kindFor(record.type);
+    // Refused before anything is looked up, as the proxy refuses them.
+    this.#upstream.refuseLoop(caller);
+    if (safeProxyPath(request.path) === null) throw badRequest(MESSAGES.proxy.badPath);
+    const opened = this.#upstream.open(caller, ref, 'query', RESOURCE_REFUSALS);
+    const handle = opened instanceof Promise ? await opened : opened;
+    const { type } = handle.target;
+    const kind = kindFor(type);
     if (!kind?.resource) throw notFound();
+    const principal = caller.principal;
+    const refused = checkPassedOn(type, request.method, request.path, principal.isServerAdmin ? 'Admin' : principal.orgRole);
+    if (refused) throw new DomainError(refused.status === 400 ? 'BAD_REQUEST' : 'FORBIDDEN', refused.message);
     try {
-      return await kind.resource(this.#kindContext(caller, record), request);
+      return await kind.resource(kindContext(handle, caller.signal, this.#settings.query.maxPointsPerResponse), request);
     } catch (error) {
-      if (error instanceof CallError) {
+      if (error instanceof UpstreamError) {
         // As the proxy answers a call that got no answer: 502/504 (or 403 for a denied address) with the reason.
         const status = error.status === 499 ? 502 : error.status;
         return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: error.message }) };
       }
-      this.#log.error({ err: error, component: 'query', dsType: record.type, dsId: record.id }, 'data source resource failed unexpectedly');
+      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id }, 'data source resource failed unexpectedly');
       return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: MESSAGES.query.resourceFailed }) };
     }
   }
+}
+
+/** What a kind sees of an opened data source (never its secrets), and its one way to call it. */
+export function kindContext(handle: DataSourceHandle, signal: AbortSignal, maxPoints: number): KindContext {
+  const t = handle.target;
+  const dataSource: DataSourceInfo = { id: t.id, uid: t.uid, orgId: t.orgId, name: t.name, type: t.type, url: t.rawUrl, database: t.database, jsonData: t.jsonData };
+  return { dataSource, signal, maxPoints, call: (request) => handle.call(request) };
 }

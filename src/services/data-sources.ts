@@ -95,8 +95,10 @@ export class DataSourceService {
 
   /**
    * THE way to load one data source for an action (`read`, `query`, `write`, `admin`) on behalf of
-   * a caller: every entry point that reaches a data source (reads, updates, deletes, health, the
-   * permission routes, queries and resources) goes through this. One statement on success: the
+   * a caller: every entry point that reads or changes a data source (reads, updates, deletes, the
+   * permission routes) goes through this; those that call it (the proxy, health checks, queries,
+   * resources) open it through the upstream layer, with the same rule from the access cache. One
+   * statement on success: the
    * row is selected only when the permission rule lets the caller do `action`. Otherwise 403 naming
    * the original's missing action, or 404 when the org has no such data source and the caller is
    * an org Admin or only wanted to read it.

@@ -5,26 +5,21 @@ import type { ChangeListener } from '../db/change-listener.ts';
 import { SecretBox } from '../db/secrets.ts';
 import { DataSourceService } from './data-sources.ts';
 import { DataSourceAccessCache } from './data-source-permissions.ts';
-import type { ChangeFeeds } from '../live/feeds/index.ts';
-import { UNAVAILABLE_HEALTH, UNAVAILABLE_PROVISIONING, type DataSourceHealthChecker, type ProvisioningReloader } from './data-source-health.ts';
 
-/** Everything request handlers need, built once per process. Services take `em` per call. */
+/**
+ * The domain services, built once per process; they take `em` per call. The app builds the rest
+ * of the runtime over them (src/runtime.ts) before the first request.
+ */
 export interface Services {
-  settings: Settings;
-  orm: MikroORM;
+  readonly settings: Settings;
+  readonly orm: MikroORM;
   /** Hears every instance's committed changes; the change barrier of every cache. */
-  changes: ChangeListener;
-  secrets: SecretBox;
-  authenticator: Authenticator;
-  dataSources: DataSourceService;
-  /** Callers' levels per data source, for hot paths (the proxy, subscriptions); exact through `changes`. */
-  dataSourceAccess: DataSourceAccessCache;
-  /** The change feeds subscriptions read (fed by `changes`); set by the app that serves them. */
-  live?: ChangeFeeds;
-  /** Data source health checks through the proxy's connections; the app wires the real one. */
-  dataSourceHealth: DataSourceHealthChecker;
-  /** `POST /api/admin/provisioning/datasources/reload`; the app wires the real one. */
-  provisioning: ProvisioningReloader;
+  readonly changes: ChangeListener;
+  readonly secrets: SecretBox;
+  readonly authenticator: Authenticator;
+  readonly dataSources: DataSourceService;
+  /** Callers' levels per data source, for hot paths (the upstream layer, subscriptions); exact through `changes`. */
+  readonly dataSourceAccess: DataSourceAccessCache;
 }
 
 export function createServices(settings: Settings, orm: MikroORM, changes: ChangeListener, options: { cacheCredentials?: boolean } = {}): Services {
@@ -46,8 +41,6 @@ export function createServices(settings: Settings, orm: MikroORM, changes: Chang
     authenticator,
     dataSources: createDataSourceService(settings, secrets),
     dataSourceAccess: new DataSourceAccessCache(changes),
-    dataSourceHealth: UNAVAILABLE_HEALTH,
-    provisioning: UNAVAILABLE_PROVISIONING,
   };
 }
 

@@ -4,21 +4,11 @@ import type { Logger } from '../logging/logger.ts';
 import { CHANGE_CHANNEL, type DataSourceService } from '../services/data-sources.ts';
 import { prepareTarget, type DataSourceTarget } from './target.ts';
 
-export type { DataSourceTarget } from './target.ts';
-
 /** A data source of an org, by id or by uid. */
-export type DataSourceRef = { kind: 'id'; id: number } | { kind: 'uid'; uid: string };
-
-/** The stored secrets could not be decrypted: another `[security] secret_key`, or a blob sealed for another row or key. */
-export class TargetSecretsError extends Error {
-  constructor(orgId: number, id: number) {
-    super(`secrets of data source ${id} in org ${orgId} cannot be decrypted`);
-    this.name = 'TargetSecretsError';
-  }
-}
+export type TargetRef = { id: number } | { uid: string };
 
 /**
- * The proxy's data sources by (org, id) and (org, uid), prepared once per version and invalidated
+ * Prepared data sources by (org, id) and (org, uid), prepared once per version and invalidated
  * on every instance through PostgreSQL LISTEN/NOTIFY (a trigger notifies every committed change
  * of a data source row, whoever makes it, so the message arrives once the change is visible).
  *
@@ -84,8 +74,8 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   }
 
   /** The org's data source by id or uid, from memory when possible; null when there is none. */
-  get(em: LazyEntityManager, orgId: number, ref: DataSourceRef, mark: number): Promise<DataSourceTarget | null> | DataSourceTarget | null {
-    const key = ref.kind === 'id' ? `${orgId}:id:${ref.id}` : `${orgId}:uid:${ref.uid}`;
+  get(em: LazyEntityManager, orgId: number, ref: TargetRef, mark: number): Promise<DataSourceTarget | null> | DataSourceTarget | null {
+    const key = 'id' in ref ? `${orgId}:id:${ref.id}` : `${orgId}:uid:${ref.uid}`;
     // Nothing in memory: a fresh read needs no barrier.
     if (!this.#entries.has(key) && !this.#loading.has(key)) return this.#start(em, orgId, ref, key);
     const caughtUp = this.#changes.caughtUp(mark);
@@ -95,7 +85,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   }
 
   /** The entry, or a load begun since the last invalidation, or a new load. */
-  #current(em: LazyEntityManager, orgId: number, ref: DataSourceRef, key: string): Promise<DataSourceTarget | null> | DataSourceTarget {
+  #current(em: LazyEntityManager, orgId: number, ref: TargetRef, key: string): Promise<DataSourceTarget | null> | DataSourceTarget {
     const cached = this.#entries.get(key);
     if (cached) return cached;
     const pending = this.#loading.get(key);
@@ -103,7 +93,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
     return this.#start(em, orgId, ref, key);
   }
 
-  #start(em: LazyEntityManager, orgId: number, ref: DataSourceRef, key: string): Promise<DataSourceTarget | null> {
+  #start(em: LazyEntityManager, orgId: number, ref: TargetRef, key: string): Promise<DataSourceTarget | null> {
     const generation = this.#generation;
     const promise = this.#load(em, orgId, ref, generation).finally(() => {
       if (this.#loading.get(key)?.promise === promise) this.#loading.delete(key);
@@ -112,14 +102,17 @@ export class DataSourceTargetCache implements ChangeSubscriber {
     return promise;
   }
 
-  async #load(em: LazyEntityManager, orgId: number, ref: DataSourceRef, generation: number): Promise<DataSourceTarget | null> {
-    const row = await this.#dataSources.find(resolveEntityManager(em), orgId, ref.kind === 'id' ? { id: ref.id } : { uid: ref.uid });
+  async #load(em: LazyEntityManager, orgId: number, ref: TargetRef, generation: number): Promise<DataSourceTarget | null> {
+    // Only the reference itself: a caller's object may carry more (the proxy's carries its kind).
+    const row = await this.#dataSources.find(resolveEntityManager(em), orgId, 'id' in ref ? { id: ref.id } : { uid: ref.uid });
     if (!row) return null;
-    let secrets: Record<string, string>;
+    // The one place a data source's secrets are decrypted for calling it.
+    let secrets: Record<string, string> | null;
     try {
       secrets = this.#dataSources.decryptSecrets(row);
     } catch {
-      throw new TargetSecretsError(orgId, row.id);
+      secrets = null;
+      this.#log.warn({ component: 'dataproxy', dsId: row.id, orgId }, 'data source secrets unreadable');
     }
     const target = prepareTarget(row, secrets);
     if (target.skippedHeaders.length > 0) {

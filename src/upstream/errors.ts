@@ -1,14 +1,33 @@
 import { describeTlsError } from './tls.ts';
 
-export type UpstreamErrorKind = 'timeout' | 'unreachable' | 'denied' | 'tls' | 'too-large' | 'aborted' | 'invalid-url';
+/**
+ * Why a call got no answer: the network's reasons (`timeout`, `unreachable`, `tls`, `too-large`,
+ * `aborted`), the egress policy's (`denied`), and the data source's own configuration, which no
+ * call can succeed with (`invalid-url`, `tls-config`: TLS material that does not parse,
+ * `secrets`: secrets that cannot be decrypted).
+ */
+export type UpstreamErrorKind = 'timeout' | 'unreachable' | 'denied' | 'tls' | 'too-large' | 'aborted' | 'invalid-url' | 'tls-config' | 'secrets';
+
+/**
+ * The status each kind is answered with wherever a failed call becomes an answer (a refId's
+ * error, a resource's answer): 504 timeout, 502 for an upstream that could not be used, 403 the
+ * egress policy, 499 the client left, 400 an unusable URL, 500 unreadable secrets (as the original's
+ * "Unable to load datasource meta data").
+ */
+const STATUS: Record<UpstreamErrorKind, number> = {
+  timeout: 504, unreachable: 502, tls: 502, 'too-large': 502, denied: 403, aborted: 499, 'invalid-url': 400, 'tls-config': 502, secrets: 500,
+};
 
 /** Why a call got no answer; `message` reads as the original's Go HTTP client words it (`Get "url": ...`). */
 export class UpstreamError extends Error {
   readonly kind: UpstreamErrorKind;
+  /** The HTTP status a client is answered with for it. */
+  readonly status: number;
   constructor(kind: UpstreamErrorKind, message: string) {
     super(message);
     this.name = 'UpstreamError';
     this.kind = kind;
+    this.status = STATUS[kind];
   }
 }
 

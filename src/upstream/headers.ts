@@ -1,5 +1,5 @@
 import { validateHeaderValue, type IncomingHttpHeaders } from 'node:http';
-import type { Principal } from '../auth/principal.ts';
+import { HOP_BY_HOP } from './policy/hop-by-hop.ts';
 import type { DataSourceTarget } from './target.ts';
 
 /**
@@ -10,7 +10,7 @@ import type { DataSourceTarget } from './target.ts';
 export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
   'authorization', 'proxy-authorization', 'x-ds-authorization', 'cookie',
   'x-forwarded-host', 'x-forwarded-port', 'x-forwarded-proto', 'origin', 'referer', 'x-grafana-user',
-  'connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade', 'expect',
+  ...HOP_BY_HOP, 'expect',
 ]);
 
 /**
@@ -20,7 +20,7 @@ export const STRIPPED_REQUEST_HEADERS: ReadonlySet<string> = new Set([
  */
 export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   // Hop-by-hop: they describe the upstream connection, and node frames ours itself.
-  'connection', 'keep-alive', 'proxy-connection', 'transfer-encoding', 'upgrade', 'trailer', 'te', 'proxy-authenticate',
+  ...HOP_BY_HOP, 'proxy-authenticate',
   // Cookies would land on dashgate's origin (and could overwrite its login cookie).
   'set-cookie', 'set-cookie2',
   // Origin-wide and remembered by the browser: HSTS for our host name, alternative services,
@@ -41,10 +41,11 @@ export const STRIPPED_RESPONSE_HEADERS: ReadonlySet<string> = new Set([
   'content-security-policy', 'content-security-policy-report-only',
 ]);
 
-export interface UpstreamHeaderOptions {
+export interface ForwardOptions {
   userAgent: string;
   loginCookie: string;
-  sendUserHeader: boolean;
+  /** The caller's login when `[dataproxy] send_user_header` is on and the caller is a user, else null. */
+  userHeader: string | null;
   /** The caller's address, appended to `X-Forwarded-For`. */
   ip: string;
   /** The body has no declared length and must stay chunked. */
@@ -52,10 +53,12 @@ export interface UpstreamHeaderOptions {
 }
 
 /**
- * The headers the upstream gets: the caller's, minus everything stripped, plus ours. Built as a
- * new object rather than by deleting from the parsed one (which would slow every later access).
+ * What a client's request tells the data source when it is passed on (the proxy, resources): the
+ * client's headers, minus everything stripped and any it named in Connection, plus ours, then the
+ * data source's own credentials and configured headers, which always win. Built as a new object
+ * rather than by deleting from the parsed one (which would slow every later access).
  */
-export function upstreamHeaders(incoming: IncomingHttpHeaders, target: DataSourceTarget, principal: Principal, options: UpstreamHeaderOptions): IncomingHttpHeaders {
+export function forwardedHeaders(incoming: IncomingHttpHeaders, target: DataSourceTarget, options: ForwardOptions): IncomingHttpHeaders {
   // Headers the client listed in Connection are hop-by-hop too (usually it lists none).
   const listed = connectionListed(single(incoming.connection));
   const headers: IncomingHttpHeaders = {};
@@ -70,13 +73,12 @@ export function upstreamHeaders(incoming: IncomingHttpHeaders, target: DataSourc
   headers['x-forwarded-for'] = forwardedFor ? `${forwardedFor}, ${options.ip}` : options.ip;
   const dsAuthorization = single(incoming['x-ds-authorization']);
   if (dsAuthorization) headers.authorization = dsAuthorization;
-  headers.host = target.upstream!.host;
+  if (target.upstream) headers.host = target.upstream.host;
   headers['user-agent'] = options.userAgent;
-  if (options.sendUserHeader && principal.userId !== null && principal.login) headers['x-grafana-user'] = principal.login;
+  if (options.userHeader) headers['x-grafana-user'] = options.userHeader;
   // A body of unknown length must stay chunked upstream: node would send GET, DELETE or OPTIONS
   // bodies unframed otherwise.
   if (options.chunked) headers['transfer-encoding'] = 'chunked';
-  // The data source's own credentials and custom headers win over anything the caller sent.
   for (const [name, value] of target.headers) headers[name] = value;
   return headers;
 }

@@ -1,4 +1,4 @@
-import { request as httpRequest, type IncomingHttpHeaders } from 'node:http';
+import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import { MESSAGES } from '../errors/messages.ts';
 import type { UpstreamConnections } from './connections.ts';
@@ -13,17 +13,23 @@ export interface UpstreamRequest {
   path: string;
   /** Raw, without `?`; '' or absent for none. */
   query?: string;
-  /** Set after the data source's own headers, so a caller's protocol header wins. */
+  /**
+   * The kind's protocol headers (`Content-Type`, `Accept`...), set after the data source's own,
+   * so a kind's protocol header wins.
+   */
   headers?: Record<string, string>;
+  /**
+   * A client's headers to pass on, as the proxy passes them (`forwardedHeaders`: cleaned, the data
+   * source's credentials and configured headers winning): resources that relay a client's request.
+   */
+  forwarded?: IncomingHttpHeaders;
+  /** Sends the data source's token (`DataSourceTarget.tokenAuthorization`) as `Authorization`, as its kind's own client does. */
+  tokenAuthorization?: boolean;
   body?: string | Buffer;
-  /** Aborting (the client went away) cancels the call: it rejects with kind `aborted`. */
-  signal?: AbortSignal;
-  /** The whole call, headers and body; `jsonData.timeout` or `[dataproxy] timeout` by default. */
+  /** The whole call, headers and body; the data source's timeout by default. */
   timeoutMs?: number;
   /** Answer bodies larger than this fail with kind `too-large`; `[dataproxy] response_limit` by default. */
   bodyLimit?: number;
-  /** The caller's login, sent as `X-Grafana-User` when `[dataproxy] send_user_header` is on. */
-  login?: string;
 }
 
 export interface UpstreamResponse {
@@ -37,13 +43,19 @@ export interface UpstreamResponse {
 /** What one call needs of the layer besides the target and the request. */
 export interface RequestLimits {
   connections: UpstreamConnections;
+  /** What is left of the call's time (it may have waited for a slot). */
   timeoutMs: number;
+  /** The whole limit, as the timeout's message names it. */
+  timeoutSeconds: number;
   dialTimeoutMs: number;
   bodyLimit: number;
   /** 0 sends the body at once even when the request asks for `100 Continue`. */
   expectContinueTimeoutMs: number;
-  sendUserHeader: boolean;
   viaPseudonym: string;
+  /** The incoming request's `Via`, which our entry extends (the loop guard). */
+  via: string | string[] | undefined;
+  /** Aborting (the client went away) cancels the call: it rejects with kind `aborted`. */
+  signal: AbortSignal | undefined;
 }
 
 /** The full URL a request goes to, as Go's errors quote it. */
@@ -58,18 +70,13 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
   const upstream = target.upstream;
   if (!upstream) return Promise.reject(new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl)));
   const { url, path } = requestUrl(target, req);
-  const headers: Record<string, string> = { host: upstream.host, 'user-agent': limits.connections.userAgent };
-  if (limits.sendUserHeader && req.login) headers['x-grafana-user'] = req.login;
-  for (const [name, value] of target.headers) headers[name] = value;
-  for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
-  if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
-  headers.via = withVia(headers.via, '1.1', limits.viaPseudonym);
+  const headers = requestHeaders(target, req, limits);
   const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
-  if (target.tlsError) return Promise.reject(failed('tls', target.tlsError));
-  const awaitContinue = req.body !== undefined && /^100-continue$/i.test(headers.expect ?? '') && limits.expectContinueTimeoutMs > 0;
+  const awaitContinue = req.body !== undefined && /^100-continue$/i.test(String(headers.expect ?? '')) && limits.expectContinueTimeoutMs > 0;
+  const signal = limits.signal;
 
   return new Promise<UpstreamResponse>((resolve, reject) => {
-    if (req.signal?.aborted) return reject(failed('aborted', 'context canceled'));
+    if (signal?.aborted) return reject(failed('aborted', 'context canceled'));
     let settled = false;
     let dialTimer: NodeJS.Timeout | undefined;
     const finish = (outcome: () => void) => {
@@ -77,7 +84,7 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
       settled = true;
       clearTimeout(deadline);
       clearTimeout(dialTimer);
-      req.signal?.removeEventListener('abort', onAbort);
+      signal?.removeEventListener('abort', onAbort);
       outcome();
     };
     const send = upstream.protocol === 'https:' ? httpsRequest : httpRequest;
@@ -94,9 +101,9 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
       finish(() => reject(failed('aborted', 'context canceled')));
       outgoing.destroy();
     };
-    req.signal?.addEventListener('abort', onAbort, { once: true });
+    signal?.addEventListener('abort', onAbort, { once: true });
     const deadline = setTimeout(() => {
-      finish(() => reject(failed('timeout', `timeout after ${limits.timeoutMs / 1000}s awaiting the data source's answer (Client.Timeout exceeded)`)));
+      finish(() => reject(failed('timeout', timeoutText(limits.timeoutSeconds))));
       outgoing.destroy();
     }, limits.timeoutMs);
     outgoing.on('socket', (socket) => {
@@ -147,6 +154,31 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
     outgoing.once('continue', sendBody);
     outgoing.once('close', () => clearTimeout(wait));
   });
+}
+
+/** Go's words for a call that outlived its `Client.Timeout` (waiting for a slot included, as Go's wait for a connection is). */
+export function timeoutText(seconds: number): string {
+  return `timeout after ${seconds}s awaiting the data source's answer (Client.Timeout exceeded)`;
+}
+
+/**
+ * What the data source is told: the forwarded client's headers (already carrying the data
+ * source's own), or ours and then the data source's; the kind's protocol headers; our Via entry.
+ */
+function requestHeaders(target: DataSourceTarget, req: UpstreamRequest, limits: RequestLimits): OutgoingHttpHeaders {
+  let headers: OutgoingHttpHeaders;
+  if (req.forwarded) {
+    headers = {};
+    for (const name in req.forwarded) if (req.forwarded[name] !== undefined && name !== 'content-length') headers[name] = req.forwarded[name];
+  } else {
+    headers = { host: target.upstream!.host, 'user-agent': limits.connections.userAgent };
+    for (const [name, value] of target.headers) headers[name] = value;
+  }
+  if (req.tokenAuthorization && target.tokenAuthorization) headers.authorization = target.tokenAuthorization;
+  for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
+  if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
+  headers.via = withVia(limits.via, '1.1', limits.viaPseudonym);
+  return headers;
 }
 
 const STATUS_TEXT: Record<number, string> = {

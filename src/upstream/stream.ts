@@ -3,8 +3,7 @@ import { createProxyServer } from 'http-proxy-3';
 import type { Settings } from '../config/settings.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import { responseHeaders } from './headers.ts';
-import { describeNetworkError } from './errors.ts';
+import { describeNetworkError, UpstreamError } from './errors.ts';
 import { HANDSHAKE_TIMEOUT } from './tls.ts';
 import type { DataSourceTarget } from './target.ts';
 import type { UpstreamConnections } from './connections.ts';
@@ -18,7 +17,7 @@ const URL_INERT = /^\/[\w\-.~!$&()*+,;=:@%/]*(?:\?[\w\-.~!$&()*+,;=:@%/?]*)?$/;
 const DOT_SEGMENT = /(?:^|\/)(?:\.|%2e){1,2}(?:\/|$)/i;
 
 /** One call to stream: where it goes and how long the upstream may take to answer. */
-export interface UpstreamCall {
+export interface StreamedCall {
   /** Its `upstream` must be set. */
   target: DataSourceTarget;
   /** Path below the upstream's origin, still escaped, and the query (with its `?`, or ''). */
@@ -30,29 +29,34 @@ export interface UpstreamCall {
   timeoutMs: number;
 }
 
+/**
+ * How the caller answers its client (the proxy's client-facing rules): `relay` the upstream's
+ * answer, or `fail` with why there was none (before any byte of an answer was written). Each
+ * returns nothing; the status the client got is read from the response when it is over.
+ */
+export interface StreamAnswers {
+  relay(proxyRes: IncomingMessage, res: ServerResponse): void;
+  fail(error: UpstreamError, res: ServerResponse, target: DataSourceTarget): void;
+}
+
 /** How a streamed call ended: the status the client got (499 when it left first). */
 export type StreamOutcome = { status: number };
 
 /**
  * Streams calls both ways through http-proxy-3 over the shared keep-alive agents (whose connections
- * check every address they use against the egress policy), with the original server's timeouts,
- * its answer to an upstream 401, and the response size cap.
+ * check every address they use against the egress policy), with the original server's timeouts.
+ * What the client is answered is the caller's: this only calls out.
  */
 export class UpstreamStreamer {
   readonly #proxy = createProxyServer({});
   readonly #connections: UpstreamConnections;
   readonly #dialTimeoutMs: number;
-  readonly #responseLimit: number;
-  readonly #log: Logger;
   /** One listener per event for all calls, dispatched by incoming request. */
   readonly #calls = new WeakMap<IncomingMessage, { onRequest(proxyReq: ClientRequest): void; onResponse(proxyRes: IncomingMessage): void }>();
 
   constructor(settings: Settings, log: Logger, connections: UpstreamConnections) {
-    const dataproxy = settings.dataproxy;
     this.#connections = connections;
-    this.#dialTimeoutMs = dataproxy.dialTimeoutSeconds * 1000;
-    this.#responseLimit = dataproxy.responseLimit;
-    this.#log = log;
+    this.#dialTimeoutMs = settings.dataproxy.dialTimeoutSeconds * 1000;
     // Each call passes its own callback, so this only fires for errors http-proxy-3 cannot route.
     this.#proxy.on('error', (error) => log.warn({ err: error, component: 'dataproxy' }, 'proxy error'));
     // Client resets are answered by the close handler of each call; the event only needs a listener.
@@ -61,8 +65,8 @@ export class UpstreamStreamer {
     this.#proxy.on('proxyRes', (proxyRes, req) => this.#calls.get(req)?.onResponse(proxyRes));
   }
 
-  /** Sends `req` (its headers already the upstream's) and relays the answer to `res`. */
-  stream(req: IncomingMessage, res: ServerResponse, call: UpstreamCall): Promise<StreamOutcome> {
+  /** Sends `req` (its headers already the upstream's) and hands the answer, or the failure, to `answers`. */
+  stream(req: IncomingMessage, res: ServerResponse, call: StreamedCall, answers: StreamAnswers): Promise<StreamOutcome> {
     return new Promise<StreamOutcome>((done) => {
       let settled = false;
       let responded = false;
@@ -76,17 +80,9 @@ export class UpstreamStreamer {
         this.#calls.delete(req);
         done({ status });
       };
-      const answer = (status: number, body = '') => {
-        if (!res.headersSent && !res.destroyed) {
-          if (body) res.writeHead(status, { 'content-type': 'application/json', 'content-length': Buffer.byteLength(body) });
-          else res.writeHead(status, { 'content-length': '0' });
-          res.end(body);
-        }
-        settle(status);
-      };
       // As Go's ResponseHeaderTimeout in the original: the wait for the response headers once the
       // request is fully written, so uploads and streamed answers may take as long as they take.
-      // Connecting has its own limit (`dialTimeout`); the error callback then answers 504.
+      // Connecting has its own limit (`dialTimeout`); the error callback then fails the call.
       const awaitHeaders = () => {
         if (settled || responded) return;
         timer = setTimeout(() => {
@@ -110,56 +106,23 @@ export class UpstreamStreamer {
             proxyRes.destroy();
             return;
           }
-          this.#relay(proxyRes, res);
+          answers.relay(proxyRes, res);
         },
       });
 
       const onError = (error: Error) => {
         if (settled) return;
-        const code = (error as NodeJS.ErrnoException).code;
         // Mid-body: the status line is gone, so all that is left is to cut the response short.
         if (res.headersSent) return void res.destroy();
-        if (code === 'EGRESS_DENIED') return answer(403, JSON.stringify({ message: MESSAGES.proxy.addressDenied }));
-        // As the original: an empty 504 on timeout, an empty 502 for any other upstream failure,
-        // and what failed in the log (worded as Go's client; no URL, whose query may hold secrets).
-        const status = timedOut || code === 'ECONNECT_TIMEOUT' || code === HANDSHAKE_TIMEOUT ? 504 : 502;
-        const { text } = describeNetworkError(error as NodeJS.ErrnoException, call.target.upstream!.host);
-        this.#log.warn({ component: 'dataproxy', dsId: call.target.id, code, status, error: text }, 'Proxy request failed');
-        answer(status);
+        answers.fail(streamFailure(error as NodeJS.ErrnoException, call, timedOut), res, call.target);
+        settle(res.statusCode);
       };
-      if (call.target.tlsError) return onError(Object.assign(new Error(call.target.tlsError), { code: 'ETLSCONFIG' }));
+      if (call.target.tlsError) return onError(new UpstreamError('tls-config', call.target.tlsError));
       this.#send(req, res, call, onError);
     });
   }
 
-  /** The upstream's answer to the client: status and cleaned headers, then the body under the cap. */
-  #relay(proxyRes: IncomingMessage, res: ServerResponse): void {
-    proxyRes.on('error', () => res.destroy());
-    if (proxyRes.statusCode === 401) {
-      // The data source's 401 must not look like ours: clients would drop their own session.
-      proxyRes.resume();
-      res.writeHead(400, { 'content-security-policy': 'sandbox' });
-      res.end(MESSAGES.proxy.upstreamUnauthorized);
-      return;
-    }
-    res.writeHead(proxyRes.statusCode ?? 502, responseHeaders(proxyRes.headers));
-    const limit = this.#responseLimit;
-    if (limit > 0) {
-      // `[dataproxy] response_limit`: the original reads at most that many bytes, then fails the
-      // body; registered before the pipe, so the chunk over the limit is never written.
-      let bytes = 0;
-      proxyRes.on('data', (chunk: Buffer) => {
-        bytes += chunk.length;
-        if (bytes > limit) {
-          proxyRes.destroy();
-          res.destroy();
-        }
-      });
-    }
-    proxyRes.pipe(res);
-  }
-
-  #send(req: IncomingMessage, res: ServerResponse, call: UpstreamCall, onError: (error: Error) => void): void {
+  #send(req: IncomingMessage, res: ServerResponse, call: StreamedCall, onError: (error: Error) => void): void {
     const { method } = call;
     const upstream = call.target.upstream!;
     // http-proxy-3's deleteLength pass sets `content-length: 0` on a DELETE or OPTIONS without one,
@@ -206,4 +169,17 @@ export class UpstreamStreamer {
     this.#connections.destroy();
     this.#proxy.removeAllListeners();
   }
+}
+
+/**
+ * Why a streamed call got no answer, as an `UpstreamError`: `denied` by the egress policy, a
+ * `timeout` (the wait for the answer, connecting, the TLS handshake), else what Go's client would
+ * say failed (worded without the URL, whose query may hold secrets).
+ */
+function streamFailure(error: NodeJS.ErrnoException, call: StreamedCall, timedOut: boolean): UpstreamError {
+  if (error instanceof UpstreamError) return error;
+  if (error.code === 'EGRESS_DENIED') return new UpstreamError('denied', MESSAGES.proxy.addressDenied);
+  const { kind, text } = describeNetworkError(error, call.target.upstream!.host);
+  const timeout = timedOut || error.code === 'ECONNECT_TIMEOUT' || error.code === HANDSHAKE_TIMEOUT;
+  return Object.assign(new UpstreamError(timeout ? 'timeout' : kind, text), { code: error.code });
 }

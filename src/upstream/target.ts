@@ -1,5 +1,6 @@
 import { validateHeaderName, validateHeaderValue } from 'node:http';
 import type { DataSourceRecord } from '../services/data-sources.ts';
+import { HOP_BY_HOP } from './policy/hop-by-hop.ts';
 import { tlsSettingsFor, type TlsMaterial } from './tls.ts';
 
 /** Where a data source's calls go: what http-proxy-3 needs of a target URL, parsed once. */
@@ -16,15 +17,19 @@ export interface UpstreamBase {
 }
 
 /**
- * What the proxy needs of one version of a data source, computed once when it is loaded: the
- * parsed URL, the headers it injects (secrets already decrypted and encoded) and its options.
+ * What calling one version of a data source needs, computed once when it is loaded: what kinds
+ * read of it (never its secrets), the parsed URL, the headers every call carries (secrets already
+ * decrypted and encoded) and its options.
  */
 export interface DataSourceTarget {
   id: number;
   orgId: number;
   uid: string;
+  name: string;
   type: string;
   version: number;
+  database: string;
+  jsonData: Readonly<Record<string, unknown>>;
   /** The URL as stored, for the "Invalid data source URL" message. */
   rawUrl: string;
   /** Null when the stored URL is not an absolute http(s) URL. */
@@ -33,22 +38,39 @@ export interface DataSourceTarget {
   keepCookies: ReadonlySet<string>;
   /** Set on every call, in order, after the caller's headers are cleaned (lower-case names). */
   headers: ReadonlyArray<readonly [name: string, value: string]>;
-  /** `jsonData.timeout` in seconds when set and positive, else null (the `[dataproxy] timeout`). */
+  /** `jsonData.timeout` in seconds when it is a positive finite number, else null (the `[dataproxy] timeout`). */
   timeoutSeconds: number | null;
+  /**
+   * `Token <secureJsonData.token>` for an InfluxDB 2 (Flux) data source: the `Authorization` its
+   * own client sends on the calls its kind makes (never on proxied ones); null otherwise.
+   */
+  tokenAuthorization: string | null;
   /** Header names from `jsonData.httpHeaderName<N>` that were skipped as unusable (never values). */
   skippedHeaders: readonly string[];
   /** An https data source's own TLS material; null for the defaults (and for http). */
   tls: TlsMaterial | null;
-  /** Why its TLS material is unusable (every call then fails with it), else null. Names no secret. */
+  /** Why its TLS material is unusable (every call then fails with it), else null. Names the field, never its value. */
   tlsError: string | null;
+  /** Its stored secrets could not be decrypted (another `[security] secret_key`, or a blob sealed for another row or key): no call can be made. */
+  secretsUnreadable: boolean;
 }
 
 /** Framing and routing headers a data source may not override: they would desynchronise the connection. */
-const RESERVED_HEADERS = new Set(['content-length', 'transfer-encoding', 'connection', 'keep-alive', 'upgrade', 'te', 'trailer', 'expect', 'proxy-connection']);
+const RESERVED_HEADERS = new Set([...HOP_BY_HOP, 'content-length', 'expect']);
 
-/** Builds the prepared target of a stored row whose secrets are already decrypted. */
-export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<string, string>>): DataSourceTarget {
-  const jsonData = row.jsonData;
+/** `jsonData.timeout` (a number, or a numeric string as forms send it) when it is a positive finite number of seconds. */
+export function configuredTimeout(value: unknown): number | null {
+  const seconds = typeof value === 'number' ? value : typeof value === 'string' && value.trim() !== '' ? Number(value) : NaN;
+  return Number.isFinite(seconds) && seconds > 0 ? seconds : null;
+}
+
+/**
+ * Builds the prepared target of a stored row from its decrypted secrets; `secrets` null when they
+ * could not be decrypted (the target then fails every call).
+ */
+export function prepareTarget(row: DataSourceRecord, decrypted: Readonly<Record<string, string>> | null): DataSourceTarget {
+  const secrets = decrypted ?? {};
+  const jsonData = row.jsonData ?? {};
   const headers: Array<readonly [string, string]> = [];
   const skippedHeaders: string[] = [];
 
@@ -69,7 +91,6 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
   }
 
   const keep = Array.isArray(jsonData.keepCookies) ? jsonData.keepCookies.filter((c): c is string => typeof c === 'string') : [];
-  const timeout = Number(jsonData.timeout);
   const upstream = parseUpstream(row.url);
   const tls = upstream?.protocol === 'https:' ? tlsSettingsFor(jsonData, secrets) : { material: null, error: null };
 
@@ -77,16 +98,21 @@ export function prepareTarget(row: DataSourceRecord, secrets: Readonly<Record<st
     id: row.id,
     orgId: row.orgId,
     uid: row.uid,
+    name: row.name,
     type: row.type,
     version: row.version,
+    database: row.database,
+    jsonData,
     rawUrl: row.url,
     upstream,
     keepCookies: new Set(keep),
     headers,
-    timeoutSeconds: Number.isFinite(timeout) && timeout > 0 ? timeout : null,
+    timeoutSeconds: configuredTimeout(jsonData.timeout),
+    tokenAuthorization: row.type === 'influxdb' && jsonData.version === 'Flux' && secrets.token ? `Token ${secrets.token}` : null,
     skippedHeaders,
     tls: tls.material,
     tlsError: tls.error,
+    secretsUnreadable: decrypted === null,
   };
 }
 

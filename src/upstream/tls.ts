@@ -25,7 +25,12 @@ export type TlsSettings = { material: TlsMaterial | null; error: null } | { mate
 /** `MustBool`: only a JSON boolean counts. */
 const flag = (value: unknown) => value === true;
 
-/** The TLS material of a data source; null material when it has none (the shared default pool serves it). */
+/**
+ * The TLS material of a data source; null material when it has none (the shared default pool
+ * serves it). Material that does not parse is accepted when written, as the original accepts it;
+ * it is reported here, where it is used, by the field's name and what is wrong with it (never its
+ * value), and every call of the data source then fails with that error.
+ */
 export function tlsSettingsFor(jsonData: Readonly<Record<string, unknown>>, secrets: Readonly<Record<string, string>>): TlsSettings {
   const skipVerify = flag(jsonData.tlsSkipVerify);
   const servername = typeof jsonData.serverName === 'string' && jsonData.serverName !== '' ? jsonData.serverName : undefined;
@@ -36,16 +41,44 @@ export function tlsSettingsFor(jsonData: Readonly<Record<string, unknown>>, secr
   if (!skipVerify && !servername && !ca && !cert) return { material: null, error: null };
 
   // As the SDK, a CA bundle with no usable certificate fails every call instead of trusting the system roots.
-  if (ca && 'reason' in parseCertificates(ca)) return { material: null, error: 'failed to parse TLS CA PEM certificate' };
+  const authorities = ca ? parseCertificates(ca) : null;
+  if (ca && authorities && 'reason' in authorities) return unusable('tlsCACert', certificateProblem(ca, authorities.reason));
   if (cert && key) {
     const certificates = parseCertificates(cert);
-    if ('reason' in certificates) return { material: null, error: 'tls: failed to find any PEM data in certificate input' };
+    if ('reason' in certificates) return unusable('tlsClientCert', certificateProblem(cert, certificates.reason));
     const privateKey = parsePrivateKey(key);
-    if ('reason' in privateKey) return { material: null, error: 'tls: failed to find any PEM data in key input' };
-    if (!certificates.certificates[0]!.checkPrivateKey(privateKey.key)) return { material: null, error: 'tls: private key does not match public key' };
+    if ('reason' in privateKey) return unusable('tlsClientKey', keyProblem(key));
+    if (!certificates.certificates[0]!.checkPrivateKey(privateKey.key)) return unusable('tlsClientKey', 'is not the private key of secureJsonData.tlsClientCert');
   }
   const fingerprint = createHash('sha256').update(JSON.stringify([skipVerify, servername ?? '', ca ?? '', cert ?? '', key ?? ''])).digest('base64url');
   return { material: { ca, cert, key, rejectUnauthorized: !skipVerify, servername, fingerprint }, error: null };
+}
+
+function unusable(field: 'tlsCACert' | 'tlsClientCert' | 'tlsClientKey', problem: string): TlsSettings {
+  return { material: null, error: `the data source's TLS settings are unusable: secureJsonData.${field} ${problem}` };
+}
+
+/** One line naming a file (`/etc/ssl/certs/ca.pem`, `./ca.crt`, `C:\certs\ca.pem`) rather than holding PEM text. */
+const FILE_PATH = /^(?:~?\/|\.{1,2}[\\/]|[A-Za-z]:[\\/])[^\r\n]*$|^[^\r\n]*\.(?:pem|crt|cer|key|der|p12|pfx)$/i;
+const PEM_LABEL = /-----BEGIN ([A-Z0-9 ]+)-----/;
+
+/** What is wrong with text that should hold PEM certificates (`reason`: the parser's); it never quotes the text. */
+function certificateProblem(text: string, reason: string): string {
+  const label = PEM_LABEL.exec(text)?.[1];
+  if (label === 'CERTIFICATE') return /^certificate \d+ of \d+/.test(reason) ? `holds PEM certificates, of which ${reason}` : 'holds a PEM certificate that does not parse';
+  if (label?.endsWith('PRIVATE KEY')) return 'holds a private key where a PEM certificate belongs';
+  if (FILE_PATH.test(text.trim())) return 'holds no PEM certificate: it looks like a file path, and the certificate\'s PEM text is expected';
+  return label ? `holds a PEM ${label.toLowerCase()} block where a certificate belongs` : 'holds no PEM certificate';
+}
+
+/** What is wrong with text that should hold a PEM private key; it never quotes the text. */
+function keyProblem(text: string): string {
+  const label = PEM_LABEL.exec(text)?.[1];
+  if (label === 'ENCRYPTED PRIVATE KEY' || /Proc-Type:\s*4,ENCRYPTED/.test(text)) return 'holds an encrypted private key, which cannot be used';
+  if (label?.endsWith('PRIVATE KEY')) return 'holds a PEM private key that does not parse';
+  if (label === 'CERTIFICATE') return 'holds a certificate where a PEM private key belongs';
+  if (FILE_PATH.test(text.trim())) return 'holds no PEM private key: it looks like a file path, and the key\'s PEM text is expected';
+  return 'holds no PEM private key';
 }
 
 /** Go's words for TLS alerts a server sends (crypto/tls alert.go), by OpenSSL's alert name. */

@@ -58,6 +58,7 @@ describe('loadSettings defaults', () => {
     expect(s.dataproxy).toEqual({
       logging: false, timeoutSeconds: 30, dialTimeoutSeconds: 10, tlsHandshakeTimeoutSeconds: 10, expectContinueTimeoutSeconds: 1, keepAliveSeconds: 30, sendUserHeader: false,
       userAgent: '', responseLimit: 0, maxIdleConnections: 100, maxConnsPerHost: 0, idleConnTimeoutSeconds: 90, viaPseudonym: 'dashgate',
+      concurrentCalls: 256, concurrentCallsPerRequest: 16,
     });
     expect(s.log).toEqual({ mode: ['console'], level: 'info' });
     expect(s.alerting.enabled).toBe(true);
@@ -67,6 +68,11 @@ describe('loadSettings defaults', () => {
       trustedDocuments: 'off', trustedDocumentsPath: join(dir, 'trusted-documents'),
     });
     expect(s.metrics.enabled).toBe(true);
+  });
+
+  it('never lets one request have more calls in flight than the whole instance', () => {
+    expect(load({ overrides: { dataproxy: { concurrent_calls: '8', concurrent_calls_per_request: '32' } } }).dataproxy).toMatchObject({ concurrentCalls: 8, concurrentCallsPerRequest: 8 });
+    expect(load({ overrides: { dataproxy: { concurrent_calls: '8', concurrent_calls_per_request: '3' } } }).dataproxy).toMatchObject({ concurrentCalls: 8, concurrentCallsPerRequest: 3 });
   });
 
   it('exposes the effective ini as raw, DEFAULT first', () => {
@@ -319,6 +325,8 @@ describe('typed parsing', () => {
     ['server', 'max_header_bytes', '64k', /\[server\] max_header_bytes/],
     ['dataproxy', 'via_pseudonym', 'dash gate', /\[dataproxy\] via_pseudonym = "dash gate": expected a token/],
     ['dataproxy', 'via_pseudonym', 'dashgate:3000', /\[dataproxy\] via_pseudonym/],
+    ['dataproxy', 'concurrent_calls', '0', /\[dataproxy\] concurrent_calls = "0": expected an integer from 1/],
+    ['dataproxy', 'concurrent_calls_per_request', 'many', /\[dataproxy\] concurrent_calls_per_request/],
     ['database', 'type', 'mysql', /\[database\] type = "mysql": expected one of embedded, postgres/],
     ['database', 'host', 'db:port', /\[database\] host/],
     ['database', 'ssl_mode', 'sometimes', /\[database\] ssl_mode/],

@@ -15,9 +15,13 @@ export interface MainProcess {
   exited: Promise<number | null>;
 }
 
-export function spawnMain(options: { config?: string; env?: Record<string, string> } = {}): MainProcess {
+/** `openFiles`: the process's open-file limit (`ulimit -n`), set by the shell that then becomes it. */
+export function spawnMain(options: { config?: string; env?: Record<string, string>; openFiles?: number } = {}): MainProcess {
   const args = ['--experimental-async-context-frame', 'bin/start.js', ...(options.config ? ['--config', options.config] : [])];
-  const child = spawn(process.execPath, args, { cwd: root, stdio: ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } });
+  const spawnOptions = { cwd: root, stdio: ['ignore', 'pipe', 'pipe'] as ['ignore', 'pipe', 'pipe'], env: { ...process.env, ...options.env } };
+  const child = options.openFiles === undefined
+    ? spawn(process.execPath, args, spawnOptions)
+    : spawn('/bin/sh', ['-c', `ulimit -n ${options.openFiles} && exec "$0" "$@"`, process.execPath, ...args], spawnOptions);
   let stdout = '';
   let stderr = '';
   child.stdout!.on('data', (chunk: Buffer) => (stdout += chunk.toString()));

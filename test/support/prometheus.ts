@@ -1,5 +1,5 @@
 import { spawn, type ChildProcess } from 'node:child_process';
-import { existsSync, mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { existsSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { createServer, request, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
@@ -18,6 +18,10 @@ export interface PrometheusUnderTest {
   url: string;
   /** True when answers come from the recording, not a live Prometheus. */
   replaying: boolean;
+  /** `METHOD /path` of every request that reached it, in order. */
+  seen: string[];
+  /** Names of the TSDB snapshots it holds (its admin API makes them); [] when replaying. */
+  snapshots(): string[];
   close(): Promise<void>;
 }
 
@@ -64,7 +68,7 @@ const keyOf = (method: string, url: string, body: string) => {
 
 let announced = false;
 
-export async function startPrometheus(): Promise<PrometheusUnderTest> {
+export async function startPrometheus(options: { adminApi?: boolean } = {}): Promise<PrometheusUnderTest> {
   const live = existsSync(BINARY) && process.env.DASHGATE_PROMETHEUS_REPLAY !== '1';
   const recorded: Record<string, Answer> = live ? {} : (JSON.parse(readFileSync(FIXTURE, 'utf8')) as Record<string, Answer>);
   if (!live && !announced) {
@@ -83,12 +87,14 @@ export async function startPrometheus(): Promise<PrometheusUnderTest> {
     ].join('\n'));
     child = spawn(BINARY, [
       `--config.file=${join(dir, 'prometheus.yml')}`, `--storage.tsdb.path=${join(dir, 'data')}`,
-      `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=error',
+      `--web.listen-address=127.0.0.1:${promPort}`, '--log.level=error', ...(options.adminApi ? ['--web.enable-admin-api'] : []),
     ], { stdio: 'ignore' });
     await waitReady(promPort, child);
   }
 
+  const seen: string[] = [];
   const server: Server = createServer((req, res) => {
+    seen.push(`${req.method} ${(req.url ?? '/').split('?')[0]}`);
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
     req.on('end', () => {
@@ -128,6 +134,8 @@ export async function startPrometheus(): Promise<PrometheusUnderTest> {
   return {
     url: `http://127.0.0.1:${port}`,
     replaying: !live,
+    seen,
+    snapshots: () => (dir && existsSync(join(dir, 'data', 'snapshots')) ? readdirSync(join(dir, 'data', 'snapshots')) : []),
     async close() {
       server.closeAllConnections();
       await new Promise<void>((resolve) => server.close(() => resolve()));

@@ -96,11 +96,33 @@ if (!haveOpenssl) console.log('openssl not found: skipping the TLS settings test
     expect(a).not.toContain('BEGIN');
   });
 
-  it('tlsSettingsFor fails unusable stored material with the SDK words', () => {
-    expect(tlsSettingsFor({ tlsAuthWithCACert: true }, { tlsCACert: 'junk' })).toEqual({ material: null, error: 'failed to parse TLS CA PEM certificate' });
-    expect(tlsSettingsFor({ tlsAuth: true }, { tlsClientCert: client.cert, tlsClientKey: other.key })).toEqual({ material: null, error: 'tls: private key does not match public key' });
-    expect(tlsSettingsFor({ tlsAuth: true }, { tlsClientCert: 'junk', tlsClientKey: client.key }).error).toBe('tls: failed to find any PEM data in certificate input');
-    expect(tlsSettingsFor({ tlsAuth: true }, { tlsClientCert: client.cert, tlsClientKey: 'junk' }).error).toBe('tls: failed to find any PEM data in key input');
+  it('tlsSettingsFor fails unusable stored material naming the field and what is wrong, never quoting it', () => {
+    const encrypted = '-----BEGIN ENCRYPTED PRIVATE KEY-----\nMIIB\n-----END ENCRYPTED PRIVATE KEY-----\n';
+    const broken = '-----BEGIN CERTIFICATE-----\nAAAA\n-----END CERTIFICATE-----\n';
+    const CA = { tlsAuthWithCACert: true };
+    const MTLS = { tlsAuth: true };
+    const cases: Array<[Record<string, unknown>, Record<string, string>, string]> = [
+      [CA, { tlsCACert: 'junk' }, 'tlsCACert holds no PEM certificate'],
+      [CA, { tlsCACert: '/etc/ssl/certs/ca.pem' }, 'tlsCACert holds no PEM certificate: it looks like a file path, and the certificate\'s PEM text is expected'],
+      [CA, { tlsCACert: 'C:\\certs\\ca.crt' }, 'tlsCACert holds no PEM certificate: it looks like a file path, and the certificate\'s PEM text is expected'],
+      [CA, { tlsCACert: client.key }, 'tlsCACert holds a private key where a PEM certificate belongs'],
+      [CA, { tlsCACert: broken }, 'tlsCACert holds a PEM certificate that does not parse'],
+      [CA, { tlsCACert: ca.cert + broken }, 'tlsCACert holds PEM certificates, of which certificate 2 of 2 does not parse'],
+      [MTLS, { tlsClientCert: 'junk', tlsClientKey: client.key }, 'tlsClientCert holds no PEM certificate'],
+      [MTLS, { tlsClientCert: './client.pem', tlsClientKey: client.key }, 'tlsClientCert holds no PEM certificate: it looks like a file path, and the certificate\'s PEM text is expected'],
+      [MTLS, { tlsClientCert: client.key, tlsClientKey: client.key }, 'tlsClientCert holds a private key where a PEM certificate belongs'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: 'junk' }, 'tlsClientKey holds no PEM private key'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: '/etc/ssl/private/client.key' }, 'tlsClientKey holds no PEM private key: it looks like a file path, and the key\'s PEM text is expected'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: client.cert }, 'tlsClientKey holds a certificate where a PEM private key belongs'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: encrypted }, 'tlsClientKey holds an encrypted private key, which cannot be used'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: '-----BEGIN PRIVATE KEY-----\nAAAA\n-----END PRIVATE KEY-----\n' }, 'tlsClientKey holds a PEM private key that does not parse'],
+      [MTLS, { tlsClientCert: client.cert, tlsClientKey: other.key }, 'tlsClientKey is not the private key of secureJsonData.tlsClientCert'],
+    ];
+    for (const [jsonData, secrets, problem] of cases) {
+      const settings = tlsSettingsFor(jsonData, secrets);
+      expect([Object.values(secrets)[0]!.slice(0, 30), settings]).toEqual([Object.values(secrets)[0]!.slice(0, 30), { material: null, error: `the data source's TLS settings are unusable: secureJsonData.${problem}` }]);
+      for (const value of Object.values(secrets)) for (const line of value.split('\n').filter((l) => l.length > 8)) expect(settings.error).not.toContain(line);
+    }
   });
 
   it('checkTlsSecrets names the first unusable field of a write', () => {

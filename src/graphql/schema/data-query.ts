@@ -2,7 +2,6 @@ import { builder } from '../builder.ts';
 import { authorize, orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { fieldLength, type DataResponse, type Field, type FieldType, type Frame } from '../../query/frames/frame.ts';
-import type { QueryCaller } from '../../query/service.ts';
 import type { DataSourceRecord } from '../../services/data-sources.ts';
 import { DataSourceType } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
@@ -119,9 +118,8 @@ const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
 });
 
 /** Runs a query as the caller is in the org the request acts in, or, for a data source reached through the graph, in `asIn` (its own org). */
-async function run(ctx: RequestContext, body: Record<string, unknown>, asIn: DataSourceCaller = ctx.caller): Promise<Results> {
-  const caller: QueryCaller = { orgId: asIn.orgId, principal: asIn, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
-  const outcome = await ctx.queries.query(caller, body);
+async function run(ctx: RequestContext, body: Record<string, unknown>, asIn?: DataSourceCaller): Promise<Results> {
+  const outcome = await ctx.services.queries.query(ctx.dataSourceCaller(asIn), body);
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
   return { status: outcome.status, results };
 }

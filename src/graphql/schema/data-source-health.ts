@@ -3,7 +3,7 @@ import { orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { badRequest } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
-import type { DataSourceHealth } from '../../services/data-source-health.ts';
+import type { DataSourceHealth } from '../../query/health.ts';
 
 const HealthStatusEnum = builder.enumType('DataSourceHealthStatus', {
   description: 'Outcome of a data source health check.',
@@ -31,7 +31,7 @@ const QUERY = orgRole('Viewer', 'datasources:query');
 
 function check(ctx: RequestContext, ref: { id: number } | { uid: string }) {
   if ('uid' in ref && !SHORT_UID.test(ref.uid)) throw badRequest(MESSAGES.proxy.uidInvalid);
-  return ctx.services.dataSourceHealth.check(ctx.em, ctx.caller, ref);
+  return ctx.services.dataSourceHealth.check(ctx.dataSourceCaller(), ref);
 }
 
 builder.queryFields((t) => ({

@@ -190,7 +190,7 @@ builder.objectFields(DataSourceNode, (t) => ({
       // As the caller is in the data source's org (its role there), for the data source's permissions.
       const [caller] = await orgActors(ctx, [ds.orgId]);
       if (!caller) throw forbidden(MESSAGES.health.accessDenied);
-      return ctx.services.dataSourceHealth.check(ctx.em, caller, { id: ds.databaseId });
+      return ctx.services.dataSourceHealth.check(ctx.dataSourceCaller(caller), { id: ds.databaseId });
     },
   }),
 }));

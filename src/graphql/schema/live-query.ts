@@ -69,7 +69,7 @@ builder.subscriptionFields((t) => ({
       to: t.arg.string({ required: true, defaultValue: 'now', description: 'End of the range, in the same forms.' }),
       refresh: t.arg.string({ required: true, defaultValue: '5s', description: 'How often to run it again (`5s`, `1m`); at least `[live] min_refresh`.' }),
     },
-    subscribe: (_root, args, ctx) => ctx.liveQueries.open(streamRequest(ctx, queryData), args),
+    subscribe: (_root, args, ctx) => ctx.services.liveQueries.open(streamRequest(ctx, queryData), args),
     resolve: (event: LiveQueryEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

@@ -1,8 +1,6 @@
 import { authorize, orgRole, type Access } from '../../auth/access.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { RequestContext } from '../../context.ts';
-import { DomainError } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
 import type { AlertsPausedEvent } from '../../live/feeds/alerts-paused.ts';
 import type { DataSourceEvent } from '../../live/feeds/data-sources.ts';
 import type { OrgMemberEvent } from '../../live/feeds/org-members.ts';
@@ -85,10 +83,6 @@ export function streamRequest(ctx: RequestContext, access: Access): StreamReques
   };
 }
 
-function feeds(ctx: RequestContext) {
-  if (!ctx.services.live) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
-  return ctx.services.live;
-}
 
 /** A stream's last item carries why it ended: raised here, it becomes the final error event. */
 export function unlessEnded<E>(event: E | StreamEnd): E {
@@ -105,14 +99,14 @@ builder.subscriptionFields((t) => ({
     type: DataSourceChangedEvent,
     description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Org Viewers and up (datasources:read); each subscriber is told of the data sources it may read at the time of the change.',
     extensions: { access: readDataSources },
-    subscribe: (_root, _args, ctx) => feeds(ctx).dataSources.open(streamRequest(ctx, readDataSources)),
+    subscribe: (_root, _args, ctx) => ctx.services.live.dataSources.open(streamRequest(ctx, readDataSources)),
     resolve: (event: DataSourceEvent | StreamEnd) => unlessEnded(event),
   }),
   alertsPausedChanged: t.field({
     type: AlertsPausedChangedEvent,
     description: 'The alert pause switch: its state first, then each time it flips, whoever flips it. Org Viewers and up (alert.rules:read).',
     extensions: { access: readAlerts },
-    subscribe: (_root, _args, ctx) => feeds(ctx).alertsPaused.open(streamRequest(ctx, readAlerts)),
+    subscribe: (_root, _args, ctx) => ctx.services.live.alertsPaused.open(streamRequest(ctx, readAlerts)),
     resolve: (event: AlertsPausedEvent | StreamEnd) => unlessEnded(event),
   }),
   orgMembersChanged: t.field({
@@ -120,7 +114,7 @@ builder.subscriptionFields((t) => ({
     description: 'Every member added to or removed from the org the request acts in from now on, and every change of a member\'s role or of its user\'s login, e-mail, name or disabled state, whoever makes it (REST, GraphQL, SQL) on whichever instance. '
       + 'Org Admins and server admins (org.users:read), as the org\'s `members`.',
     extensions: { access: ORG_ACCESS.membersRead },
-    subscribe: (_root, _args, ctx) => feeds(ctx).orgMembers.open(streamRequest(ctx, ORG_ACCESS.membersRead)),
+    subscribe: (_root, _args, ctx) => ctx.services.live.orgMembers.open(streamRequest(ctx, ORG_ACCESS.membersRead)),
     resolve: (event: OrgMemberEvent | StreamEnd) => unlessEnded(event),
   }),
 }));

@@ -35,7 +35,12 @@ export interface UpstreamCall {
   path: string;
   /** Raw query string without `?`. */
   query?: string;
+  /** The kind's protocol headers; they win over the data source's configured ones. */
   headers?: Record<string, string>;
+  /** A client's headers passed on as the proxy passes them (cleaned; the data source's configured headers and credentials win). */
+  forwarded?: Readonly<Record<string, string | string[] | undefined>>;
+  /** Sends the data source's token as its kind's own client does (InfluxDB 2's `Authorization: Token`). */
+  tokenAuthorization?: boolean;
   body?: string | Buffer;
 }
 
@@ -50,9 +55,10 @@ export interface UpstreamAnswer {
 export interface KindContext {
   dataSource: DataSourceInfo;
   /**
-   * Sends one call through the upstream layer. Rejects with an error whose `message` is the
-   * refId's error (Go-style, as the original words it) and whose `status` is 502 (unreachable),
-   * 504 (timeout) or 403 (egress policy); the caller turns it into the refId's answer.
+   * Sends one call through the upstream layer. Rejects with an `UpstreamError`, whose `message`
+   * is the refId's error (Go-style, as the original words it) and whose `status` is 502
+   * (unreachable, unusable TLS material), 504 (timeout), 403 (egress policy), 499 (the client
+   * left); the caller turns it into the refId's answer.
    */
   call(request: UpstreamCall): Promise<UpstreamAnswer>;
   /** Aborted when the client goes away or the request's deadline passes. */

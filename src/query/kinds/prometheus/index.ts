@@ -1,15 +1,17 @@
 import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
+import { callFailed } from '../kind-results.ts';
 import { prometheusResponse, TooManyPoints } from './frames.ts';
 import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
+import { responseHeaders } from '../../../upstream/index.ts';
 
 /**
  * Prometheus, as the original's backend queries it (`pkg/promlib`): per refId an instant and/or a
  * range call (`jsonData.httpMethod`, POST by default, with a form body; GET puts the same
  * parameters in the query string), `jsonData.customQueryParameters` appended and
  * `jsonData.queryTimeout` sent as `timeout`; the answers become frames (frames.ts).
- * Resources are passed through whatever their method, path, query and body.
+ * Resources are passed through as the proxy passes requests, under its rules.
  */
 export const prometheusKind: QueryKind = {
   types: ['prometheus'],
@@ -50,9 +52,7 @@ async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 
     return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
   } catch (error) {
     if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
-    const e = error as { message?: string; status?: number };
-    // Transport failures: 502 unreachable, 504 timeout, 403 refused by the egress policy.
-    return failed(e.message ?? String(error), 'downstream', e.status ?? 502);
+    return callFailed(error);
   }
 }
 
@@ -78,25 +78,27 @@ export function prometheusCall(jsonData: Readonly<Record<string, unknown>>, q: P
   };
 }
 
-/** Hop-by-hop and cookie headers are not passed either way (`proxyutil.PrepareProxyRequest`). */
-const DROPPED_REQUEST = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-  'host', 'content-length', 'cookie', 'authorization', 'x-grafana-org-id', 'x-grafana-cache', 'accept-encoding']);
-const DROPPED_RESPONSE = new Set(['connection', 'keep-alive', 'proxy-connection', 'te', 'trailer', 'transfer-encoding', 'upgrade',
-  'set-cookie', 'content-length', 'content-encoding']);
+/**
+ * Headers of a resource call that are dashgate's own, or ask for an encoding of an answer that is
+ * read whole and served again: not passed on. The rest follows the proxy's policy.
+ */
+const OWN_REQUEST_HEADERS = new Set(['x-grafana-org-id', 'x-grafana-cache', 'accept-encoding']);
 
+/**
+ * A client's resource call passed on as the proxy passes it (its rules already applied by the
+ * query service: methods and paths, traversal), the answer relayed with the proxy's cleaned
+ * headers.
+ */
 async function forwardResource(ctx: KindContext, request: ResourceRequest): Promise<ResourceResponse> {
-  const headers: Record<string, string> = {};
-  for (const [name, value] of Object.entries(request.headers)) {
-    if (value === undefined || DROPPED_REQUEST.has(name)) continue;
-    headers[name] = Array.isArray(value) ? value.join(', ') : value;
-  }
+  const forwarded: Record<string, string | string[] | undefined> = {};
+  for (const name in request.headers) if (!OWN_REQUEST_HEADERS.has(name)) forwarded[name] = request.headers[name];
   const answer = await ctx.call({
-    method: request.method, path: request.path, query: request.query || undefined, headers,
+    method: request.method, path: request.path, query: request.query || undefined, forwarded,
     body: request.body.length ? request.body : undefined,
   });
   const out: Record<string, string> = {};
-  for (const [name, value] of Object.entries(answer.headers)) {
-    if (value === undefined || DROPPED_RESPONSE.has(name)) continue;
+  for (const [name, value] of Object.entries(responseHeaders(answer.headers))) {
+    if (name === 'content-length' || name === 'content-encoding') continue;
     out[name] = Array.isArray(value) ? value.join(', ') : value;
   }
   const cache = request.headers['x-grafana-cache'];

@@ -1,8 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { safeProxyPath } from '../../../src/proxy/policy/path.ts';
+import { safeProxyPath } from '../../../src/upstream/policy/path.ts';
 import { joinUpstreamPath } from '../../../src/upstream/target.ts';
-import { cleanRelativePath } from '../../../src/proxy/policy/rules.ts';
+import { cleanRelativePath } from '../../../src/upstream/policy/rules.ts';
 
 // Properties of the per-request path checks, over generated paths built from the characters that
 // matter (dots, slashes, backslashes, percent signs, hex digits, semicolons, spaces, letters).

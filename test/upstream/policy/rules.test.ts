@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../../src/errors/messages.ts';
-import { checkProxyRequest, cleanRelativePath } from '../../../src/proxy/policy/rules.ts';
+import { checkProxyRequest, cleanRelativePath } from '../../../src/upstream/policy/rules.ts';
 import type { OrgRoleOrNone } from '../../../src/roles.ts';
 
 const ES_DELETE = 'deletes not allowed on proxied Elasticsearch datasource';

@@ -1,11 +1,12 @@
 /**
  * Grafana's per-type restrictions on proxied calls (`validateRequest` in ds_proxy.go), after the
  * whitelist: Elasticsearch is read-only but for `_msearch`; Prometheus allows writes only on the
- * routes its plugin.json lists, each with a minimum org role.
+ * routes its plugin.json lists, each with a minimum org role. Resources that pass a client's
+ * request on obey the same rules (`checkPassedOn`).
  */
 import { MESSAGES } from '../../errors/messages.ts';
 import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../../roles.ts';
-
+import { safeProxyPath } from './path.ts';
 
 export interface PluginRoute {
   /** '' or '*' match any method. */
@@ -30,7 +31,6 @@ export const PROMETHEUS_ROUTES: readonly PluginRoute[] = [
 
 /** Core Prometheus and the Amazon/Azure flavours, which Grafana restricts alike. */
 const PROMETHEUS_TYPES = new Set(['prometheus', 'grafana-amazonprometheus-datasource', 'grafana-azureprometheus-datasource']);
-
 
 /**
  * Grafana's `CleanRelativePath`: resolve `.`/`..` as if rooted, drop empty segments and the
@@ -91,4 +91,16 @@ export function checkProxyRequest(type: string, method: string, proxyPath: strin
   if (verb === 'PUT') return MESSAGES.proxy.promPut;
   if (verb === 'POST') return MESSAGES.proxy.promPost;
   return null;
+}
+
+/**
+ * The refusal of a client's request passed on to a data source below its URL (the proxy's and the
+ * resources' one rule), or null: a path that could leave the data source's URL in any encoding is
+ * 400 "invalid proxy path"; a method or path the data source's type does not allow (above) is 403
+ * with the proxy's message. `orgRole` as for `checkProxyRequest`.
+ */
+export function checkPassedOn(type: string, method: string, path: string, orgRole: OrgRoleOrNone): { status: 400 | 403; message: string } | null {
+  if (safeProxyPath(path) === null) return { status: 400, message: MESSAGES.proxy.badPath };
+  const refused = checkProxyRequest(type, method, path, orgRole);
+  return refused === null ? null : { status: 403, message: refused };
 }
