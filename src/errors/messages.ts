@@ -51,7 +51,6 @@ export const MESSAGES = {
     /** A uid change seals the kept secrets again for the new uid, which needs them readable. */
     secretsUnreadable: 'stored secrets cannot be decrypted with the configured secret_key, so they cannot follow the new uid: send them again or restore the key',
     /** Ours: the original accepts any text and fails every call later; the PEM itself is never quoted. */
-    tlsInvalid: (failure: string, field: string, reason: string) => `${failure}: secureJsonData.${field}: ${reason}`,
     added: 'Datasource added',
     updated: 'Datasource updated',
     deleted: 'Data source deleted',
