@@ -49,9 +49,9 @@ const TeamUpdateInput = builder.inputType('TeamUpdateInput', {
 const permission = 'The member\'s permission in the team: 0 Member (the default), 4 Admin.';
 
 const TeamMemberAddInput = builder.inputType('TeamMemberAddInput', {
-  description: 'A member of the org to add to a team.',
+  description: 'A user to add to a team: any existing user, of the team\'s org or another one (as the original allows).',
   fields: (t) => ({
-    userId: t.id({ required: true, description: 'The user: its `UserNode.id`, or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
+    userId: t.id({ required: true, description: 'The user: its `UserNode.id` (a user of any org), or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
     permission: t.int({ required: false, description: permission }),
   }),
 });
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
   teamMemberAdd: t.field({
     type: TeamMemberPayload,
     args: { teamId: t.arg.id({ required: true, description: teamIdArg }), input: t.arg({ type: TeamMemberAddInput, required: true, description: 'The member.' }) },
-    description: 'Adds a member of the org to a team, as `POST /api/teams/:teamId/members`. Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
+    description: 'Adds a user (of any org) to a team, as `POST /api/teams/:teamId/members`. Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -159,7 +159,7 @@ builder.mutationFields((t) => ({
   teamMembersSet: t.field({
     type: TeamMembersPayload,
     args: { teamId: t.arg.id({ required: true, description: teamIdArg }), input: t.arg({ type: TeamMembersSetInput, required: true, description: 'The members and Admins.' }) },
-    description: 'Makes a team\'s members exactly these, in one transaction, as `PUT /api/teams/:teamId/members`; an unknown user, or one not in the org, changes nothing. '
+    description: 'Makes a team\'s members exactly these (users of any org), in one transaction, as `PUT /api/teams/:teamId/members`; an unknown user changes nothing. '
       + 'Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {

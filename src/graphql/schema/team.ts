@@ -26,7 +26,7 @@ export const TEAM_ACCESS = {
   mine: signedInUser,
 };
 
-export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId });
+export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId, isUser: ctx.caller.kind === 'user' });
 
 export const TeamType = builder.objectRef<Team>('Team').implement({
   description: 'A group of an org\'s members, to which data source permissions can be granted.',
@@ -63,8 +63,12 @@ export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implem
     labels: t.stringList({ description: 'Always empty.', resolve: () => [] }),
     permission: t.exposeInt('permission', { description: '0 Member, 4 Admin.' }),
     organizationMemberId: t.id({
-      description: 'The global id of the user\'s membership of the org (`OrganizationMember.id`), which the team member mutations take as `userId`.',
-      resolve: (m) => encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`),
+      nullable: true,
+      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`UserNode.id` names it then).',
+      resolve: (m) => (m.orgMember ? encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`) : null),
+    }),
+    isOrganizationMember: t.exposeBoolean('orgMember', {
+      description: 'Whether the user is a member of the team\'s org too. A team may hold users of other orgs (as the original allows); the membership gives them nothing in the team\'s org until they join it.',
     }),
   }),
 });
@@ -174,8 +178,8 @@ builder.mutationFields((t) => ({
   addTeamMember: t.field({
     deprecationReason: 'Use `teamMemberAdd` with a `TeamNode` id.',
     type: MessageType,
-    args: { teamId: t.arg.int({ required: true, description: teamIdArg }), userId: t.arg.int({ description: 'A member of the org.' }), permission: t.arg.int({ description: permissionArg }) },
-    description: `Adds a member of the org to a team, as \`POST /api/teams/:teamId/members\`. ${onTeam('teams.permissions:write')}`,
+    args: { teamId: t.arg.int({ required: true, description: teamIdArg }), userId: t.arg.int({ description: 'An existing user, of any org.' }), permission: t.arg.int({ description: permissionArg }) },
+    description: `Adds a user (of any org) to a team, as \`POST /api/teams/:teamId/members\`. ${onTeam('teams.permissions:write')}`,
     extensions: { access: membersWrite },
     resolve: (_root, { teamId, userId, permission }, ctx) => addTeamMember(ctx.em, actorOf(ctx), teamId, userId, permission).then(message(MESSAGES.team.memberAdded)),
   }),
