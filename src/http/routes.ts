@@ -12,7 +12,7 @@
  * the root field's resolver (src/graphql/schema/<type>.ts), then its service (src/services/).
  */
 import {
-  anonymous, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
+  anonymous, orgMember, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
 } from '../auth/access.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
@@ -103,16 +103,16 @@ const healthAnswer: ResultAnswer = {
   },
 };
 
-const dsRead = orgRole('Viewer', 'datasources:read');
-const dsQuery = orgRole('Viewer', 'datasources:query');
+const dsRead = orgMember('datasources:read');
+const dsQuery = orgMember('datasources:query');
 // Every member passes these gates; each data source's own permissions decide in the service (Edit).
-const dsWrite = orgRole('Viewer', 'datasources:write');
-const dsDelete = orgRole('Viewer', 'datasources:delete');
-const dsPermissionsRead = orgRole('Viewer', 'datasources.permissions:read');
-const dsPermissionsWrite = orgRole('Viewer', 'datasources.permissions:write');
+const dsWrite = orgMember('datasources:write');
+const dsDelete = orgMember('datasources:delete');
+const dsPermissionsRead = orgMember('datasources.permissions:read');
+const dsPermissionsWrite = orgMember('datasources.permissions:write');
 // Teams: every member passes the gate; org Admins, team Admins and members are told apart by the service.
-const teamsRead = orgRole('Viewer', 'teams:read');
-const teamMembersWrite = orgRole('Viewer', 'teams.permissions:write');
+const teamsRead = orgMember('teams:read');
+const teamMembersWrite = orgMember('teams.permissions:write');
 const saRead = orgRole('Admin', 'serviceaccounts:read');
 const saWrite = orgRole('Admin', 'serviceaccounts:write');
 const usersRead = serverAdminFor('users:read');
@@ -160,8 +160,8 @@ export const ROUTES: readonly Route[] = [
   endpoint('ANY', '/api/datasources/uid/:uid/resources/*', dsQuery, 'ds-resource'),
   endpoint('ANY', '/api/datasources/:id/resources/*', dsQuery, 'ds-resource'),
   // The data source proxy: any method, the rest of the path and the query go to the data source.
-  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
-  endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgMember('datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/:id/*', orgMember('datasources:query'), 'proxy'),
 
   // Who may query, edit or administer each data source (the original's access-control routes)
   rest('GET', '/api/access-control/datasources/description', dsPermissionsRead, `query GetDataSourcePermissionsDescription {
@@ -184,10 +184,10 @@ export const ROUTES: readonly Route[] = [
   rest('POST', '/api/teams', orgRole('Admin', 'teams:create'), `mutation CreateTeam($name: String, $email: String) {
     createTeam(name: $name, email: $email) { message teamId uid } }`, { body: 'variables' }),
   rest('GET', '/api/teams/:teamId', teamsRead, `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
-  rest('PUT', '/api/teams/:teamId', orgRole('Viewer', 'teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
+  rest('PUT', '/api/teams/:teamId', orgMember('teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
     updateTeam(teamId: $teamId, name: $name, email: $email) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId', orgRole('Viewer', 'teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
-  rest('GET', '/api/teams/:teamId/members', orgRole('Viewer', 'teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
+  rest('DELETE', '/api/teams/:teamId', orgMember('teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
+  rest('GET', '/api/teams/:teamId/members', orgMember('teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
     teamMembers(teamId: $teamId) { ...TeamMemberFields } }`),
   rest('POST', '/api/teams/:teamId/members', teamMembersWrite, `mutation AddTeamMember($teamId: Int!, $userId: Int) {
     addTeamMember(teamId: $teamId, userId: $userId) { message } }`, { body: 'variables' }),

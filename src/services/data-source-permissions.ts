@@ -3,7 +3,7 @@ import type { ChangeBarrier, ChangeListener, ChangeSubscriber } from '../db/chan
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { badRequest, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { ORG_ROLES, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { ORG_ROLES, type OrgRole, type HeldRole } from '../roles.ts';
 import {
   effectiveLevel, heldRoles, LEVEL_ACTIONS, levelFor, levelName, levelNumber, PERMISSION_LEVELS,
   type DataSourceAction, type Grant, type LevelNumber, type PermissionLevel,
@@ -18,7 +18,7 @@ import {
 /** Who asks: enough of a principal to decide. A `Principal` is one. */
 export interface DataSourceCaller {
   orgId: number;
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   /** A user or service account; null for a legacy API key (its role only). */
   userId: number | null;
 }

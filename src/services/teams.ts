@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import type { OrgRoleOrNone } from '../roles.ts';
+import type { HeldRole } from '../roles.ts';
 import { containsPattern, pageWindow } from './user-profiles.ts';
 
 /**
@@ -50,7 +50,7 @@ export interface TeamMember {
 /** Who acts: its role in the org the request acts in, and its user id (null for an API key). */
 export interface TeamActor {
   orgId: number;
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   userId: number | null;
   /** A user (password) rather than a token: only a user who creates a team joins it. */
   isUser?: boolean;

@@ -148,6 +148,18 @@ describe('data migrations', () => {
     expect(await db.sql('select user_id from team_member')).toEqual([]);
   });
 
+  it('take the None role for memberships and tokens, and no other new one', async () => {
+    const db = await databaseAt('Migration20261128000000_team_members_any_org');
+    await db.sql(`insert into org (id, name) values (1, 'Main Org.')`);
+    await db.sql(`insert into "user" (id, login, email, org_id) values (10, 'ann', 'ann@x', 1)`);
+    await expect(db.sql(`insert into org_user (org_id, user_id, role) values (1, 10, 'None')`)).rejects.toThrow(/org_user_role_check/);
+    await migrate(db.orm, db.connection);
+    await db.sql(`insert into org_user (org_id, user_id, role) values (1, 10, 'None')`);
+    await db.sql(`insert into api_key (org_id, name, key_hash, role) values (1, 'k', 'h', 'None')`);
+    await expect(db.sql(`update org_user set role = 'none'`)).rejects.toThrow(/org_user_role_check/);
+    await expect(db.sql(`insert into api_key (org_id, name, key_hash, role) values (1, 'k2', 'h2', 'Owner')`)).rejects.toThrow(/api_key_role_check/);
+  });
+
   it('refuse to seal stored secrets without the secret key, naming the setting, and change nothing', async () => {
     const db = await databaseAt('Migration20261126000100_datasource_change_notify');
     await db.sql(`insert into org (id, name) values (1, 'Main Org.')`);

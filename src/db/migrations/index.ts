@@ -10,6 +10,7 @@ import { Migration20261126000200_bind_data_source_secrets } from './Migration202
 import { Migration20261126000300_login_attempt_reservation } from './Migration20261126000300_login_attempt_reservation.ts';
 import { Migration20261127000000_teams } from './Migration20261127000000_teams.ts';
 import { Migration20261128000000_team_members_any_org } from './Migration20261128000000_team_members_any_org.ts';
+import { Migration20261128000100_none_role } from './Migration20261128000100_none_role.ts';
 
 /** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
@@ -25,6 +26,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000300_login_attempt_reservation', class: Migration20261126000300_login_attempt_reservation },
   { name: 'Migration20261127000000_teams', class: Migration20261127000000_teams },
   { name: 'Migration20261128000000_team_members_any_org', class: Migration20261128000000_team_members_any_org },
+  { name: 'Migration20261128000100_none_role', class: Migration20261128000100_none_role },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */

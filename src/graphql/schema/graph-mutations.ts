@@ -1,5 +1,5 @@
 import type { ObjectRef } from '@pothos/core';
-import { orgRole } from '../../auth/access.ts';
+import { orgMember, orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { CallerRefusal } from '../../errors/domain.ts';
 import { classify } from '../../errors/render.ts';
@@ -161,8 +161,8 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: idArg }),
       input: t.arg({ type: UpdateDataSourceInput, required: true, description: 'The whole data source, as `PUT /api/datasources/:id` takes it.' }),
     },
-    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org Viewers and up pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
-    extensions: { access: orgRole('Viewer', 'datasources:write') },
+    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org members of any role (`None` included) pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgMember('datasources:write') },
     resolve: (_root, { id, input }, ctx) => {
       const ref = { id: rowId(id, 'DataSourceNode') };
       return dataSourceChange(ctx, input, () => ctx.services.dataSources.update(ctx.em, ctx.caller, ref, input));
@@ -171,8 +171,8 @@ builder.mutationFields((t) => ({
   dataSourceDelete: t.field({
     type: DataSourceDeletePayload,
     args: { id: t.arg.id({ required: true, description: idArg }) },
-    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org Viewers and up pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
-    extensions: { access: orgRole('Viewer', 'datasources:delete') },
+    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org members of any role (`None` included) pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgMember('datasources:delete') },
     resolve: (_root, { id }, ctx) => {
       const ref = { id: rowId(id, 'DataSourceNode') };
       return remove(ctx, 'deletedDataSourceId', id, () => ctx.services.dataSources.delete(ctx.em, ctx.caller, ref));

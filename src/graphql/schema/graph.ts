@@ -64,7 +64,7 @@ const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user 
 const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
 export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
-  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by Viewers and up of its org (datasources:read).',
+  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by members of its org whom its permissions let read it (datasources:read).',
   id: heldNodeId<DataSourceNodeData>(),
   loadMany: (keys, ctx) => loadDataSources(ctx, keys),
   fields: (t) => ({
@@ -140,7 +140,7 @@ export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
       description: 'Its members by login. The org\'s Admins and the team\'s Admins (teams.permissions:read).',
       resolve: async (team, _args, ctx) => {
         const [actor] = await orgActors(ctx, [team.orgId]);
-        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: 'None', userId: ctx.caller.userId }, team.id);
+        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: null, userId: ctx.caller.userId }, team.id);
       },
     }),
   }),
@@ -173,7 +173,7 @@ const ActorOrganizationConnection = builder.connectionObject({
 }, {
   name: 'ActorOrganizationEdge',
   description: 'An org of the actor, with its role there.',
-  fields: (t) => ({ role: t.string({ description: '`Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
+  fields: (t) => ({ role: t.string({ description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
 });
 
 builder.objectFields(DataSourceNode, (t) => ({
@@ -204,7 +204,7 @@ builder.objectFields(OrganizationNode, (t) => ({
   dataSources: t.connection({
     type: DataSourceNode,
     nullable: true,
-    description: 'Its data sources by name (case-insensitively). Its Viewers and up (datasources:read); null for anyone else.',
+    description: 'Its data sources by name (case-insensitively). Its members, any role (datasources:read), each seeing those its permissions let it read; null for anyone else.',
     args: {
       query: t.arg.string({ required: false, description: 'Only those whose name contains it, in any case.' }),
       type: t.arg.string({ required: false, description: 'Only those of this kind (`prometheus`, `loki`, ...).' }),
@@ -215,7 +215,7 @@ builder.objectFields(OrganizationNode, (t) => ({
   dataSource: t.field({
     type: DataSourceNode,
     nullable: true,
-    description: 'One of its data sources by uid or by name; null when none matches. Its Viewers and up (datasources:read).',
+    description: 'One of its data sources by uid or by name; null when none matches. Its members, any role (datasources:read), as its permissions let them read it.',
     args: {
       uid: t.arg.string({ required: false, description: 'The data source\'s uid.' }),
       name: t.arg.string({ required: false, description: 'The data source\'s exact name.' }),

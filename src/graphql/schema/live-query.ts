@@ -1,4 +1,4 @@
-import { orgRole } from '../../auth/access.ts';
+import { orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { DomainError } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
@@ -54,7 +54,7 @@ const LiveQueryEventType = builder.objectRef<LiveQueryEvent>('LiveQueryEvent').i
 const finite = (value: unknown) => (typeof value === 'number' && !Number.isFinite(value) ? null : value);
 
 /** As `POST /api/ds/query`. */
-const queryData = orgRole('Viewer', 'datasources:query');
+const queryData = orgMember('datasources:query');
 
 function liveQueries(ctx: RequestContext) {
   if (!ctx.services.liveQueries) throw new DomainError('UNAVAILABLE', MESSAGES.live.notServed);
@@ -66,7 +66,7 @@ builder.subscriptionFields((t) => ({
     type: LiveQueryEventType,
     description: 'A query of `POST /api/ds/query` kept current: its answer at once, then again every `refresh`, over a range that moves with the clock. '
       + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock. '
-      + 'The caller\'s rights are checked again at every refresh. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
+      + 'The caller\'s rights are checked again at every refresh. Org members of any role (`None` included) (datasources:query); each data source\'s permissions then require Query.',
     extensions: { access: queryData },
     args: {
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'The `queries` of `POST /api/ds/query`, as sent there.' }),

@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { encodeNodeId } from '../node-ids.ts';
-import { isServerAdmin, orgRole, signedInUser } from '../../auth/access.ts';
+import { isServerAdmin, orgMember, orgRole, signedInUser } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import {
@@ -17,12 +17,12 @@ import { avatarOf } from './user-profile.ts';
  * member) depends on the data and is decided by the service.
  */
 export const TEAM_ACCESS = {
-  read: orgRole('Viewer', 'teams:read'),
+  read: orgMember('teams:read'),
   create: orgRole('Admin', 'teams:create'),
-  write: orgRole('Viewer', 'teams:write'),
-  delete: orgRole('Viewer', 'teams:delete'),
-  membersRead: orgRole('Viewer', 'teams.permissions:read'),
-  membersWrite: orgRole('Viewer', 'teams.permissions:write'),
+  write: orgMember('teams:write'),
+  delete: orgMember('teams:delete'),
+  membersRead: orgMember('teams.permissions:read'),
+  membersWrite: orgMember('teams.permissions:write'),
   mine: signedInUser,
 };
 
@@ -110,13 +110,13 @@ const teamIdArg = 'The team\'s id.';
 const userIdArg = 'The user\'s id.';
 const permissionArg = 'The member\'s permission in the team: 0 Member (the default), 4 Admin.';
 /** How the rule reads for the rows on a team: every member passes the gate, the service decides. */
-const onTeam = (action: string) => `Org Viewers and up pass the gate (${action}); then org Admins and the team's Admins.`;
+const onTeam = (action: string) => `Org members of any role (\`None\` included) pass the gate (${action}); then org Admins and the team's Admins.`;
 
 builder.queryFields((t) => ({
   teamSearch: t.field({
     deprecationReason: 'Use `viewer.currentOrganization.teams`, a connection.',
     type: TeamSearchType,
-    description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org Viewers and up (teams:read).',
+    description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org members of any role (`None` included) (teams:read).',
     args: {
       query: t.arg.string({ description: 'Only teams whose name contains it, in any case.' }),
       name: t.arg.string({ description: 'Only the team of exactly this name.' }),
@@ -130,7 +130,7 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `node(id:)` with a `TeamNode` id.',
     type: TeamType,
     args: { teamId: t.arg.int({ required: true, description: teamIdArg }) },
-    description: 'A team of the org by id, as `GET /api/teams/:teamId`. Org Viewers and up pass the gate (teams:read); then org Admins and the team\'s members.',
+    description: 'A team of the org by id, as `GET /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:read); then org Admins and the team\'s members.',
     extensions: { access: read },
     resolve: (_root, { teamId }, ctx) => getTeam(ctx.em, actorOf(ctx), teamId),
   }),

@@ -89,7 +89,7 @@ export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implem
   fields: (t) => ({
     orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
     name: t.exposeString('name', { description: 'The org\'s name.' }),
-    role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
+    role: t.exposeString('role', { description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.' }),
   }),
 });
 

@@ -25,7 +25,7 @@ async function generateInMemory(): Promise<Array<{ filename: string; content: st
     const script = `
       import { writeFileSync } from 'node:fs';
       import { generate } from '@graphql-codegen/cli';
-      import config from '../../examples/typed-client/codegen.ts';
+      import config from './examples/typed-client/codegen.ts';
       const files = await generate({ ...config, silent: true }, false);
       writeFileSync(${JSON.stringify(out)}, JSON.stringify(files.map(({ filename, content }) => ({ filename, content }))));
     `;
