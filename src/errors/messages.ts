@@ -105,6 +105,14 @@ export const MESSAGES = {
     lastAdminDemoted: 'Cannot change role so that there is no organization admin left',
     lastAdminRemoved: 'Cannot remove last organization admin',
   },
+  preferences: {
+    updated: 'Preferences updated',
+    invalidTheme: 'Invalid theme',
+    dashboardNotFound: 'Dashboard not found',
+    /** `GET`, `PUT` and `PATCH /api/user/preferences` with a legacy API key, which is no user. */
+    notValidIdentity: 'Not a valid identity',
+    unknownCookieType: "Got an unknown cookie preference type. Expected a set containing one or more of 'functional', 'performance', or 'analytics'}",
+  },
   team: {
     notFound: 'Team not found',
     nameTaken: 'Team name taken',

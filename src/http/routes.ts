@@ -45,8 +45,8 @@ export interface RestRoute extends RouteBase {
 }
 
 export interface ResultAnswer {
-  /** The status answered for a result that is not a success (documented in OpenAPI). */
-  otherStatus: number;
+  /** The status answered for a result that is not a success (documented in OpenAPI), if any. */
+  otherStatus?: number;
   shape(value: unknown): { status: number; body: unknown };
 }
 
@@ -84,6 +84,7 @@ fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID au
 fragment DataSourcePermissionFields on DataSourcePermission {
   id roleName isManaged isInherited isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
+fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
 fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
 fragment OrgMemberFields on OrganizationMember {
   orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
@@ -102,6 +103,15 @@ const healthAnswer: ResultAnswer = {
     return { status: status === 'OK' ? 200 : 400, body: details === null || details === undefined ? { message, status } : { details, message, status } };
   },
 };
+
+/** Go's `omitempty`: what is not set (null) is left out of the answer, at every depth. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+}
+
+/** Preferences answer only what is set: `{}` when nothing is, as the original's. */
+const preferencesAnswer: ResultAnswer = { shape: (value) => ({ status: 200, body: withoutNulls(value) }) };
 
 const dsRead = orgMember('datasources:read');
 const dsQuery = orgMember('datasources:query');
@@ -197,6 +207,11 @@ export const ROUTES: readonly Route[] = [
     updateTeamMember(teamId: $teamId, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
     removeTeamMember(teamId: $teamId, userId: $userId) { message } }`),
+  // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
+  rest('GET', '/api/teams/:teamId/preferences', teamsRead, `query GetTeamPreferences($teamId: Int!) {
+    teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/teams/:teamId/preferences', orgMember('teams:write'), `mutation UpdateTeamPreferences($teamId: Int!, $input: PreferencesInput!) {
+    updateTeamPreferences(teamId: $teamId, input: $input) { message } }`, { body: 'input' }),
 
   // What front ends and client libraries start from (grafana-client reads buildInfo.version)
   rest('GET', '/api/frontend/settings', signedIn, `query GetFrontendSettings {
@@ -271,6 +286,10 @@ export const ROUTES: readonly Route[] = [
   rest('PUT', '/api/users/:id', serverAdminFor('users:write'), `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
     updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
   rest('GET', '/api/users/:id/orgs', usersRead, `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  // The user's teams in the org the request acts in, as the original lists them.
+  rest('GET', '/api/users/:id/teams', usersRead, `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
+  rest('POST', '/api/users/:id/using/:orgId', serverAdminFor('users:write'), `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
+    switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
   rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
   rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
@@ -278,6 +297,12 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/user/teams', signedInUser, `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
   rest('GET', '/api/user/orgs', signedInUser, `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
   rest('POST', '/api/user/using/:id', signedInUser, `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  // Preferences of the caller (a user or a service account) in the org the request acts in.
+  rest('GET', '/api/user/preferences', signedIn, `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/user/preferences', signedIn, `mutation UpdateUserPreferences($input: PreferencesInput!) {
+    updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
+  rest('PATCH', '/api/user/preferences', signedIn, `mutation PatchUserPreferences($input: PreferencesInput!) {
+    patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
   rest('POST', '/api/admin/users/:id/disable', serverAdmin, `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
   rest('POST', '/api/admin/users/:id/enable', serverAdmin, `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
 
@@ -313,6 +338,12 @@ export const ROUTES: readonly Route[] = [
     updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:remove'), `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
     removeCurrentOrganizationMember(userId: $userId) { message } }`),
+  rest('GET', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:read'), `query GetOrgPreferences {
+    currentOrganizationPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation UpdateOrgPreferences($input: PreferencesInput!) {
+    updateCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
+  rest('PATCH', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation PatchOrgPreferences($input: PreferencesInput!) {
+    patchCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
 
   // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
   endpoint('ANY', '/api/*', signedIn, 'not-found'),

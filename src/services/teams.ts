@@ -105,6 +105,21 @@ async function authorizeTeam(em: EntityManager, actor: TeamActor, teamId: number
 }
 
 /**
+ * The team rule of the preference routes, which do not look the team up first: an org Admin passes
+ * for any id and learns whether the org has that team (false: nothing to read or keep, as the
+ * original answers `{}` and "Preferences updated" there); anyone else must be a member ('read') or
+ * an Admin ('admin') of the team, else 403 naming the action.
+ */
+export async function teamPreferencesAccess(em: EntityManager, actor: TeamActor, teamId: number, need: 'read' | 'admin'): Promise<boolean> {
+  if (actor.orgRole === 'Admin') {
+    const [team] = await em.execute('select 1 from team where id = ? and org_id = ?', [teamId, actor.orgId]);
+    return Boolean(team);
+  }
+  await authorizeTeam(em, actor, teamId, need, need === 'read' ? 'teams:read' : 'teams:write');
+  return true;
+}
+
+/**
  * Creates a team in the actor's org. A user creating it becomes its Admin (permission 4), as the
  * original adds the signed-in user since v9; a service account or an API key does not.
  */
@@ -195,6 +210,18 @@ export async function teamsOfUser(em: EntityManager, orgId: number, userId: numb
     [userId, userId, orgId],
   );
   return rows.map(toTeam);
+}
+
+/** The ids of the teams each user belongs to, in every org, in one statement (for the graph). */
+export async function teamIdsOfUsers(em: EntityManager, userIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await em.execute<Array<{ user_id: number; team_id: number }>>(
+    `select user_id, team_id from team_member where user_id = any(string_to_array(?, ',')::int[]) order by team_id`,
+    [userIds.join(',')],
+  );
+  for (const row of rows) byUser.get(row.user_id)?.push(row.team_id);
+  return byUser;
 }
 
 /** The teams `actor` (one per org) may see: all for an org Admin, else those it belongs to. */

@@ -11,6 +11,7 @@ import { Migration20261126000300_login_attempt_reservation } from './Migration20
 import { Migration20261127000000_teams } from './Migration20261127000000_teams.ts';
 import { Migration20261128000000_team_members_any_org } from './Migration20261128000000_team_members_any_org.ts';
 import { Migration20261128000100_none_role } from './Migration20261128000100_none_role.ts';
+import { Migration20261128000200_preferences } from './Migration20261128000200_preferences.ts';
 
 /** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
@@ -27,6 +28,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261127000000_teams', class: Migration20261127000000_teams },
   { name: 'Migration20261128000000_team_members_any_org', class: Migration20261128000000_team_members_any_org },
   { name: 'Migration20261128000100_none_role', class: Migration20261128000100_none_role },
+  { name: 'Migration20261128000200_preferences', class: Migration20261128000200_preferences },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */

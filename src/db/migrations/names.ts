@@ -16,4 +16,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261127000000_teams',
   'Migration20261128000000_team_members_any_org',
   'Migration20261128000100_none_role',
+  'Migration20261128000200_preferences',
 ];

@@ -9,7 +9,7 @@ import { getUserProfiles, listUserProfiles, type UserProfile } from '../../servi
 import { builder } from '../builder.ts';
 import { orgActors, SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamIdsOfUser, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
 import { heldNodeId, nodeKey } from '../node-ids.ts';
@@ -54,14 +54,14 @@ class CallerRef {
   }
 }
 /** Fields of an actor answered from a CallerRef; any other field needs the row. */
-const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization']);
+const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization', 'preferences']);
 /** Fields of an org answered from its id alone; any other field needs the row. */
 const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'members', 'serviceAccounts']);
 
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
-type Actor = UserProfile | ServiceAccount;
+export type Actor = UserProfile | ServiceAccount;
 const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
-const ActorInterface = builder.interfaceRef<Actor>('Actor');
+export const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
 export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
   description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by members of its org whom its permissions let read it (datasources:read).',
@@ -252,6 +252,20 @@ builder.objectFields(OrganizationNode, (t) => ({
   }, ServiceAccountConnection),
 }));
 
+builder.objectFields(UserNode, (t) => ({
+  teams: t.connection({
+    type: TeamNode,
+    description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '
+      + 'A team of an org the user is not in counts too (the original allows such members); it gives the user nothing there.',
+    resolve: async (user, args, ctx) => {
+      const ids = await teamIdsOfUser(ctx).load(user.id);
+      const teams = (await teamById(ctx).loadMany(ids)).filter((team): team is Team => team !== null && !(team instanceof Error));
+      teams.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
+      return pageOf('User.teams', teams, args);
+    },
+  }, TeamConnection),
+}));
+
 builder.objectFields(OrgMemberType, (t) => ({
   organization: t.field({
     type: OrganizationNode,
@@ -336,7 +350,8 @@ ActorInterface.implement({
 
 const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
 
-function isCaller(ctx: RequestContext, a: Actor): boolean {
+/** Whether `a` is the caller itself (a user's id and a service account's may not be told apart by number alone). */
+export function isCaller(ctx: RequestContext, a: Actor): boolean {
   const caller = ctx.caller;
   return caller.userId === a.id && (caller.kind === 'user') === isUser(a);
 }

@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { encodeNodeId } from '../node-ids.ts';
-import { isServerAdmin, orgMember, orgRole, signedInUser } from '../../auth/access.ts';
+import { isServerAdmin, orgMember, orgRole, serverAdminFor, signedInUser } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import {
@@ -24,6 +24,8 @@ export const TEAM_ACCESS = {
   membersRead: orgMember('teams.permissions:read'),
   membersWrite: orgMember('teams.permissions:write'),
   mine: signedInUser,
+  /** `GET /api/users/:id/teams`, with the other `/api/users` rows' rule. */
+  ofUser: serverAdminFor('users:read'),
 };
 
 export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId, isUser: ctx.caller.kind === 'user' });
@@ -147,6 +149,14 @@ builder.queryFields((t) => ({
     description: 'The signed-in user\'s teams in the org it acts in, as `GET /api/user/teams`. Signed-in users (Basic credentials; tokens are refused).',
     extensions: { access: mine },
     resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
+  }),
+  userTeams: t.field({
+    deprecationReason: 'Use `teams` of a `UserNode`, a connection over every org.',
+    type: [TeamType],
+    args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
+    description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',
+    extensions: { access: TEAM_ACCESS.ofUser },
+    resolve: (_root, { id }, ctx) => teamsOfUser(ctx.em, ctx.orgId, id),
   }),
 }));
 

@@ -218,6 +218,18 @@ builder.mutationFields((t) => ({
       return { message: MESSAGES.user.orgChanged };
     },
   }),
+  switchUserOrganization: t.field({
+    deprecationReason: 'Use `userOrganizationSwitch` with `UserNode` and `OrganizationNode` ids.',
+    type: MessageType,
+    args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
+    description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
+      + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
+    extensions: { access: write },
+    resolve: async (_root, { id, orgId }, ctx) => {
+      await setCurrentOrg(ctx.em, id, orgId);
+      return { message: MESSAGES.user.orgChanged };
+    },
+  }),
   adminDisableUser: t.field({
     deprecationReason: 'Use `userDisable` with a `UserNode` id.',
     type: MessageType,
