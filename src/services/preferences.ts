@@ -170,7 +170,13 @@ async function homeDashboard(em: EntityManager, orgId: number, input: Preference
 
 /** The owner's row, made if missing, locked for the rest of the transaction. */
 async function lockedRow(tx: EntityManager, owner: PreferencesOwner): Promise<Row> {
-  await tx.execute('insert into preferences (org_id, user_id, team_id) values (?, ?, ?) on conflict do nothing', [owner.orgId, owner.userId ?? null, owner.teamId ?? null]);
+  try {
+    await tx.execute('insert into preferences (org_id, user_id, team_id) values (?, ?, ?) on conflict do nothing', [owner.orgId, owner.userId ?? null, owner.teamId ?? null]);
+  } catch (error) {
+    // No such org (a user who belongs to none acts in none) or team (deleted meanwhile): nothing to keep them for.
+    if ((error as { code?: string }).code === '23503') throw notFound(owner.teamId ? MESSAGES.team.notFound : MESSAGES.org.notFound);
+    throw error;
+  }
   return tx.findOneOrFail(Preferences, where(owner), { lockMode: LockMode.PESSIMISTIC_WRITE, refresh: true });
 }
 

@@ -95,6 +95,17 @@ describe('user preferences', () => {
     }
   });
 
+  it('answer a user in no org without a server error', async () => {
+    // A server admin removed from its only org stays, in none.
+    const lone = (await call(server, 'POST', '/api/admin/users', { body: { login: 'pref-lone', password: 'lone-pass' } })).body.id;
+    await call(server, 'PUT', `/api/admin/users/${lone}/permissions`, { body: { isGrafanaAdmin: true } });
+    expect((await call(server, 'DELETE', `/api/org/users/${lone}`)).status).toBe(200);
+    const auth = basic('pref-lone', 'lone-pass');
+    expect((await call(server, 'GET', '/api/user/preferences', { auth })).body).toEqual({});
+    const put = await call(server, 'PUT', '/api/user/preferences', { auth, body: { theme: 'dark' } });
+    expect([put.status, put.body]).toEqual([404, { message: 'Organization not found' }]);
+  });
+
   it('survive racing first writes, and go with their user', async () => {
     const racer = (await call(server, 'POST', '/api/admin/users', { body: { login: 'pref-racer', password: 'racer-pass' } })).body.id;
     const auth = basic('pref-racer', 'racer-pass');
