@@ -96,7 +96,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
-    health: createHealthCheck(db.orm),
+    health: createHealthCheck(db.orm, settings.server.compatibleVersion),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
   }, log);

@@ -1,6 +1,6 @@
 import { accessDenied, AUTH_ERRORS, CallerRefusal, permissionDenied, type DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { roleAtLeast, type OrgRole } from '../roles.ts';
+import { roleAtLeast, type BasicRole } from '../roles.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -20,9 +20,11 @@ export type Access =
   /**
    * At least `role` in the org the request acts in; the 403 names `action` as the original's access
    * control does. With `serverAdmins`, a server admin passes in every org, as the original grants
-   * its Grafana Admin role the org and org-user permissions everywhere.
+   * its Grafana Admin role the org and org-user permissions everywhere. `None` admits every member
+   * of the org, whatever its role: for actions that grants on one resource (a data source's
+   * permissions, a team's membership) can give, which the service then checks.
    */
-  | { readonly kind: 'org-role'; readonly role: OrgRole; readonly action: string; readonly serverAdmins?: true }
+  | { readonly kind: 'org-role'; readonly role: BasicRole; readonly action: string; readonly serverAdmins?: true }
   /**
    * The server-admin permission. Only users hold it and they authenticate with Basic credentials,
    * so tokens (org-scoped) are refused: the spec's "Basic authentication only" for administration.
@@ -36,9 +38,15 @@ export const signedIn: Access = { kind: 'signed-in' };
 export const perField: Access = { kind: 'per-field' };
 export const serverAdmin: Access = { kind: 'server-admin' };
 export const signedInUser: Access = { kind: 'user' };
-export const orgRole = (role: OrgRole, action: string): Access => ({ kind: 'org-role', role, action });
+export const orgRole = (role: BasicRole, action: string): Access => ({ kind: 'org-role', role, action });
+/**
+ * Any member of the org, `None` included: the original's access control lets through whoever
+ * holds `action` on some resource (a grant to it or to one of its teams), and the service then
+ * decides resource by resource. Someone who is no member of the org is refused.
+ */
+export const orgMember = (action: string): Access => orgRole('None', action);
 /** `orgRole`, or a server admin in any org. */
-export const orgRoleOrServerAdmin = (role: OrgRole, action: string): Access => ({ kind: 'org-role', role, action, serverAdmins: true });
+export const orgRoleOrServerAdmin = (role: BasicRole, action: string): Access => ({ kind: 'org-role', role, action, serverAdmins: true });
 /** `serverAdmin`, refused with the access-control 403 that names `action`. */
 export const serverAdminFor = (action: string): Access => ({ kind: 'server-admin', action });
 
@@ -83,6 +91,7 @@ export function describeAccess(access: Access): string {
     case 'user':
       return 'signed-in user (no token)';
     case 'org-role':
+      if (access.role === 'None') return `org member, any role (${access.action}; the resource's own permissions decide)`;
       return `org ${access.role}${access.serverAdmins ? ' or server admin' : ''} (${access.action})`;
     case 'server-admin':
       return `server admin, Basic credentials${access.action ? ` (${access.action})` : ''}`;

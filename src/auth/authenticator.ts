@@ -1,7 +1,7 @@
 import { hash, randomBytes } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { ChangeBarrier, ChangeListener } from '../db/change-listener.ts';
-import type { OrgRole } from '../db/entities/index.ts';
+import type { BasicRole } from '../roles.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { AUTH_ERRORS } from '../errors/domain.ts';
 import { clientAddress, limiterKey, TrustedProxies } from '../net/client-address.ts';
@@ -53,7 +53,7 @@ interface UserRow {
   is_admin: boolean;
   is_disabled: boolean;
   org_id: number | null;
-  role: OrgRole | null;
+  role: BasicRole | null;
   attempts: string;
 }
 
@@ -66,7 +66,7 @@ interface KeyRow {
   id: number;
   org_id: number;
   name: string;
-  role: OrgRole;
+  role: BasicRole;
   expires: Date | string | null;
   is_revoked: boolean;
   last_used_at: Date | string | null;
@@ -225,9 +225,9 @@ export class Authenticator {
       kind: 'user',
       userId: user.id,
       login: user.login,
-      // A user that belongs to no org acts in none (0), with no role: only its own routes work.
+      // A user that belongs to no org acts in none (0), as no member: only its own routes work.
       orgId: requestedOrg ?? user.org_id ?? 0,
-      orgRole: user.role ?? 'None',
+      orgRole: user.role ?? null,
       isServerAdmin: user.is_admin,
       method: 'basic',
     };

@@ -1,4 +1,4 @@
-import type { OrgRoleOrNone } from '../roles.ts';
+import type { HeldRole } from '../roles.ts';
 
 /** Who is calling, resolved once per request by the authenticator. */
 export interface Principal {
@@ -7,7 +7,7 @@ export interface Principal {
   userId: number | null;
   login: string;
   orgId: number;
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   /** The server-admin permission; only users authenticated by password can carry it. */
   isServerAdmin: boolean;
   method: 'basic' | 'token';

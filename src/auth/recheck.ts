@@ -1,6 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { AUTH_ERRORS, type DomainError } from '../errors/domain.ts';
-import type { OrgRole } from '../roles.ts';
+import type { BasicRole } from '../roles.ts';
 import type { Principal } from './principal.ts';
 
 /** What a principal resolves to now: its current rights, or the error its credentials would get. */
@@ -15,7 +15,7 @@ export function recheckKey(principal: Principal): string {
 
 interface KeyRow {
   id: number;
-  role: OrgRole;
+  role: BasicRole;
   expires: Date | string | null;
   is_revoked: boolean;
   sa_disabled: boolean | null;
@@ -28,7 +28,7 @@ interface UserRow {
   is_disabled: boolean | null;
   is_admin: boolean | null;
   mark: string | null;
-  role: OrgRole | null;
+  role: BasicRole | null;
 }
 
 /**
@@ -83,7 +83,7 @@ function userResult(principal: Principal, row: UserRow | undefined): Rechecked {
   if (!row || row.found === null) return { error: AUTH_ERRORS.unauthorized() };
   if (row.is_disabled) return { error: AUTH_ERRORS.disabled() };
   return {
-    principal: { ...principal, orgRole: row.role ?? 'None', isServerAdmin: Boolean(row.is_admin) },
+    principal: { ...principal, orgRole: row.role ?? null, isServerAdmin: Boolean(row.is_admin) },
     expiresAt: null,
     credentialMark: principal.method === 'basic' ? row.mark : null,
   };

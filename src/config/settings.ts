@@ -7,7 +7,7 @@ import { splitConfigArgument } from './argv.ts';
 import { envKey } from './env-key.ts';
 import { DEFAULT_SECTION, parseIni, type IniSections, type RawSettings } from './ini.ts';
 import { redactedValue } from './redact.ts';
-import { ORG_ROLES, type OrgRole } from '../roles.ts';
+import { BASIC_ROLES, type BasicRole } from '../roles.ts';
 import { TrustedProxies } from '../net/client-address.ts';
 
 export { envKey };
@@ -110,7 +110,7 @@ export interface Settings {
     readonly allowOrgCreate: boolean;
     readonly autoAssignOrg: boolean;
     readonly autoAssignOrgId: number;
-    readonly autoAssignOrgRole: OrgRole;
+    readonly autoAssignOrgRole: BasicRole;
   };
   readonly auth: { readonly loginCookieName: string };
   readonly authBasic: { readonly enabled: boolean };
@@ -421,7 +421,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       allowOrgCreate: bool('users', 'allow_org_create'),
       autoAssignOrg: bool('users', 'auto_assign_org'),
       autoAssignOrgId: int('users', 'auto_assign_org_id', 1),
-      autoAssignOrgRole: oneOf('users', 'auto_assign_org_role', ORG_ROLES),
+      autoAssignOrgRole: oneOf('users', 'auto_assign_org_role', BASIC_ROLES),
     },
     auth: { loginCookieName: required('auth', 'login_cookie_name') },
     authBasic: { enabled: bool('auth.basic', 'enabled') },

@@ -51,7 +51,6 @@ export const MESSAGES = {
     /** A uid change seals the kept secrets again for the new uid, which needs them readable. */
     secretsUnreadable: 'stored secrets cannot be decrypted with the configured secret_key, so they cannot follow the new uid: send them again or restore the key',
     /** Ours: the original accepts any text and fails every call later; the PEM itself is never quoted. */
-    tlsInvalid: (failure: string, field: string, reason: string) => `${failure}: secureJsonData.${field}: ${reason}`,
     added: 'Datasource added',
     updated: 'Datasource updated',
     deleted: 'Data source deleted',
@@ -105,6 +104,14 @@ export const MESSAGES = {
     userDeleted: 'User deleted',
     lastAdminDemoted: 'Cannot change role so that there is no organization admin left',
     lastAdminRemoved: 'Cannot remove last organization admin',
+  },
+  preferences: {
+    updated: 'Preferences updated',
+    invalidTheme: 'Invalid theme',
+    dashboardNotFound: 'Dashboard not found',
+    /** `GET`, `PUT` and `PATCH /api/user/preferences` with a legacy API key, which is no user. */
+    notValidIdentity: 'Not a valid identity',
+    unknownCookieType: "Got an unknown cookie preference type. Expected a set containing one or more of 'functional', 'performance', or 'analytics'}",
   },
   team: {
     notFound: 'Team not found',

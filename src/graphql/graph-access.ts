@@ -1,7 +1,7 @@
 import { isServerAdmin } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
-import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import { perRequestValue } from './loaders.ts';
 
 /**
@@ -10,39 +10,40 @@ import { perRequestValue } from './loaders.ts';
  * request. What the caller may not see is null, never another org's object.
  *
  * A caller holds its role in the org the request acts in; a user also holds its role in each of
- * its other orgs (read once per request); a token holds nothing outside its own org.
+ * its other orgs (read once per request); a token holds nothing outside its own org. A member whose
+ * role is `None` is still a member: what teams and data source grants give it, it sees.
  */
-const callerRoles = perRequestValue(async (ctx: RequestContext): Promise<Map<number, OrgRoleOrNone>> => {
+const callerRoles = perRequestValue(async (ctx: RequestContext): Promise<Map<number, HeldRole>> => {
   const caller = ctx.caller;
-  const roles = new Map<number, OrgRoleOrNone>();
+  const roles = new Map<number, HeldRole>();
   if (caller.kind === 'user' && caller.userId !== null) {
-    const rows = await ctx.em.execute<Array<{ org_id: number; role: OrgRole }>>('select org_id, role from org_user where user_id = ?', [caller.userId]);
+    const rows = await ctx.em.execute<Array<{ org_id: number; role: BasicRole }>>('select org_id, role from org_user where user_id = ?', [caller.userId]);
     for (const row of rows) roles.set(row.org_id, row.role);
   }
   roles.set(caller.orgId, caller.orgRole);
   return roles;
 });
 
-export async function roleIn(ctx: RequestContext, orgId: number): Promise<OrgRoleOrNone> {
-  return (await callerRoles(ctx)).get(orgId) ?? 'None';
+export async function roleIn(ctx: RequestContext, orgId: number): Promise<HeldRole> {
+  return (await callerRoles(ctx)).get(orgId) ?? null;
 }
 
 /**
- * The caller as it is in each org where it is Viewer or more (all its orgs, or those named): for
- * the rules the services apply in their SQL (data source permissions, teams).
+ * The caller as it is in each org it is a member of, whatever its role (`None` included; all its
+ * orgs, or those named): for the rules the services apply in their SQL (data source permissions, teams).
  */
 export async function orgActors(ctx: RequestContext, orgIds?: readonly number[]): Promise<DataSourceCaller[]> {
   const caller = ctx.caller;
   // A token holds its one org and nothing else: no roles to read.
   if (caller.kind !== 'user' || caller.userId === null) {
-    const inOrg = roleAtLeast(caller.orgRole, 'Viewer') && (!orgIds || orgIds.includes(caller.orgId));
+    const inOrg = caller.orgRole !== null && (!orgIds || orgIds.includes(caller.orgId));
     return inOrg ? [{ orgId: caller.orgId, orgRole: caller.orgRole, userId: caller.userId }] : [];
   }
   const roles = await callerRoles(ctx);
   const callers: DataSourceCaller[] = [];
   for (const orgId of orgIds ?? [...roles.keys()]) {
-    const orgRole = roles.get(orgId) ?? 'None';
-    if (roleAtLeast(orgRole, 'Viewer')) callers.push({ orgId, orgRole, userId: ctx.caller.userId });
+    const orgRole = roles.get(orgId) ?? null;
+    if (orgRole !== null) callers.push({ orgId, orgRole, userId: ctx.caller.userId });
   }
   return callers;
 }
@@ -51,10 +52,10 @@ export async function orgActors(ctx: RequestContext, orgIds?: readonly number[])
 export const SEES = {
   /** `organization(id)`: a member of it, or a server admin. */
   organization: async (ctx: RequestContext, orgId: number) => isServerAdmin(ctx.caller) || roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
-  /** `dataSources`: Viewer and up in the data source's org (datasources:read). */
-  dataSources: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
-  /** `teamSearch`: members of the org (Viewer and up, teams:read); which teams each sees is the service's rule. */
-  teams: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'Viewer'),
+  /** `dataSources`: members of the data source's org, any role (datasources:read); which each sees is its grants' rule. */
+  dataSources: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'None'),
+  /** `teamSearch`: members of the org, any role (teams:read); which teams each sees is the service's rule. */
+  teams: async (ctx: RequestContext, orgId: number) => roleAtLeast(await roleIn(ctx, orgId), 'None'),
   /** `organizationMembers`: Admin of the org, or a server admin (org.users:read). */
   members: async (ctx: RequestContext, orgId: number) => isServerAdmin(ctx.caller) || roleAtLeast(await roleIn(ctx, orgId), 'Admin'),
   /** `serviceAccounts`: Admin of the org (serviceaccounts:read). */

@@ -1,7 +1,7 @@
 import { isServerAdmin } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
 import { accessDenied } from '../errors/domain.ts';
-import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import type { MemberActor } from '../services/org-members.ts';
 
 /**
@@ -10,13 +10,13 @@ import type { MemberActor } from '../services/org-members.ts';
  * grants its Grafana Admin role there; a user's membership is looked up; a token only ever holds a
  * role in its own org. The refusal names the missing action, as the original's access control does.
  */
-export async function requireRoleInOrg(ctx: RequestContext, orgId: number, role: OrgRole, action: string): Promise<MemberActor> {
+export async function requireRoleInOrg(ctx: RequestContext, orgId: number, role: BasicRole, action: string): Promise<MemberActor> {
   const caller = ctx.caller;
   if (isServerAdmin(caller)) return { role: 'Admin', isServerAdmin: true };
-  let held: OrgRoleOrNone = orgId === caller.orgId ? caller.orgRole : 'None';
+  let held: HeldRole = orgId === caller.orgId ? caller.orgRole : null;
   if (orgId !== caller.orgId && caller.kind === 'user' && caller.userId !== null) {
-    const [row] = await ctx.em.execute<Array<{ role: OrgRole }>>('select role from org_user where org_id = ? and user_id = ?', [orgId, caller.userId]);
-    held = row?.role ?? 'None';
+    const [row] = await ctx.em.execute<Array<{ role: BasicRole }>>('select role from org_user where org_id = ? and user_id = ?', [orgId, caller.userId]);
+    held = row?.role ?? null;
   }
   if (!roleAtLeast(held, role)) throw accessDenied(action);
   return { role: held, isServerAdmin: false };

@@ -4,7 +4,7 @@ import { getOrgs, type OrgDetails } from '../services/organizations.ts';
 import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccount } from '../services/service-accounts.ts';
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
 import type { DataSourceRecord } from '../services/data-sources.ts';
-import { teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
+import { teamIdsOfUsers, teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
 import { orgActors, SEES, visibleOrNull } from './graph-access.ts';
 import { perRequestGroups, perRequestLoader } from './loaders.ts';
 import { encodeNodeId, keyNumbers } from './node-ids.ts';
@@ -122,6 +122,8 @@ export const serviceAccountsOfOrg = perRequestGroups(async (orgIds: readonly num
 export const tokensOfServiceAccount = perRequestGroups(async (accountIds: readonly number[], ctx) =>
   groupBy(accountIds, await readServiceAccountTokens(ctx.em, { accountIds }), (token) => token.serviceAccountId));
 export const orgsOfUser = perRequestGroups((userIds: readonly number[], ctx) => orgsOfUsers(ctx.em, userIds));
+/** The ids of a user's teams, in every org (each then shown only to whoever may see it). */
+export const teamIdsOfUser = perRequestGroups((userIds: readonly number[], ctx) => teamIdsOfUsers(ctx.em, userIds));
 
 function groupBy<T>(keys: readonly number[], rows: readonly T[], keyOf: (row: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>(keys.map((key) => [key, []]));

@@ -1,5 +1,5 @@
 import type { MikroORM } from '@mikro-orm/postgresql';
-import { COMMIT, VERSION } from '../version.ts';
+import { COMMIT } from '../version.ts';
 
 const CACHE_MS = 3_000;
 const PROBE_TIMEOUT_MS = 2_000;
@@ -12,8 +12,11 @@ export interface Health {
 /**
  * `GET /api/health`: a `select 1` probe, cached for a few seconds so that load balancers polling
  * many instances do not become a database load of their own, and bounded in time so it never hangs.
+ * `version` is the original server's release this one speaks (`[server] compatible_version`, as
+ * `buildInfo.version` says): clients gate features on it and parse it as `major.minor.patch`.
+ * This server's own version is in `buildInfo.versionString` and the metrics' build info.
  */
-export function createHealthCheck(orm: MikroORM): () => Promise<Health> {
+export function createHealthCheck(orm: MikroORM, version: string): () => Promise<Health> {
   let cached: { at: number; ok: boolean } | null = null;
   let inFlight: Promise<boolean> | null = null;
 
@@ -39,7 +42,7 @@ export function createHealthCheck(orm: MikroORM): () => Promise<Health> {
     }
     return {
       status: cached.ok ? 200 : 503,
-      body: { database: cached.ok ? 'ok' : 'failing', version: VERSION, commit: COMMIT },
+      body: { database: cached.ok ? 'ok' : 'failing', version, commit: COMMIT },
     };
   };
 }

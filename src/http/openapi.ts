@@ -243,7 +243,7 @@ class DocumentBuilder {
         ...(pathParams.length ? [404] : []),
       ]),
     };
-    if (route.answer) {
+    if (route.answer?.otherStatus) {
       // A route whose status follows its result answers the same shape with the other status too.
       (operation.responses as Record<string, unknown>)[route.answer.otherStatus] = {
         description: 'The same body, for a result that is not a success', content: { 'application/json': { schema: selected } },

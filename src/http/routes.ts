@@ -12,7 +12,7 @@
  * the root field's resolver (src/graphql/schema/<type>.ts), then its service (src/services/).
  */
 import {
-  anonymous, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
+  anonymous, orgMember, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
 } from '../auth/access.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
@@ -45,8 +45,8 @@ export interface RestRoute extends RouteBase {
 }
 
 export interface ResultAnswer {
-  /** The status answered for a result that is not a success (documented in OpenAPI). */
-  otherStatus: number;
+  /** The status answered for a result that is not a success (documented in OpenAPI), if any. */
+  otherStatus?: number;
   shape(value: unknown): { status: number; body: unknown };
 }
 
@@ -84,6 +84,7 @@ fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID au
 fragment DataSourcePermissionFields on DataSourcePermission {
   id roleName isManaged isInherited isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
+fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
 fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
 fragment OrgMemberFields on OrganizationMember {
   orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
@@ -103,16 +104,25 @@ const healthAnswer: ResultAnswer = {
   },
 };
 
-const dsRead = orgRole('Viewer', 'datasources:read');
-const dsQuery = orgRole('Viewer', 'datasources:query');
+/** Go's `omitempty`: what is not set (null) is left out of the answer, at every depth. */
+function withoutNulls(value: unknown): unknown {
+  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
+  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
+}
+
+/** Preferences answer only what is set: `{}` when nothing is, as the original's. */
+const preferencesAnswer: ResultAnswer = { shape: (value) => ({ status: 200, body: withoutNulls(value) }) };
+
+const dsRead = orgMember('datasources:read');
+const dsQuery = orgMember('datasources:query');
 // Every member passes these gates; each data source's own permissions decide in the service (Edit).
-const dsWrite = orgRole('Viewer', 'datasources:write');
-const dsDelete = orgRole('Viewer', 'datasources:delete');
-const dsPermissionsRead = orgRole('Viewer', 'datasources.permissions:read');
-const dsPermissionsWrite = orgRole('Viewer', 'datasources.permissions:write');
+const dsWrite = orgMember('datasources:write');
+const dsDelete = orgMember('datasources:delete');
+const dsPermissionsRead = orgMember('datasources.permissions:read');
+const dsPermissionsWrite = orgMember('datasources.permissions:write');
 // Teams: every member passes the gate; org Admins, team Admins and members are told apart by the service.
-const teamsRead = orgRole('Viewer', 'teams:read');
-const teamMembersWrite = orgRole('Viewer', 'teams.permissions:write');
+const teamsRead = orgMember('teams:read');
+const teamMembersWrite = orgMember('teams.permissions:write');
 const saRead = orgRole('Admin', 'serviceaccounts:read');
 const saWrite = orgRole('Admin', 'serviceaccounts:write');
 const usersRead = serverAdminFor('users:read');
@@ -160,8 +170,8 @@ export const ROUTES: readonly Route[] = [
   endpoint('ANY', '/api/datasources/uid/:uid/resources/*', dsQuery, 'ds-resource'),
   endpoint('ANY', '/api/datasources/:id/resources/*', dsQuery, 'ds-resource'),
   // The data source proxy: any method, the rest of the path and the query go to the data source.
-  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
-  endpoint('ANY', '/api/datasources/proxy/:id/*', orgRole('Viewer', 'datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgMember('datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/:id/*', orgMember('datasources:query'), 'proxy'),
 
   // Who may query, edit or administer each data source (the original's access-control routes)
   rest('GET', '/api/access-control/datasources/description', dsPermissionsRead, `query GetDataSourcePermissionsDescription {
@@ -184,10 +194,10 @@ export const ROUTES: readonly Route[] = [
   rest('POST', '/api/teams', orgRole('Admin', 'teams:create'), `mutation CreateTeam($name: String, $email: String) {
     createTeam(name: $name, email: $email) { message teamId uid } }`, { body: 'variables' }),
   rest('GET', '/api/teams/:teamId', teamsRead, `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
-  rest('PUT', '/api/teams/:teamId', orgRole('Viewer', 'teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
+  rest('PUT', '/api/teams/:teamId', orgMember('teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
     updateTeam(teamId: $teamId, name: $name, email: $email) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId', orgRole('Viewer', 'teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
-  rest('GET', '/api/teams/:teamId/members', orgRole('Viewer', 'teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
+  rest('DELETE', '/api/teams/:teamId', orgMember('teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
+  rest('GET', '/api/teams/:teamId/members', orgMember('teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
     teamMembers(teamId: $teamId) { ...TeamMemberFields } }`),
   rest('POST', '/api/teams/:teamId/members', teamMembersWrite, `mutation AddTeamMember($teamId: Int!, $userId: Int) {
     addTeamMember(teamId: $teamId, userId: $userId) { message } }`, { body: 'variables' }),
@@ -197,6 +207,11 @@ export const ROUTES: readonly Route[] = [
     updateTeamMember(teamId: $teamId, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
     removeTeamMember(teamId: $teamId, userId: $userId) { message } }`),
+  // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
+  rest('GET', '/api/teams/:teamId/preferences', teamsRead, `query GetTeamPreferences($teamId: Int!) {
+    teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/teams/:teamId/preferences', orgMember('teams:write'), `mutation UpdateTeamPreferences($teamId: Int!, $input: PreferencesInput!) {
+    updateTeamPreferences(teamId: $teamId, input: $input) { message } }`, { body: 'input' }),
 
   // What front ends and client libraries start from (grafana-client reads buildInfo.version)
   rest('GET', '/api/frontend/settings', signedIn, `query GetFrontendSettings {
@@ -271,6 +286,10 @@ export const ROUTES: readonly Route[] = [
   rest('PUT', '/api/users/:id', serverAdminFor('users:write'), `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
     updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
   rest('GET', '/api/users/:id/orgs', usersRead, `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  // The user's teams in the org the request acts in, as the original lists them.
+  rest('GET', '/api/users/:id/teams', usersRead, `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
+  rest('POST', '/api/users/:id/using/:orgId', serverAdminFor('users:write'), `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
+    switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
   rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
   rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
@@ -278,6 +297,12 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/user/teams', signedInUser, `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
   rest('GET', '/api/user/orgs', signedInUser, `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
   rest('POST', '/api/user/using/:id', signedInUser, `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  // Preferences of the caller (a user or a service account) in the org the request acts in.
+  rest('GET', '/api/user/preferences', signedIn, `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/user/preferences', signedIn, `mutation UpdateUserPreferences($input: PreferencesInput!) {
+    updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
+  rest('PATCH', '/api/user/preferences', signedIn, `mutation PatchUserPreferences($input: PreferencesInput!) {
+    patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
   rest('POST', '/api/admin/users/:id/disable', serverAdmin, `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
   rest('POST', '/api/admin/users/:id/enable', serverAdmin, `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
 
@@ -313,6 +338,12 @@ export const ROUTES: readonly Route[] = [
     updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:remove'), `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
     removeCurrentOrganizationMember(userId: $userId) { message } }`),
+  rest('GET', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:read'), `query GetOrgPreferences {
+    currentOrganizationPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
+  rest('PUT', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation UpdateOrgPreferences($input: PreferencesInput!) {
+    updateCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
+  rest('PATCH', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation PatchOrgPreferences($input: PreferencesInput!) {
+    patchCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
 
   // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
   endpoint('ANY', '/api/*', signedIn, 'not-found'),

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, ORG_ROLES, type OrgRole } from '../db/entities/index.ts';
+import { ApiKey } from '../db/entities/index.ts';
+import { isBasicRole, type BasicRole } from '../roles.ts';
 import { newLegacyApiKey } from '../auth/tokens.ts';
 import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
@@ -21,9 +22,10 @@ export function secondsToLive(value: number | null | undefined): number {
   return ttl;
 }
 
-export function parseRole(role: unknown): OrgRole {
-  if (typeof role !== 'string' || !ORG_ROLES.includes(role as OrgRole)) throw badRequest(MESSAGES.apiKey.invalidRole);
-  return role as OrgRole;
+/** A role a token may act with: a basic role, `None` included (the original's since v10). */
+export function parseRole(role: unknown): BasicRole {
+  if (!isBasicRole(role)) throw badRequest(MESSAGES.apiKey.invalidRole);
+  return role;
 }
 
 /** A legacy org API key. The token is returned once; only its hash is stored. */
@@ -53,7 +55,7 @@ export async function createApiKey(em: EntityManager, orgId: number, input: { na
 export interface ApiKeyInfo {
   id: number;
   name: string;
-  role: OrgRole;
+  role: BasicRole;
   expiration: Date | null;
   isRevoked: boolean;
 }

@@ -1,4 +1,4 @@
-import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { ORG_ROLES, roleAtLeast, type OrgRole, type HeldRole } from '../roles.ts';
 
 /**
  * Who may do what with one data source: the original's data source permissions (levels Query,
@@ -46,7 +46,7 @@ export interface Grant {
 
 /** What the rule needs to know of the caller. */
 export interface Grantee {
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   /** A user or service account; null for a legacy API key, which only has its role. */
   userId: number | null;
   /** The teams the user belongs to in the data source's org. */
@@ -88,7 +88,10 @@ export function levelFor(action: DataSourceAction): LevelNumber {
   return NEEDS[action];
 }
 
-/** The built-in roles a caller holds (its role and the weaker ones), for the SQL twin of `effectiveLevel`. */
-export function heldRoles(orgRole: OrgRoleOrNone): OrgRole[] {
-  return orgRole === 'None' ? [] : (['Viewer', 'Editor', 'Admin'] as const).filter((role) => roleAtLeast(orgRole, role));
+/**
+ * The built-in roles a caller holds (its role and the weaker ones), for the SQL twin of
+ * `effectiveLevel`: none for a member whose role is `None`, nor for someone who is no member.
+ */
+export function heldRoles(orgRole: HeldRole): OrgRole[] {
+  return ORG_ROLES.filter((role) => roleAtLeast(orgRole, role));
 }

@@ -3,7 +3,7 @@ import type { ChangeBarrier, ChangeListener, ChangeSubscriber } from '../db/chan
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import { badRequest, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { ORG_ROLES, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { ORG_ROLES, type OrgRole, type HeldRole } from '../roles.ts';
 import {
   effectiveLevel, heldRoles, LEVEL_ACTIONS, levelFor, levelName, levelNumber, PERMISSION_LEVELS,
   type DataSourceAction, type Grant, type LevelNumber, type PermissionLevel,
@@ -18,7 +18,7 @@ import {
 /** Who asks: enough of a principal to decide. A `Principal` is one. */
 export interface DataSourceCaller {
   orgId: number;
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   /** A user or service account; null for a legacy API key (its role only). */
   userId: number | null;
 }
@@ -28,6 +28,10 @@ export interface DataSourceCaller {
  * or a team membership; see migration 20261127000000.
  */
 export const ACCESS_CHANNEL = 'dashgate_datasource_access_changed';
+
+/** The teams of user `?` in org `?` whose grants count: those of the org, for a member of the org. */
+const CALLER_TEAMS = `select tm.team_id from team_member tm join org_user ou on ou.org_id = tm.org_id and ou.user_id = tm.user_id
+  where tm.user_id = ? and tm.org_id = ?`;
 
 /**
  * The SQL condition under which `caller` may do `action` with the data source aliased `alias`,
@@ -40,10 +44,11 @@ export function accessCondition(alias: string, caller: DataSourceCaller, action:
   const byRole = roles.length === 0 ? 'false' : `p.built_in_role in (${roles.map((r) => `'${r}'`).join(', ')})`;
   // The caller's teams in its own org, as a parameter rather than the row's org: the subquery is
   // then run once per statement, not once per grant row looked at (a team of another org could
-  // not be granted on this org's data sources anyway).
+  // not be granted on this org's data sources anyway). A team counts only for a member of the org
+  // (teams may hold users of other orgs; that gives them nothing here).
   return {
     sql: `exists (select 1 from data_source_permission p where p.data_source_id = ${alias}.id and p.level >= ${levelFor(action)}
-      and (${byRole} or p.user_id = ? or p.team_id in (select tm.team_id from team_member tm where tm.user_id = ? and tm.org_id = ?)))`,
+      and (${byRole} or p.user_id = ? or p.team_id in (${CALLER_TEAMS})))`,
     params: [caller.userId ?? 0, caller.userId ?? 0, caller.orgId],
   };
 }
@@ -69,7 +74,7 @@ export async function callerLevel(em: EntityManager, caller: DataSourceCaller, d
   const [row] = await em.execute<Array<{ grants: Array<{ level: LevelNumber; userId: number | null; teamId: number | null; builtInRole: OrgRole | null }>; team_ids: number[] }>>(
     `select coalesce((select json_agg(json_build_object('level', p.level, 'userId', p.user_id, 'teamId', p.team_id, 'builtInRole', p.built_in_role))
                         from data_source_permission p where p.data_source_id = ? and p.org_id = ?), '[]'::json) as grants,
-            coalesce((select array_agg(tm.team_id) from team_member tm where tm.user_id = ? and tm.org_id = ?), '{}') as team_ids`,
+            coalesce((select array_agg(c.team_id) from (${CALLER_TEAMS}) c), '{}') as team_ids`,
     [dataSourceId, caller.orgId, caller.userId ?? 0, caller.orgId],
   );
   const grants: Grant[] = row?.grants ?? [];

@@ -2,9 +2,10 @@ import { createPrivateKey, X509Certificate, type KeyObject } from 'node:crypto';
 
 /**
  * The PEM secrets a data source's TLS settings read (`secureJsonData.tlsCACert`, `tlsClientCert`,
- * `tlsClientKey`), checked when they are written so that a bad one is refused with the field's
- * name instead of failing every later call. Pure: no I/O, table-tested. Messages never quote the
- * PEM text.
+ * `tlsClientKey`) and what is wrong with one that is unusable, named by field. Writes store them
+ * as sent, as the original does (clients send file paths there); the graph's write payloads warn
+ * about an unusable one, and the calls that use it fail naming it. Pure: no I/O, table-tested.
+ * Messages never quote the PEM text.
  */
 export const TLS_SECRET_FIELDS = ['tlsCACert', 'tlsClientCert', 'tlsClientKey'] as const;
 export type TlsSecretField = (typeof TLS_SECRET_FIELDS)[number];

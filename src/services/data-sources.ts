@@ -6,7 +6,6 @@ import { accessDenied, badRequest, conflict, forbidden, notFound, uniqueViolatio
 import { MESSAGES } from '../errors/messages.ts';
 import { ACTION_NAMES, type DataSourceAction } from './data-source-access.ts';
 import { accessCondition, accessConditionByOrg, type DataSourceCaller } from './data-source-permissions.ts';
-import { checkTlsSecrets } from './data-source-tls.ts';
 import { UID_PATTERN } from './data-source-types.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
@@ -414,8 +413,9 @@ export class DataSourceService {
     // Legacy top-level fields only ever set a secret; an empty one means "unchanged".
     if (input.password) incoming.password = input.password;
     if (input.basicAuthPassword) incoming.basicAuthPassword = input.basicAuthPassword;
-    const tls = checkTlsSecrets(incoming);
-    if (tls) throw badRequest(MESSAGES.dataSource.tlsInvalid(failure, ...tls));
+    // TLS material is stored as sent, whatever it holds (a file path, as the Ansible collection's
+    // own example sends, is stored too), as the original does: where it is used, the call fails
+    // naming the field; the graph's write payloads warn about it at once (`tlsSecretWarnings`).
     const merged: Record<string, string> = {};
     for (const [key, sealed] of Object.entries(row?.secureJsonData ?? {})) {
       if (key in incoming) continue;

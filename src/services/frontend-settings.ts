@@ -1,6 +1,5 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Principal } from '../auth/principal.ts';
-import { roleAtLeast } from '../roles.ts';
 import type { Settings } from '../config/settings.ts';
 import { COMMIT, VERSION } from '../version.ts';
 import { typeLogoUrl, typeName } from './data-source-types.ts';
@@ -80,8 +79,9 @@ const BUILT_IN: ReadonlyArray<{ id: string; name: string; ref?: { id: number; ui
 const SQL_TYPES = new Set(['mssql', 'mysql', 'postgres', 'grafana-postgresql-datasource']);
 
 export async function frontendSettings(em: EntityManager, settings: Settings, dataSources: DataSourceService, principal: Principal): Promise<FrontendSettings> {
-  // Those the caller may query (the permission rule); a caller without a role in this org sees only the built-ins.
-  const rows = roleAtLeast(principal.orgRole, 'Viewer') ? await dataSources.list(em, principal) : [];
+  // Those the caller may query (the permission rule: a `None` member's come from its grants); a
+  // caller who is no member of this org sees only the built-ins.
+  const rows = principal.orgRole !== null ? await dataSources.list(em, principal) : [];
   const entries: Array<[string, FrontendDataSource]> = rows.map((row) => [row.name, frontendDataSource(row)]);
   for (const builtIn of BUILT_IN) {
     entries.push([builtIn.name, {

@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, DomainError, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { ORG_ROLES, roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../roles.ts';
+import { isBasicRole, roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import { containsPattern } from './user-profiles.ts';
 
 /** A member of an org as the original lists one (OrgUserDTO). Service accounts are not members here. */
@@ -12,7 +12,7 @@ export interface OrgMember {
   email: string;
   name: string;
   login: string;
-  role: OrgRole;
+  role: BasicRole;
   lastSeenAt: Date | null;
   created: Date;
   isDisabled: boolean;
@@ -20,18 +20,21 @@ export interface OrgMember {
 
 /** Who is changing memberships: their role in the org concerned, and whether they are a server admin. */
 export interface MemberActor {
-  role: OrgRoleOrNone;
+  role: HeldRole;
   isServerAdmin: boolean;
 }
 
 /** Arbitrary constant naming, with an org id, the lock that changes to that org's admins take. */
 const ORG_ADMINS_LOCK = 0x6f61; // "oa"
 
-/** The role asked for, which must be one the original knows and not above the actor's own. */
-function grantableRole(role: string | null | undefined, actor: MemberActor): OrgRole {
+/**
+ * The role asked for, which must be one the original knows (`None`, a member with no permission of
+ * its own, included) and not above the actor's own.
+ */
+function grantableRole(role: string | null | undefined, actor: MemberActor): BasicRole {
   if (!role) throw badRequest();
-  if (!(ORG_ROLES as readonly string[]).includes(role)) throw badRequest(MESSAGES.orgUser.invalidRole);
-  const wanted = role as OrgRole;
+  if (!isBasicRole(role)) throw badRequest(MESSAGES.orgUser.invalidRole);
+  const wanted = role;
   if (!actor.isServerAdmin && !roleAtLeast(actor.role, wanted)) throw forbidden(MESSAGES.orgUser.roleTooHigh);
   return wanted;
 }
@@ -58,7 +61,7 @@ async function assertOrgExists(em: EntityManager, orgId: number): Promise<void> 
 }
 
 interface MemberRow {
-  user_id: number; uid: string; email: string; name: string; login: string; role: OrgRole;
+  user_id: number; uid: string; email: string; name: string; login: string; role: BasicRole;
   last_seen_at: Date | null; created: Date; is_disabled: boolean;
 }
 

@@ -1,10 +1,10 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { ApiKey, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
+import { ApiKey, OrgUser, User } from '../db/entities/index.ts';
 import { newServiceAccountToken } from '../auth/tokens.ts';
 import { MAX_TOKEN_NAME_LENGTH, parseRole, secondsToLive } from './api-keys.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { roleAtLeast } from '../roles.ts';
+import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH, MAX_NAME_LENGTH } from './users.ts';
 
 export interface ServiceAccount {
@@ -13,7 +13,7 @@ export interface ServiceAccount {
   login: string;
   orgId: number;
   isDisabled: boolean;
-  role: OrgRole;
+  role: BasicRole;
   tokens: number;
 }
 
@@ -106,7 +106,7 @@ export async function createServiceAccount(em: EntityManager, orgId: number, inp
 
 /** The org's service accounts with their token counts, or just one of them when `id` is given. */
 async function findServiceAccounts(em: EntityManager, orgId: number, id: number | null): Promise<ServiceAccount[]> {
-  const rows = await em.execute<Array<{ id: number; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
+  const rows = await em.execute<Array<{ id: number; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
     `select u.id, u.name, u.login, u.is_disabled, ou.role,
             (select count(*) from api_key k where k.service_account_id = u.id) as tokens
        from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
@@ -124,7 +124,7 @@ async function findServiceAccounts(em: EntityManager, orgId: number, id: number 
 export async function readServiceAccounts(em: EntityManager, by: { orgIds: readonly number[] } | { ids: readonly number[] }): Promise<ServiceAccount[]> {
   const keys = 'orgIds' in by ? by.orgIds : by.ids;
   if (keys.length === 0) return [];
-  const rows = await em.execute<Array<{ id: number; org_id: number; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
+  const rows = await em.execute<Array<{ id: number; org_id: number; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
     `select u.id, ou.org_id, u.name, u.login, u.is_disabled, ou.role,
             (select count(*) from api_key k where k.service_account_id = u.id) as tokens
        from "user" u join org_user ou on ou.user_id = u.id
@@ -150,7 +150,7 @@ export async function searchServiceAccounts(em: EntityManager, orgId: number, se
   const query = search.query ?? '';
   assertStorableText(query, 'query', MAX_NAME_LENGTH);
   const pattern = `%${query.replace(/[\\%_]/g, '\\$&')}%`;
-  const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: OrgRole; tokens: string }>>(
+  const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
     `with matched as (
        select u.id, u.name, u.login, u.email, u.is_disabled, ou.role
          from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
@@ -190,7 +190,7 @@ export async function updateServiceAccount(
   orgId: number,
   id: number,
   input: ServiceAccountUpdate,
-  callerRole: OrgRole | 'None',
+  callerRole: HeldRole,
 ): Promise<ServiceAccountProfile> {
   const role = input.role === undefined || input.role === null ? null : parseRole(input.role);
   if (role !== null && !roleAtLeast(callerRole, role)) throw forbidden(MESSAGES.serviceAccount.roleTooHigh);

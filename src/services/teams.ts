@@ -2,7 +2,7 @@ import { randomUUID } from 'node:crypto';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import type { OrgRoleOrNone } from '../roles.ts';
+import type { HeldRole } from '../roles.ts';
 import { containsPattern, pageWindow } from './user-profiles.ts';
 
 /**
@@ -10,6 +10,12 @@ import { containsPattern, pageWindow } from './user-profiles.ts';
  * may do everything with the org's teams; a team's Admins (member permission 4) may change and
  * delete their team and its members; a member may read the team. Others see nothing of it: asking
  * for a team one may not read is refused (403), as the original's scope check does.
+ *
+ * Members are users of any org, as the original's rule has it (the user must exist, nothing
+ * more): a team of one org may list users who belong to another org only. Such a membership gives
+ * nothing in the team's org until the user joins it (the org's data source grants apply to its own
+ * members, and one cannot act in an org one is not in); leaving an org ends the memberships of its
+ * teams. A user who creates a team becomes its Admin, as in the original since v9; a token does not.
  */
 
 /** The member permissions: 0 Member, 4 Admin (the original's numbers). */
@@ -37,13 +43,17 @@ export interface TeamMember {
   name: string;
   login: string;
   permission: number;
+  /** Whether the user is also a member of the team's org (what the membership is worth there). */
+  orgMember: boolean;
 }
 
 /** Who acts: its role in the org the request acts in, and its user id (null for an API key). */
 export interface TeamActor {
   orgId: number;
-  orgRole: OrgRoleOrNone;
+  orgRole: HeldRole;
   userId: number | null;
+  /** A user (password) rather than a token: only a user who creates a team joins it. */
+  isUser?: boolean;
 }
 
 const MAX_NAME = 190;
@@ -94,16 +104,41 @@ async function authorizeTeam(em: EntityManager, actor: TeamActor, teamId: number
   if (permission === null || (need === 'admin' && permission !== TEAM_ADMIN)) throw accessDenied(action);
 }
 
+/**
+ * The team rule of the preference routes, which do not look the team up first: an org Admin passes
+ * for any id and learns whether the org has that team (false: nothing to read or keep, as the
+ * original answers `{}` and "Preferences updated" there); anyone else must be a member ('read') or
+ * an Admin ('admin') of the team, else 403 naming the action.
+ */
+export async function teamPreferencesAccess(em: EntityManager, actor: TeamActor, teamId: number, need: 'read' | 'admin'): Promise<boolean> {
+  if (actor.orgRole === 'Admin') {
+    const [team] = await em.execute('select 1 from team where id = ? and org_id = ?', [teamId, actor.orgId]);
+    return Boolean(team);
+  }
+  await authorizeTeam(em, actor, teamId, need, need === 'read' ? 'teams:read' : 'teams:write');
+  return true;
+}
+
+/**
+ * Creates a team in the actor's org. A user creating it becomes its Admin (permission 4), as the
+ * original adds the signed-in user since v9; a service account or an API key does not.
+ */
 export async function createTeam(em: EntityManager, actor: TeamActor, input: { name?: string | null; email?: string | null }): Promise<Team> {
   const name = validName(input.name);
   const email = validEmail(input.email);
+  const creator = actor.isUser && actor.userId !== null ? actor.userId : null;
   try {
-    const [row] = await em.execute<TeamRow[]>(
-      `insert into team (uid, org_id, name, email) values (?, ?, ?, ?)
-        returning id, uid, org_id, name, email, 0 as member_count, 0 as permission`,
-      [generateUid(), actor.orgId, name, email],
-    );
-    return toTeam(row!);
+    return await em.transactional(async (tx) => {
+      const [row] = await tx.execute<TeamRow[]>(
+        `insert into team (uid, org_id, name, email) values (?, ?, ?, ?)
+          returning id, uid, org_id, name, email, 0 as member_count, 0 as permission`,
+        [generateUid(), actor.orgId, name, email],
+      );
+      const team = toTeam(row!);
+      if (creator === null) return team;
+      await tx.execute('insert into team_member (team_id, org_id, user_id, permission) values (?, ?, ?, ?)', [team.id, team.orgId, creator, TEAM_ADMIN]);
+      return { ...team, memberCount: 1, permission: TEAM_ADMIN };
+    });
   } catch (error) {
     if (uniqueViolation(error) !== null) throw conflict(MESSAGES.team.nameTaken);
     throw error;
@@ -177,6 +212,18 @@ export async function teamsOfUser(em: EntityManager, orgId: number, userId: numb
   return rows.map(toTeam);
 }
 
+/** The ids of the teams each user belongs to, in every org, in one statement (for the graph). */
+export async function teamIdsOfUsers(em: EntityManager, userIds: readonly number[]): Promise<Map<number, number[]>> {
+  const byUser = new Map<number, number[]>(userIds.map((id) => [id, []]));
+  if (userIds.length === 0) return byUser;
+  const rows = await em.execute<Array<{ user_id: number; team_id: number }>>(
+    `select user_id, team_id from team_member where user_id = any(string_to_array(?, ',')::int[]) order by team_id`,
+    [userIds.join(',')],
+  );
+  for (const row of rows) byUser.get(row.user_id)?.push(row.team_id);
+  return byUser;
+}
+
 /** The teams `actor` (one per org) may see: all for an org Admin, else those it belongs to. */
 function visibleTeams(actors: readonly TeamActor[]): { sql: string; params: unknown[] } {
   if (actors.length === 0) return { sql: 'false', params: [] };
@@ -209,18 +256,27 @@ export async function teamsOfOrg(em: EntityManager, actor: TeamActor): Promise<T
   return (await searchTeams(em, actor, { perPage: 1_000_000 })).teams;
 }
 
-interface MemberRow { org_id: number; team_id: number; team_uid: string; user_id: number; user_uid: string; email: string; name: string; login: string; permission: number }
+interface MemberRow {
+  org_id: number; team_id: number; team_uid: string; user_id: number; user_uid: string; email: string; name: string; login: string; permission: number; org_member: boolean;
+}
 
-/** A team's members by login; its Admins and the org's Admins may list them (`teams.permissions:read`). */
+/**
+ * A team's members (users: a service account member counts in `memberCount` but is not listed, as
+ * in the original) by login; its Admins and the org's Admins may list them (`teams.permissions:read`).
+ */
 export async function listTeamMembers(em: EntityManager, actor: TeamActor, teamId: number): Promise<TeamMember[]> {
   await authorizeTeam(em, actor, teamId, 'admin', 'teams.permissions:read');
   const rows = await em.execute<MemberRow[]>(
-    `select tm.org_id, tm.team_id, t.uid as team_uid, u.id as user_id, u.uid as user_uid, u.email, u.name, u.login, tm.permission
+    `select tm.org_id, tm.team_id, t.uid as team_uid, u.id as user_id, u.uid as user_uid, u.email, u.name, u.login, tm.permission,
+            exists (select 1 from org_user ou where ou.org_id = tm.org_id and ou.user_id = tm.user_id) as org_member
        from team_member tm join team t on t.id = tm.team_id join "user" u on u.id = tm.user_id
-      where tm.team_id = ? and tm.org_id = ? order by u.login, u.id`,
+      where tm.team_id = ? and tm.org_id = ? and not u.is_service_account order by u.login, u.email, u.id`,
     [teamId, actor.orgId],
   );
-  return rows.map((r) => ({ orgId: r.org_id, teamId: r.team_id, teamUid: r.team_uid, userId: r.user_id, userUid: r.user_uid, email: r.email, name: r.name, login: r.login, permission: r.permission }));
+  return rows.map((r) => ({
+    orgId: r.org_id, teamId: r.team_id, teamUid: r.team_uid, userId: r.user_id, userUid: r.user_uid, email: r.email, name: r.name, login: r.login,
+    permission: r.permission, orgMember: r.org_member,
+  }));
 }
 
 function validPermission(permission: number | null | undefined): number {
@@ -229,12 +285,17 @@ function validPermission(permission: number | null | undefined): number {
   return value;
 }
 
+/**
+ * Adds a user to a team. Any existing user may be added, whichever orgs it belongs to (a service
+ * account too), as the original's rule is: its resource permission service checks only that the
+ * user exists.
+ */
 export async function addTeamMember(em: EntityManager, actor: TeamActor, teamId: number, userId: number | null | undefined, permission?: number | null): Promise<void> {
   if (typeof userId !== 'number' || userId <= 0) throw badRequest();
   const level = validPermission(permission);
   await authorizeTeam(em, actor, teamId, 'admin', 'teams.permissions:write');
-  const [member] = await em.execute('select 1 from org_user where org_id = ? and user_id = ?', [actor.orgId, userId]);
-  if (!member) throw notFound(MESSAGES.user.notFound);
+  const [user] = await em.execute('select 1 from "user" where id = ?', [userId]);
+  if (!user) throw notFound(MESSAGES.user.notFound);
   let inserted: unknown;
   try {
     [inserted] = await em.execute(
@@ -243,7 +304,7 @@ export async function addTeamMember(em: EntityManager, actor: TeamActor, teamId:
       [teamId, actor.orgId, userId, level, teamId, actor.orgId],
     );
   } catch (error) {
-    // The user left the org, or the team was deleted, since the checks above.
+    // The user or the team was deleted since the checks above.
     if ((error as { code?: string }).code === '23503') throw notFound(MESSAGES.team.notFound);
     throw error;
   }
@@ -269,8 +330,10 @@ export async function removeTeamMember(em: EntityManager, actor: TeamActor, team
 
 /**
  * `PUT /api/teams/:teamId/members`: the team's members become exactly `members` and `admins`
- * (e-mails or logins; Admin wins when one is in both), in one transaction; an unknown user, or one
- * who is not in the org, changes nothing (404 "user not found").
+ * (e-mails, as the original takes them, or logins; Admin wins when one is in both), in one
+ * transaction. Users of any org may be named, as for `addTeamMember`; an unknown one (or a service
+ * account, which the original's lookup by e-mail never finds) changes nothing (404 "user not
+ * found"). Service account members are left as they are: the original's list leaves them out.
  */
 export async function setTeamMemberships(em: EntityManager, actor: TeamActor, teamId: number, input: { members?: readonly string[] | null; admins?: readonly string[] | null }): Promise<void> {
   await authorizeTeam(em, actor, teamId, 'admin', 'teams.permissions:write');
@@ -279,7 +342,7 @@ export async function setTeamMemberships(em: EntityManager, actor: TeamActor, te
   for (const admin of input.admins ?? []) wanted.set(admin.toLowerCase(), TEAM_ADMIN);
   for (const key of wanted.keys()) if (key.includes('\0')) throw notFound(MESSAGES.user.notFound);
   await em.transactional(async (tx) => replaceMembers(tx, actor, teamId, wanted)).catch((error: unknown) => {
-    // A user who left the org (or a team deleted) meanwhile fails a foreign key: nothing was changed.
+    // A user deleted (or a team) meanwhile fails a foreign key: nothing was changed.
     throw (error as { code?: string }).code === '23503' ? notFound(MESSAGES.user.notFound) : error;
   });
 }
@@ -287,9 +350,10 @@ export async function setTeamMemberships(em: EntityManager, actor: TeamActor, te
 async function replaceMembers(tx: EntityManager, actor: TeamActor, teamId: number, wanted: Map<string, number>): Promise<void> {
   const keys = [...wanted.keys()];
   const users = keys.length === 0 ? [] : await tx.execute<Array<{ id: number; login: string; email: string }>>(
-    `select u.id, lower(u.login) as login, lower(u.email) as email from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
-      where lower(u.login) in (select jsonb_array_elements_text(?::jsonb)) or lower(u.email) in (select jsonb_array_elements_text(?::jsonb))`,
-    [actor.orgId, JSON.stringify(keys), JSON.stringify(keys)],
+    `select u.id, lower(u.login) as login, lower(u.email) as email from "user" u
+      where not u.is_service_account
+        and (lower(u.login) in (select jsonb_array_elements_text(?::jsonb)) or lower(u.email) in (select jsonb_array_elements_text(?::jsonb)))`,
+    [JSON.stringify(keys), JSON.stringify(keys)],
   );
   const target = new Map<number, number>();
   for (const key of keys) {
@@ -298,7 +362,11 @@ async function replaceMembers(tx: EntityManager, actor: TeamActor, teamId: numbe
     target.set(user.id, Math.max(target.get(user.id) ?? 0, wanted.get(key)!));
   }
   const ids = [...target.keys()];
-  await tx.execute(`delete from team_member where team_id = ? and org_id = ? and not (user_id = any(string_to_array(?, ',')::int[]))`, [teamId, actor.orgId, ids.join(',')]);
+  await tx.execute(
+    `delete from team_member tm using "user" u
+      where tm.team_id = ? and tm.org_id = ? and u.id = tm.user_id and not u.is_service_account and not (tm.user_id = any(string_to_array(?, ',')::int[]))`,
+    [teamId, actor.orgId, ids.join(',')],
+  );
   for (const [userId, permission] of target) {
     await tx.execute(
       `insert into team_member (team_id, org_id, user_id, permission) values (?, ?, ?, ?)

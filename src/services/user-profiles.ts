@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passwords.ts';
 import { badRequest, conflict, DomainError, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import type { OrgRole } from '../roles.ts';
+import type { BasicRole } from '../roles.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH, MAX_NAME_LENGTH } from './users.ts';
 
 /** A user as `GET /api/users/:id` and `GET /api/user` show it (the original's UserProfileDTO). */
@@ -45,7 +45,7 @@ export interface UserSearchPage {
 export interface UserOrg {
   orgId: number;
   name: string;
-  role: OrgRole;
+  role: BasicRole;
 }
 
 export interface Paging {
@@ -221,7 +221,7 @@ export async function searchUsers(em: EntityManager, paging: Paging): Promise<Us
 
 /** The orgs a user belongs to with its role in each, by name; empty for an unknown user. */
 export async function userOrgs(em: EntityManager, userId: number): Promise<UserOrg[]> {
-  const rows = await em.execute<Array<{ org_id: number; name: string; role: OrgRole }>>(
+  const rows = await em.execute<Array<{ org_id: number; name: string; role: BasicRole }>>(
     `select o.id as org_id, o.name, ou.role
        from org_user ou join org o on o.id = ou.org_id join "user" u on u.id = ou.user_id
       where ou.user_id = ? and not u.is_service_account
@@ -235,7 +235,7 @@ export async function userOrgs(em: EntityManager, userId: number): Promise<UserO
 export async function orgsOfUsers(em: EntityManager, userIds: readonly number[]): Promise<Map<number, UserOrg[]>> {
   const byUser = new Map<number, UserOrg[]>(userIds.map((id) => [id, []]));
   if (userIds.length === 0) return byUser;
-  const rows = await em.execute<Array<{ user_id: number; org_id: number; name: string; role: OrgRole }>>(
+  const rows = await em.execute<Array<{ user_id: number; org_id: number; name: string; role: BasicRole }>>(
     `select ou.user_id, o.id as org_id, o.name, ou.role
        from org_user ou join org o on o.id = ou.org_id join "user" u on u.id = ou.user_id
       where ou.user_id = any(string_to_array(?, ',')::int[]) and not u.is_service_account

@@ -1,5 +1,6 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
-import { Org, OrgUser, User, type OrgRole } from '../db/entities/index.ts';
+import { Org, OrgUser, User } from '../db/entities/index.ts';
+import type { BasicRole } from '../roles.ts';
 import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { badRequest, conflict, notFound, preconditionFailed, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
@@ -41,7 +42,7 @@ export interface CreateUserInput {
 export interface UserDefaults {
   autoAssignOrg: boolean;
   autoAssignOrgId: number;
-  autoAssignOrgRole: OrgRole;
+  autoAssignOrgRole: BasicRole;
 }
 
 /** Column sizes of the schema: longer values are refused with a 400 instead of failing in PostgreSQL. */
@@ -91,7 +92,7 @@ export async function createUser(em: EntityManager, input: CreateUserInput, defa
     return await em.transactional(async (tx) => {
       if (await clashes(tx)) throw duplicate();
       let orgId: number;
-      let role: OrgRole;
+      let role: BasicRole;
       if (defaults.autoAssignOrg) {
         orgId = input.orgId || defaults.autoAssignOrgId;
         role = defaults.autoAssignOrgRole;

@@ -68,8 +68,10 @@ describe('REST admin routes', () => {
       'GET /api/users',
       'GET /api/users/:id',
       'GET /api/users/:id/orgs',
+      'GET /api/users/:id/teams',
       'GET /api/users/lookup',
       'GET /api/users/search',
+      'POST /api/users/:id/using/:orgId',
       'PUT /api/users/:id',
     ]);
   });

@@ -13,13 +13,33 @@ beforeAll(async () => {
 afterAll(() => server.close());
 
 describe('GET /api/health', () => {
-  it('reports the database, the package version and the commit, before any authentication', async () => {
-    const { version } = JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string };
+  it('reports the database, the original\'s release spoken here and the commit, before any authentication', async () => {
     for (const auth of [null, 'Basic bm90OnZhbGlk', 'Bearer not-a-token']) {
       const res = await call(server, 'GET', '/api/health', { auth });
       expect(res.status).toBe(200);
-      expect(res.body).toEqual({ database: 'ok', version, commit: COMMIT });
+      expect(res.body).toEqual({ database: 'ok', version: '12.0.0', commit: COMMIT });
       expect(Object.keys(res.body)).toEqual(['database', 'version', 'commit']);
+    }
+  });
+
+  it('says the same version as buildInfo.version, and keeps dashgate\'s own in versionString and the metrics', async () => {
+    const own = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string }).version;
+    const check = async (target: TestServer, expected: string) => {
+      const health = await call(target, 'GET', '/api/health', { auth: null });
+      const { buildInfo } = (await call(target, 'GET', '/api/frontend/settings')).body;
+      expect([health.body.version, buildInfo.version]).toEqual([expected, expected]);
+      expect(buildInfo.versionString).toBe(`dashgate v${own} (${COMMIT.slice(0, 10)})`);
+      // Clients parse it as three numbers (the Ansible collection's `major, minor, rev = version.split(".")`).
+      expect(health.body.version.split('.').map(Number).every(Number.isInteger)).toBe(true);
+      const metrics = await fetch(`${target.url}/metrics`).then((r) => r.text());
+      expect(metrics).toContain(`dashgate_build_info{version="${own}",commit="${COMMIT}"} 1`);
+    };
+    await check(server, '12.0.0');
+    const older = await startTestServer({ overrides: { server: { compatible_version: '10.4.3' } } });
+    try {
+      await check(older, '10.4.3');
+    } finally {
+      await older.close();
     }
   });
 

@@ -35,8 +35,10 @@ describe('team lifecycle', () => {
     const got = await call(server, 'GET', `/api/teams/${id}`);
     expect(got.body).toEqual({
       id, uid: created.body.uid, orgId: 1, name: 'payments', email: 'pay@example.com',
-      avatarUrl: expect.stringMatching(/^\/avatar\/[0-9a-f]{32}$/), memberCount: 0, permission: 0,
+      avatarUrl: expect.stringMatching(/^\/avatar\/[0-9a-f]{32}$/), memberCount: 1, permission: 4,
     });
+    // Its creator (a user) is its Admin, as in the original since v9.
+    expect((await call(server, 'GET', `/api/teams/${id}/members`)).body.map((m: { login: string; permission: number }) => [m.login, m.permission])).toEqual([['admin', 4]]);
 
     expect((await call(server, 'POST', '/api/teams', { body: { name: 'PAYMENTS' } })).body).toEqual({ message: 'Team name taken' });
     expect((await call(server, 'POST', '/api/teams', { body: { name: 'PAYMENTS' } })).status).toBe(409);
@@ -69,7 +71,7 @@ describe('team lifecycle', () => {
     expect((await call(server, 'POST', `/api/teams/${team}/members`, { body: {} })).status).toBe(400);
 
     const members = await call(server, 'GET', `/api/teams/${team}/members`);
-    expect(members.body).toEqual([{
+    expect(members.body).toEqual([expect.objectContaining({ login: 'admin', permission: 4 }), {
       orgId: 1, teamId: team, teamUID: expect.any(String), userId: ann.id, userUID: expect.any(String), auth_module: '',
       email: 'tm-ann@example.com', name: '', login: 'tm-ann', avatarUrl: expect.stringMatching(/^\/avatar\//), labels: [], permission: 0,
     }]);
@@ -109,21 +111,143 @@ describe('the Ansible collection\'s grafana_team module', () => {
     expect((await search()).body).toMatchObject({ totalCount: 0, teams: [] });
     expect((await call(server, 'POST', '/api/teams', { body: { email: 'ops@example.com', name: 'ansible team' } })).status).toBe(200);
     const team = (await search()).body.teams[0];
-    expect(team).toMatchObject({ name: 'ansible team', email: 'ops@example.com', memberCount: 0, orgId: 1 });
+    // Its creator is a member (the collection's `auto_member`, from the original's v9 on).
+    expect(team).toMatchObject({ name: 'ansible team', email: 'ops@example.com', memberCount: 1, orgId: 1 });
     // members: it compares e-mails and looks users up by e-mail for their ids.
     for (const email of ['ansible-ann@example.com', 'ansible-bob@example.com']) {
       const user = await call(server, 'GET', `/api/users/lookup?loginOrEmail=${email}`);
       expect((await call(server, 'POST', `/api/teams/${team.id}/members`, { body: { userId: user.body.id } })).status).toBe(200);
     }
     const emails = (await call(server, 'GET', `/api/teams/${team.id}/members`)).body.map((m: { email: string }) => m.email);
-    expect(emails).toEqual(['ansible-ann@example.com', 'ansible-bob@example.com']);
+    expect(emails).toEqual(['admin@localhost', 'ansible-ann@example.com', 'ansible-bob@example.com']);
     // enforce_members: the one no longer listed goes.
     const bob = await call(server, 'GET', '/api/users/lookup?loginOrEmail=ansible-bob@example.com');
     expect((await call(server, 'DELETE', `/api/teams/${team.id}/members/${bob.body.id}`)).status).toBe(200);
-    expect((await search()).body.teams[0].memberCount).toBe(1);
+    expect((await search()).body.teams[0].memberCount).toBe(2);
     // state=absent
     expect((await call(server, 'DELETE', `/api/teams/${team.id}`)).body.message).toBe('Team deleted');
     expect((await search()).body.totalCount).toBe(0);
+  });
+});
+
+describe('the collection\'s team in an org of its own (grafana_team with org_id)', () => {
+  it('adds users of another org: the original\'s answers, memberCount and member list', async () => {
+    // create_org.yml: the server admin creates the org, and is its Admin.
+    const org = await call(server, 'POST', '/api/orgs', { body: { name: 'Other Org.' } });
+    expect(org.status).toBe(200);
+    const orgId = org.body.orgId as number;
+    // create_user.yml: two users through the admin API; they belong to the main org only.
+    for (const [name, login, email] of [['John', 'john', 'john+doe@example.com'], ['Jane', 'jane', 'jane.doe@example.com']]) {
+      expect((await call(server, 'POST', '/api/admin/users', { body: { name, email, login, password: 'userpassword' } })).status).toBe(200);
+    }
+    const lookup = async (email: string) => (await call(server, 'GET', `/api/users/lookup?loginOrEmail=${encodeURIComponent(email)}`)).body.id as number;
+    const john = await lookup('john+doe@example.com');
+    const jane = await lookup('jane.doe@example.com');
+    expect((await call(server, 'GET', `/api/users/${john}/orgs`)).body.map((o: { orgId: number }) => o.orgId)).toEqual([1]);
+
+    // The module checks the version first, then switches the admin into the org (org_id).
+    expect((await call(server, 'GET', '/api/health')).body.version.split('.')[0]).toBe('12');
+    expect((await call(server, 'POST', `/api/user/using/${orgId}`)).body).toEqual({ message: 'Active organization changed' });
+    try {
+      const search = () => call(server, 'GET', `/api/teams/search?name=${encodeURIComponent('grafana working group')}`);
+      expect((await search()).body).toMatchObject({ totalCount: 0, teams: [] });
+      const created = await call(server, 'POST', '/api/teams', { body: { email: 'foo.bar@example.com', name: 'grafana working group' } });
+      expect([created.status, created.body.message]).toEqual([200, 'Team created']);
+      let team = (await search()).body.teams[0];
+      // auto_member: the creating user is a member, so the module expects it in the list.
+      expect(team).toMatchObject({ name: 'grafana working group', email: 'foo.bar@example.com', orgId, memberCount: 1 });
+      const emails = async () => (await call(server, 'GET', `/api/teams/${team.id}/members`)).body.map((m: { email: string }) => m.email);
+      expect(await emails()).toEqual(['admin@localhost']);
+
+      for (const userId of [john, jane]) {
+        const added = await call(server, 'POST', `/api/teams/${team.id}/members`, { body: { userId } });
+        expect([added.status, added.body]).toEqual([200, { message: 'Member added to Team' }]);
+      }
+      team = (await search()).body.teams[0];
+      expect(team.memberCount).toBe(3);
+      expect(await emails()).toEqual(['admin@localhost', 'jane.doe@example.com', 'john+doe@example.com']);
+      const again = await call(server, 'POST', `/api/teams/${team.id}/members`, { body: { userId: john } });
+      expect([again.status, again.body]).toEqual([400, { message: 'User is already added to this team' }]);
+      // Neither joined the org by it.
+      expect((await call(server, 'GET', `/api/orgs/${orgId}/users`)).body.map((u: { login: string }) => u.login)).toEqual(['admin']);
+      const listed = (await call(server, 'GET', `/api/teams/${team.id}/members`)).body as Array<{ login: string; orgId: number; permission: number }>;
+      expect(listed.map((m) => [m.login, m.orgId, m.permission])).toEqual([['admin', orgId, 4], ['jane', orgId, 0], ['john', orgId, 0]]);
+
+      // enforce_members with [admin@localhost, john]: the module removes jane.
+      expect((await call(server, 'DELETE', `/api/teams/${team.id}/members/${jane}`)).body).toEqual({ message: 'Team Member removed' });
+      expect((await search()).body.teams[0].memberCount).toBe(2);
+      expect(await emails()).toEqual(['admin@localhost', 'john+doe@example.com']);
+
+      // The bulk form names them by e-mail, whichever org they are in.
+      const bulk = await call(server, 'PUT', `/api/teams/${team.id}/members`, { body: { members: ['jane.doe@example.com', 'john+doe@example.com'], admins: ['admin@localhost'] } });
+      expect([bulk.status, bulk.body]).toEqual([200, { message: 'Team memberships have been updated' }]);
+      expect(await emails()).toEqual(['admin@localhost', 'jane.doe@example.com', 'john+doe@example.com']);
+      expect((await search()).body.teams[0].memberCount).toBe(3);
+      const unknown = await call(server, 'PUT', `/api/teams/${team.id}/members`, { body: { members: ['nobody@example.com'] } });
+      expect([unknown.status, unknown.body]).toEqual([404, { message: 'user not found' }]);
+
+      // GraphQL: the same rule, a user of another org named by its UserNode id.
+      await call(server, 'DELETE', `/api/teams/${team.id}/members/${jane}`);
+      const teamNode = (await gql(server, `{ viewer { currentOrganization { teams(query: "grafana working") { nodes { id } } } } }`)).body.data.viewer.currentOrganization.teams.nodes[0].id;
+      const userNode = (await gql(server, `{ allUsers(query: "jane.doe") { nodes { id } } }`)).body.data.allUsers.nodes[0].id;
+      const viaGraph = await gql(server, `mutation($team: ID!, $user: ID!) { teamMemberAdd(teamId: $team, input: { userId: $user }) {
+        team { memberCount } member { login isOrganizationMember organizationMemberId } userErrors { message } } }`, { team: teamNode, user: userNode });
+      expect(viaGraph.body.data.teamMemberAdd).toEqual({ team: { memberCount: 3 }, member: { login: 'jane', isOrganizationMember: false, organizationMemberId: null }, userErrors: [] });
+      const members = await gql(server, `query($id: ID!) { node(id: $id) { ... on TeamNode { memberCount members { login isOrganizationMember } } } }`, { id: teamNode });
+      expect(members.body.data.node).toEqual({ memberCount: 3, members: [{ login: 'admin', isOrganizationMember: true }, { login: 'jane', isOrganizationMember: false }, { login: 'john', isOrganizationMember: false }] });
+      const bulkGraph = await gql(server, `mutation($team: ID!) { teamMembersSet(teamId: $team, input: { members: ["john+doe@example.com"], admins: ["admin@localhost"] }) { team { memberCount } userErrors { message } } }`, { team: teamNode });
+      expect(bulkGraph.body.data.teamMembersSet).toEqual({ team: { memberCount: 2 }, userErrors: [] });
+    } finally {
+      expect((await call(server, 'POST', '/api/user/using/1')).status).toBe(200);
+    }
+  });
+
+  it('gives nothing in the team\'s org without membership of the org, and takes effect once the user joins', async () => {
+    const org = (await call(server, 'POST', '/api/orgs', { body: { name: 'Grant Org' } })).body.orgId as number;
+    const headers = { 'X-Grafana-Org-Id': String(org) };
+    const outsider = await createUser('grant-outsider');
+    const team = (await call(server, 'POST', '/api/teams', { headers, body: { name: 'grant-team' } })).body.teamId as number;
+    expect((await call(server, 'POST', `/api/teams/${team}/members`, { headers, body: { userId: outsider.id } })).status).toBe(200);
+    const ds = (await call(server, 'POST', '/api/datasources', { headers, body: { name: 'grant-ds', type: 'grafana-testdata-datasource', access: 'proxy' } })).body.datasource;
+    // Only the team may query it: Viewers and Editors lose their default grant.
+    for (const role of ['Viewer', 'Editor']) {
+      await call(server, 'POST', `/api/access-control/datasources/${ds.uid}/builtInRoles/${role}`, { headers, body: { permission: '' } });
+    }
+    expect((await call(server, 'POST', `/api/access-control/datasources/${ds.uid}/teams/${team}`, { headers, body: { permission: 'Query' } })).status).toBe(200);
+
+    // It cannot act in the org: no header, no switch; its own org's teams do not list the team.
+    const asOutsider = { auth: outsider.auth, headers };
+    expect((await call(server, 'GET', '/api/datasources', asOutsider)).status).toBe(401);
+    const refusedSwitch = await call(server, 'POST', `/api/user/using/${org}`, { auth: outsider.auth });
+    expect([refusedSwitch.status, refusedSwitch.body]).toEqual([401, { message: 'Not a valid organization' }]);
+    expect((await call(server, 'GET', '/api/user/teams', { auth: outsider.auth })).body).toEqual([]);
+    const graph = await gql(server, `{ viewer { organizations(first: 10) { nodes { name } } } }`, {}, outsider.auth);
+    expect(graph.body.data.viewer.organizations.nodes.map((o: { name: string }) => o.name)).toEqual(['Main Org.']);
+
+    // Once a member of the org (as Viewer), the team's grant applies at once.
+    expect((await call(server, 'POST', `/api/orgs/${org}/users`, { body: { loginOrEmail: 'grant-outsider', role: 'Viewer' } })).status).toBe(200);
+    expect((await call(server, 'GET', '/api/datasources', asOutsider)).body.map((d: { name: string }) => d.name)).toEqual(['grant-ds']);
+    expect((await call(server, 'GET', '/api/user/teams', asOutsider)).body.map((t: { name: string }) => t.name)).toEqual(['grant-team']);
+    // Leaving the org ends the team membership too, as the original's removal does.
+    expect((await call(server, 'DELETE', `/api/orgs/${org}/users/${outsider.id}`)).status).toBe(200);
+    expect((await call(server, 'GET', `/api/teams/${team}`, { headers })).body.memberCount).toBe(1);
+  });
+
+  it('adds the creating user as Admin, but never a token\'s service account', async () => {
+    const editorAdmin = await createUser('creator-admin', 'Admin');
+    const byUser = await call(server, 'POST', '/api/teams', { auth: editorAdmin.auth, body: { name: 'made-by-user' } });
+    const members = await call(server, 'GET', `/api/teams/${byUser.body.teamId}/members`);
+    expect(members.body.map((m: { login: string; permission: number }) => [m.login, m.permission])).toEqual([['creator-admin', 4]]);
+    // It reads its team as a team Admin.
+    expect((await call(server, 'GET', `/api/teams/${byUser.body.teamId}`, { auth: editorAdmin.auth })).body).toMatchObject({ memberCount: 1, permission: 4 });
+
+    const sa = (await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'team-maker', role: 'Admin' } })).body;
+    const token = (await call(server, 'POST', `/api/serviceaccounts/${sa.id}/tokens`, { body: { name: 't' } })).body.key;
+    const byToken = await call(server, 'POST', '/api/teams', { auth: `Bearer ${token}`, body: { name: 'made-by-token' } });
+    expect(byToken.status).toBe(200);
+    expect((await call(server, 'GET', `/api/teams/${byToken.body.teamId}`)).body.memberCount).toBe(0);
+    const viaGraph = await gql(server, 'mutation { teamCreate(input: { name: "made-by-graph" }) { team { memberCount permission } } }');
+    expect(viaGraph.body.data.teamCreate.team).toEqual({ memberCount: 1, permission: 4 });
   });
 });
 
@@ -193,10 +317,13 @@ describe('team access rules', () => {
     expect((await call(server, 'GET', '/api/teams/search?query=org-one', { headers: orgTwo })).body.totalCount).toBe(0);
     // The same name is free in another org.
     expect((await call(server, 'POST', '/api/teams', { headers: orgTwo, body: { name: 'org-one-team' } })).status).toBe(200);
-    // A user of org 1 only cannot join a team of org 2.
+    // A user of org 1 only may join a team of org 2, as in the original (see the collection's scenario below).
     const loner = await createUser('org-one-only');
     const orgTwoTeam = (await call(server, 'GET', '/api/teams/search?name=org-one-team', { headers: orgTwo })).body.teams[0].id;
-    expect((await call(server, 'POST', `/api/teams/${orgTwoTeam}/members`, { headers: orgTwo, body: { userId: loner.id } })).status).toBe(404);
+    expect((await call(server, 'POST', `/api/teams/${orgTwoTeam}/members`, { headers: orgTwo, body: { userId: loner.id } })).status).toBe(200);
+    // An id no user has is still refused.
+    const nobody = await call(server, 'POST', `/api/teams/${orgTwoTeam}/members`, { headers: orgTwo, body: { userId: 999999 } });
+    expect([nobody.status, nobody.body]).toEqual([404, { message: 'user not found' }]);
   });
 });
 
@@ -228,12 +355,12 @@ describe('clean-up', () => {
 describe('GraphQL', () => {
   it('shows teams on the org and members on the team, and writes through mutations', async () => {
     const created = await gql(server, 'mutation { createTeam(name: "gql-team", email: "g@example.com") { message teamId team { name memberCount } } }');
-    expect(created.body.data.createTeam).toMatchObject({ message: 'Team created', team: { name: 'gql-team', memberCount: 0 } });
+    expect(created.body.data.createTeam).toMatchObject({ message: 'Team created', team: { name: 'gql-team', memberCount: 1 } });
     const teamId = created.body.data.createTeam.teamId;
     const user = await createUser('gql-member');
     expect((await gql(server, `mutation { addTeamMember(teamId: ${teamId}, userId: ${user.id}) { message } }`)).body.data.addTeamMember.message).toBe('Member added to Team');
     const read = await gql(server, '{ currentOrganization { teams { name memberCount members { login permission } } } }');
-    expect(read.body.data.currentOrganization.teams).toContainEqual({ name: 'gql-team', memberCount: 1, members: [{ login: 'gql-member', permission: 0 }] });
+    expect(read.body.data.currentOrganization.teams).toContainEqual({ name: 'gql-team', memberCount: 2, members: [{ login: 'admin', permission: 4 }, { login: 'gql-member', permission: 0 }] });
     const denied = await gql(server, `{ teamMembers(teamId: ${teamId}) { login } }`, {}, user.auth);
     expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await gql(server, `mutation { deleteTeam(teamId: ${teamId}) { message } }`)).body.data.deleteTeam.message).toBe('Team deleted');

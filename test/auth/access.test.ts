@@ -1,6 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
 import {
-  anonymous, authorize, orgRole, orgRoleOrServerAdmin, perField, sameAccess, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
+  anonymous, authorize, orgMember, orgRole, orgRoleOrServerAdmin, perField, sameAccess, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
 } from '../../src/auth/access.ts';
 import type { Principal } from '../../src/auth/principal.ts';
 
@@ -11,11 +11,13 @@ const token = (orgRole: Principal['orgRole']): Principal =>
 
 const CALLERS: Record<string, Principal | null> = {
   anonymous: null,
-  'no role': user('None'),
+  'no member': user(null),
+  'None member': user('None'),
   Viewer: user('Viewer'),
   Editor: user('Editor'),
   Admin: user('Admin'),
-  'server admin, no role': user('None', true),
+  'server admin, no role': user(null, true),
+  'None token': token('None'),
   'Admin token': token('Admin'),
   // A token can never hold the server-admin permission; were one to claim it, it is still refused.
   'token claiming server admin': { ...token('Admin'), isServerAdmin: true },
@@ -23,16 +25,18 @@ const CALLERS: Record<string, Principal | null> = {
 
 /** The status each caller gets: 0 admitted, else the error's status. */
 const TABLE: Array<[string, Access, Record<keyof typeof CALLERS, number>]> = [
-  ['anonymous', anonymous, { anonymous: 0, 'no role': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['per field', perField, { anonymous: 0, 'no role': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['signed in', signedIn, { anonymous: 401, 'no role': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['org Viewer', orgRole('Viewer', 'x:read'), { anonymous: 401, 'no role': 403, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['org Editor', orgRole('Editor', 'x:write'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 0, Admin: 0, 'server admin, no role': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['org Admin', orgRole('Admin', 'x:delete'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['server admin', serverAdmin, { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
-  ['server admin, naming the action', serverAdminFor('users:read'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
-  ['org Admin or server admin', orgRoleOrServerAdmin('Admin', 'org.users:read'), { anonymous: 401, 'no role': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
-  ['signed-in user', signedInUser, { anonymous: 401, 'no role': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'Admin token': 403, 'token claiming server admin': 403 }],
+  ['anonymous', anonymous, { anonymous: 0, 'no member': 0, 'None member': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'None token': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['per field', perField, { anonymous: 0, 'no member': 0, 'None member': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'None token': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['signed in', signedIn, { anonymous: 401, 'no member': 0, 'None member': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'None token': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['org Viewer', orgRole('Viewer', 'x:read'), { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 403, 'None token': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['org Editor', orgRole('Editor', 'x:write'), { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 403, Editor: 0, Admin: 0, 'server admin, no role': 403, 'None token': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['org Admin', orgRole('Admin', 'x:delete'), { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 403, 'None token': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['server admin', serverAdmin, { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'None token': 403, 'Admin token': 403, 'token claiming server admin': 403 }],
+  ['server admin, naming the action', serverAdminFor('users:read'), { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 403, Editor: 403, Admin: 403, 'server admin, no role': 0, 'None token': 403, 'Admin token': 403, 'token claiming server admin': 403 }],
+  ['org Admin or server admin', orgRoleOrServerAdmin('Admin', 'org.users:read'), { anonymous: 401, 'no member': 403, 'None member': 403, Viewer: 403, Editor: 403, Admin: 0, 'server admin, no role': 0, 'None token': 403, 'Admin token': 0, 'token claiming server admin': 0 }],
+  // Every member, whatever its role (None included): the resource's own grants then decide.
+  ['org member', orgMember('datasources:read'), { anonymous: 401, 'no member': 403, 'None member': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 403, 'None token': 0, 'Admin token': 0, 'token claiming server admin': 0 }],
+  ['signed-in user', signedInUser, { anonymous: 401, 'no member': 0, 'None member': 0, Viewer: 0, Editor: 0, Admin: 0, 'server admin, no role': 0, 'None token': 403, 'Admin token': 403, 'token claiming server admin': 403 }],
 ];
 
 describe('authorize', () => {

@@ -311,6 +311,7 @@ describe('typed parsing', () => {
     expect(s.database).toMatchObject({ type: 'postgres', url: 'postgresql://u:p@h:5/db', sslMode: 'verify-full' });
     expect(s.users.autoAssignOrgRole).toBe('Admin');
     expect(load({ overrides: { users: { auto_assign_org_role: 'Editor' } } }).users.autoAssignOrgRole).toBe('Editor');
+    expect(load({ overrides: { users: { auto_assign_org_role: 'None' } } }).users.autoAssignOrgRole).toBe('None');
     expect(load({ overrides: { log: { mode: 'console file', level: 'debug' } } }).log).toEqual({ mode: ['console', 'file'], level: 'debug' });
   });
 
@@ -331,7 +332,7 @@ describe('typed parsing', () => {
     ['database', 'host', 'db:port', /\[database\] host/],
     ['database', 'ssl_mode', 'sometimes', /\[database\] ssl_mode/],
     ['database', 'max_open_conn', '0', /\[database\] max_open_conn/],
-    ['users', 'auto_assign_org_role', 'viewer', /\[users\] auto_assign_org_role = "viewer": expected one of Viewer, Editor, Admin/],
+    ['users', 'auto_assign_org_role', 'viewer', /\[users\] auto_assign_org_role = "viewer": expected one of None, Viewer, Editor, Admin/],
     ['users', 'auto_assign_org_role', 'Owner', /\[users\] auto_assign_org_role/],
     ['users', 'allow_sign_up', 'maybe', /\[users\] allow_sign_up = "maybe": expected true or false/],
     ['security', 'brute_force_login_protection_max_attempts', '0', /\[security\] brute_force_login_protection_max_attempts/],

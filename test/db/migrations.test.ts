@@ -127,6 +127,58 @@ describe('data migrations', () => {
     expect(one.s.lost).toBe(foreign);
   });
 
+  it('let teams hold users of other orgs, and end the memberships of an org\'s teams when a user leaves it', async () => {
+    const db = await databaseAt('Migration20261127000000_teams');
+    await db.sql(`insert into org (id, name) values (1, 'Main Org.'), (2, 'Other')`);
+    await db.sql(`insert into "user" (id, login, email, org_id) values (10, 'ann', 'ann@x', 1), (11, 'bob', 'bob@x', 1)`);
+    await db.sql(`insert into org_user (org_id, user_id, role) values (1, 10, 'Viewer'), (2, 10, 'Viewer'), (1, 11, 'Viewer')`);
+    await db.sql(`insert into team (id, uid, org_id, name) values (1, 't1', 2, 'two')`);
+    await db.sql(`insert into team_member (team_id, org_id, user_id) values (1, 2, 10)`);
+    // Before: a member of the team must be a member of its org.
+    await expect(db.sql('insert into team_member (team_id, org_id, user_id) values (1, 2, 11)')).rejects.toThrow(/foreign key/);
+
+    await migrate(db.orm, db.connection);
+    await db.sql('insert into team_member (team_id, org_id, user_id) values (1, 2, 11)');
+    await expect(db.sql('insert into team_member (team_id, org_id, user_id) values (1, 2, 999)')).rejects.toThrow(/foreign key/);
+    // Leaving the team's org ends ann's membership; leaving another org does not touch bob's.
+    await db.sql('delete from org_user where org_id = 2 and user_id = 10');
+    await db.sql('delete from org_user where org_id = 1 and user_id = 11');
+    expect(await db.sql('select user_id from team_member order by user_id')).toEqual([{ user_id: 11 }]);
+    await db.sql('delete from "user" where id = 11');
+    expect(await db.sql('select user_id from team_member')).toEqual([]);
+  });
+
+  it('take the None role for memberships and tokens, and no other new one', async () => {
+    const db = await databaseAt('Migration20261128000000_team_members_any_org');
+    await db.sql(`insert into org (id, name) values (1, 'Main Org.')`);
+    await db.sql(`insert into "user" (id, login, email, org_id) values (10, 'ann', 'ann@x', 1)`);
+    await expect(db.sql(`insert into org_user (org_id, user_id, role) values (1, 10, 'None')`)).rejects.toThrow(/org_user_role_check/);
+    await migrate(db.orm, db.connection);
+    await db.sql(`insert into org_user (org_id, user_id, role) values (1, 10, 'None')`);
+    await db.sql(`insert into api_key (org_id, name, key_hash, role) values (1, 'k', 'h', 'None')`);
+    await expect(db.sql(`update org_user set role = 'none'`)).rejects.toThrow(/org_user_role_check/);
+    await expect(db.sql(`insert into api_key (org_id, name, key_hash, role) values (1, 'k2', 'h2', 'Owner')`)).rejects.toThrow(/api_key_role_check/);
+  });
+
+  it('keep one preferences row per owner (an org, a user in an org, a team of that org), gone with it', async () => {
+    const db = await databaseAt('Migration20261128000100_none_role');
+    await migrate(db.orm, db.connection);
+    await db.sql(`insert into org (id, name) values (1, 'Main Org.'), (2, 'Other')`);
+    await db.sql(`insert into "user" (id, login, email, org_id) values (10, 'ann', 'ann@x', 1)`);
+    await db.sql(`insert into team (id, uid, org_id, name) values (5, 't5', 1, 'five')`);
+    await db.sql(`insert into preferences (org_id) values (1), (2)`);
+    await db.sql(`insert into preferences (org_id, user_id) values (1, 10), (2, 10)`);
+    await db.sql(`insert into preferences (org_id, team_id) values (1, 5)`);
+    await expect(db.sql(`insert into preferences (org_id) values (1)`)).rejects.toThrow(/preferences_owner_unique/);
+    await expect(db.sql(`insert into preferences (org_id, user_id) values (1, 10)`)).rejects.toThrow(/preferences_owner_unique/);
+    await expect(db.sql(`insert into preferences (org_id, team_id) values (2, 5)`)).rejects.toThrow(/foreign key/);
+    await expect(db.sql(`insert into preferences (org_id, user_id, team_id) values (1, 10, 5)`)).rejects.toThrow(/check/);
+    await db.sql('delete from team where id = 5');
+    await db.sql('delete from "user" where id = 10');
+    await db.sql('delete from org where id = 2');
+    expect(await db.sql('select org_id, user_id, team_id from preferences')).toEqual([{ org_id: 1, user_id: null, team_id: null }]);
+  });
+
   it('refuse to seal stored secrets without the secret key, naming the setting, and change nothing', async () => {
     const db = await databaseAt('Migration20261126000100_datasource_change_notify');
     await db.sql(`insert into org (id, name) values (1, 'Main Org.')`);

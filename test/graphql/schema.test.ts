@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { introspectionFromSchema, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
-import { orgRole, serverAdmin, type Access } from '../../src/auth/access.ts';
+import { orgMember, orgRole, serverAdmin, type Access } from '../../src/auth/access.ts';
 import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
 import { getSchema, printSdl } from '../../src/graphql/schema/index.ts';
 import { FRAGMENTS, ROUTES } from '../../src/http/routes.ts';
@@ -23,13 +23,15 @@ describe('REST rows and the root fields they run', () => {
 
   it('refuse a row whose rule differs from its field\'s', () => {
     const document = 'query ListDataSources { dataSources { id } }';
-    expect(() => compileRestOperation(getSchema(), document, '', serverAdmin)).toThrow(/route admits server admin.*dataSources declares org Viewer \(datasources:read\)/);
-    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:write'))).toThrow(/declares org Viewer \(datasources:read\)/);
-    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:read'))).not.toThrow();
+    expect(() => compileRestOperation(getSchema(), document, '', serverAdmin)).toThrow(/route admits server admin.*dataSources declares org member, any role \(datasources:read;/);
+    expect(() => compileRestOperation(getSchema(), document, '', orgMember('datasources:write'))).toThrow(/declares org member, any role \(datasources:read;/);
+    // A Viewer gate where the field admits every member (None included) is a different rule.
+    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:read'))).toThrow(/route admits org Viewer \(datasources:read\)/);
+    expect(() => compileRestOperation(getSchema(), document, '', orgMember('datasources:read'))).not.toThrow();
   });
 
   it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
-    const viewer = orgRole('Viewer', 'datasources:read');
+    const viewer = orgMember('datasources:read');
     const rest = ROUTES.filter((r) => r.kind === 'rest');
     const checked = checkRestOperations(getSchema(), rest.map((r) => ({ source: r.document, access: r.access })), FRAGMENTS);
     expect(checked.map((op) => op.compiled)).toEqual(rest.map(() => null));
@@ -63,6 +65,7 @@ function mustSay(access: Access): RegExp[] {
   const escape = (text: string) => text.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
   switch (access.kind) {
     case 'org-role':
+      if (access.role === 'None') return [/\bOrg members of any role \(`None` included\)/, new RegExp(`\\(${escape(access.action)}\\)`)];
       return [new RegExp(`\\bOrg ${access.role}s\\b`), new RegExp(`\\(${escape(access.action)}\\)`), ...(access.serverAdmins ? [/server admins/] : [])];
     case 'server-admin':
       return [/Server admins only/, access.action ? new RegExp(`\\(${escape(access.action)}\\)`) : /\(Basic credentials\)/];

@@ -103,6 +103,19 @@ const EXPECTED: Record<string, readonly number[]> = {
   'PUT /api/teams/:teamId/members/:userId':                  [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'DELETE /api/teams/:teamId/members/:userId':               [401, 401, 401, 401, 401, 403, 403, 404, 404, 200],
   'GET /api/user/teams':                                     [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  // Team preferences: org 1's team for reads (org 2's Admin, finding no such team, reads {} as the
+  // original does); writes aim at org 2's team (org 1's Admins are answered, and nothing is kept).
+  'GET /api/teams/:teamId/preferences':                      [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'PUT /api/teams/:teamId/preferences':                      [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'GET /api/users/:id/teams':                                [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  'POST /api/users/:id/using/:orgId':                        [401, 401, 401, 401, 401, 403, 403, 403, 200, 403],
+  // Everyone's own preferences; the org's are its Admins'.
+  'GET /api/user/preferences':                               [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'PUT /api/user/preferences':                               [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'PATCH /api/user/preferences':                             [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
+  'GET /api/org/preferences':                                [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'PUT /api/org/preferences':                                [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
+  'PATCH /api/org/preferences':                              [401, 401, 401, 401, 401, 403, 403, 200, 200, 200],
   // Endpoints with their own handlers: GraphQL, the proxy, the unauthenticated ones, the fallback.
   'ANY /graphql':                                            [401, 401, 401, 401, 401, 200, 200, 200, 200, 200],
   'ANY /api/datasources/proxy/:id/*':                        [401, 401, 401, 401, 401, 200, 200, 200, 200, 404],
@@ -283,6 +296,16 @@ beforeAll(async () => {
     'PUT /api/teams/:teamId/members/:userId': { params: { teamId: teams.promoted, userId: joiner }, body: { permission: 4 } },
     'DELETE /api/teams/:teamId/members/:userId': { params: { teamId: teams.left, userId: joiner } },
     'GET /api/user/teams': {},
+    'GET /api/teams/:teamId/preferences': { params: { teamId: team } },
+    'PUT /api/teams/:teamId/preferences': { params: { teamId: teams.renamed }, body: { theme: 'dark' } },
+    'GET /api/users/:id/teams': { params: { id: viewerId!.id } },
+    'POST /api/users/:id/using/:orgId': { params: { id: viewerId!.id, orgId: 1 } },
+    'GET /api/user/preferences': {},
+    'PUT /api/user/preferences': { body: { theme: 'dark' } },
+    'PATCH /api/user/preferences': { body: { weekStart: 'monday' } },
+    'GET /api/org/preferences': {},
+    'PUT /api/org/preferences': { body: { timezone: 'utc' } },
+    'PATCH /api/org/preferences': { body: { theme: 'light' } },
   };
   for (const route of ROUTES) {
     const s = sample[routeKey(route)];

@@ -31,8 +31,9 @@ describe('fuzzing every REST route, /graphql and the proxy with malformed reques
     const report = await runFuzz(server, ctx, { seed: SEED, count: COUNT, concurrency: 16 });
     expect(report.failures.slice(0, 25)).toEqual([]);
     expect(report.sent).toBe(COUNT);
-    // The run must have got past authentication and validation often, or it tested little.
-    expect(report.byStatus[200] ?? 0).toBeGreaterThan(COUNT / 20);
+    // The run must have got past authentication and validation often, or it tested little (one
+    // request in twenty-five: the more routes, the fewer of these land on ones a malformed body passes).
+    expect(report.byStatus[200] ?? 0).toBeGreaterThan(COUNT / 25);
     expect(report.byStatus[400] ?? 0).toBeGreaterThan(COUNT / 20);
     expect(report.byStatus[401] ?? 0).toBeGreaterThan(COUNT / 50);
 

@@ -1,5 +1,5 @@
 import { defineEntity, p } from '@mikro-orm/postgresql';
-import type { OrgRole } from './org.ts';
+import type { BasicRole } from '../../roles.ts';
 
 /**
  * An org-scoped bearer token: a legacy API key, or a service account token when
@@ -14,7 +14,7 @@ export const ApiKey = defineEntity({
     orgId: p.integer(),
     name: p.string(),
     keyHash: p.string().unique(),
-    role: p.string().$type<OrgRole>(),
+    role: p.string().$type<BasicRole>(),
     serviceAccountId: p.integer().nullable(),
     expires: p.datetime().nullable(),
     isRevoked: p.boolean().default(false),

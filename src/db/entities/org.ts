@@ -11,11 +11,11 @@ export const Org = defineEntity({
   },
 });
 
-import type { OrgRole } from '../../roles.ts';
+import type { BasicRole } from '../../roles.ts';
 
 export { ORG_ROLES, type OrgRole } from '../../roles.ts';
 
-/** A user's membership of an org with its role there. */
+/** A user's membership of an org with its basic role there (`None` included). */
 export const OrgUser = defineEntity({
   name: 'OrgUser',
   tableName: 'org_user',
@@ -23,7 +23,7 @@ export const OrgUser = defineEntity({
     id: p.integer().primary().autoincrement(),
     orgId: p.integer(),
     userId: p.integer(),
-    role: p.string().$type<OrgRole>(),
+    role: p.string().$type<BasicRole>(),
     created: p.datetime().onCreate(() => new Date()),
   },
 });

@@ -9,6 +9,9 @@ import { Migration20261126000100_datasource_change_notify } from './Migration202
 import { Migration20261126000200_bind_data_source_secrets } from './Migration20261126000200_bind_data_source_secrets.ts';
 import { Migration20261126000300_login_attempt_reservation } from './Migration20261126000300_login_attempt_reservation.ts';
 import { Migration20261127000000_teams } from './Migration20261127000000_teams.ts';
+import { Migration20261128000000_team_members_any_org } from './Migration20261128000000_team_members_any_org.ts';
+import { Migration20261128000100_none_role } from './Migration20261128000100_none_role.ts';
+import { Migration20261128000200_preferences } from './Migration20261128000200_preferences.ts';
 
 /** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
@@ -23,6 +26,9 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000200_bind_data_source_secrets', class: Migration20261126000200_bind_data_source_secrets },
   { name: 'Migration20261126000300_login_attempt_reservation', class: Migration20261126000300_login_attempt_reservation },
   { name: 'Migration20261127000000_teams', class: Migration20261127000000_teams },
+  { name: 'Migration20261128000000_team_members_any_org', class: Migration20261128000000_team_members_any_org },
+  { name: 'Migration20261128000100_none_role', class: Migration20261128000100_none_role },
+  { name: 'Migration20261128000200_preferences', class: Migration20261128000200_preferences },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */

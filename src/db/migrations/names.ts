@@ -14,4 +14,7 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261126000200_bind_data_source_secrets',
   'Migration20261126000300_login_attempt_reservation',
   'Migration20261127000000_teams',
+  'Migration20261128000000_team_members_any_org',
+  'Migration20261128000100_none_role',
+  'Migration20261128000200_preferences',
 ];

@@ -32,7 +32,7 @@ const CreateApiKeyInput = builder.inputType('CreateApiKeyInput', {
   description: 'A new legacy API key of the caller\'s org.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'Unique in the org, up to 190 characters.' }),
-    role: t.string({ required: true, description: '`Viewer`, `Editor` or `Admin` in the caller\'s org.' }),
+    role: t.string({ required: true, description: '`None` (no permission of its own), `Viewer`, `Editor` or `Admin` in the caller\'s org.' }),
     secondsToLive: t.int({ required: false, description: 'Lifetime; 0 or absent never expires.' }),
   }),
 });

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { authorize, orgRole } from '../../auth/access.ts';
+import { authorize, orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { fieldLength, type DataResponse, type Field, type FieldType, type Frame } from '../../query/frames/frame.ts';
 import type { DataSourceRecord } from '../../services/data-sources.ts';
@@ -18,7 +18,7 @@ import type { DataSourceCaller } from '../../services/data-source-permissions.ts
  */
 
 /** As the proxy and `/api/ds/query`: every org role may query a data source. */
-const QUERY = orgRole('Viewer', 'datasources:query');
+const QUERY = orgMember('datasources:query');
 
 interface RefIdResult {
   refId: string;
@@ -129,7 +129,7 @@ builder.queryFields((t) => ({
   dataQuery: t.field({
     extensions: { access: QUERY },
     type: ResultsRef,
-    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph. Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
+    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph. Org members of any role (`None` included) (datasources:query); each data source\'s permissions then require Query.',
     args: {
       from: t.arg.string({ description: 'Epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`, `now/d`).', defaultValue: 'now-1h' }),
       to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
@@ -143,7 +143,7 @@ const queryArgs = 'The kind\'s query models (`expr`, `range`, `instant`, `legend
 
 builder.objectField(DataSourceType, 'query', (t) => t.field({
   type: ResultsRef,
-  description: 'Runs queries against this data source (each query\'s `datasource` is this one). Org Viewers and up (datasources:query), as the org the request acts in.',
+  description: 'Runs queries against this data source (each query\'s `datasource` is this one). Org members of any role (`None` included) (datasources:query), as the org the request acts in.',
   args: {
     from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
     to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { orgRole } from '../../auth/access.ts';
+import { orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { badRequest } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
@@ -27,7 +27,7 @@ export const DataSourceHealthType = builder.objectRef<DataSourceHealth>('DataSou
 const SHORT_UID = /^[a-zA-Z0-9\-_]{0,40}$/;
 
 /** As the proxy: every org role may query a data source. */
-const QUERY = orgRole('Viewer', 'datasources:query');
+const QUERY = orgMember('datasources:query');
 
 function check(ctx: RequestContext, ref: { id: number } | { uid: string }) {
   if ('uid' in ref && !SHORT_UID.test(ref.uid)) throw badRequest(MESSAGES.proxy.uidInvalid);
@@ -39,7 +39,7 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `health` of a `DataSourceNode` (`node(id:)`).',
     extensions: { access: QUERY },
     type: DataSourceHealthType,
-    description: 'Runs the data source\'s health check: its kind\'s own probe, sent through the data source proxy (its egress policy, the data source\'s credentials and headers, its timeout), as `GET /api/datasources/:id/health`. Org Viewers and up (datasources:query); the data source\'s permissions then require Query.',
+    description: 'Runs the data source\'s health check: its kind\'s own probe, sent through the data source proxy (its egress policy, the data source\'s credentials and headers, its timeout), as `GET /api/datasources/:id/health`. Org members of any role (`None` included) (datasources:query); the data source\'s permissions then require Query.',
     args: { id: t.arg.int({ required: true, description: 'The data source\'s id.' }) },
     resolve: (_root, { id }, ctx) => check(ctx, { id }),
   }),
@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `viewer.currentOrganization.dataSource(uid:) { health }`.',
     extensions: { access: QUERY },
     type: DataSourceHealthType,
-    description: 'As `dataSourceHealth`, by uid, as `GET /api/datasources/uid/:uid/health`. Org Viewers and up (datasources:query); the data source\'s permissions then require Query.',
+    description: 'As `dataSourceHealth`, by uid, as `GET /api/datasources/uid/:uid/health`. Org members of any role (`None` included) (datasources:query); the data source\'s permissions then require Query.',
     args: { uid: t.arg.string({ required: true, description: 'The data source\'s uid.' }) },
     resolve: (_root, { uid }, ctx) => check(ctx, { uid }),
   }),

@@ -1,5 +1,5 @@
 import { builder } from '../builder.ts';
-import { orgRole } from '../../auth/access.ts';
+import { orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import { allows } from '../../services/data-source-access.ts';
@@ -17,8 +17,8 @@ import { avatarOf } from './user-profile.ts';
  * Admin permission (org Admins always hold it) is checked when it is loaded.
  */
 export const DATA_SOURCE_PERMISSION_ACCESS = {
-  read: orgRole('Viewer', 'datasources.permissions:read'),
-  write: orgRole('Viewer', 'datasources.permissions:write'),
+  read: orgMember('datasources.permissions:read'),
+  write: orgMember('datasources.permissions:write'),
 };
 const { read, write } = DATA_SOURCE_PERMISSION_ACCESS;
 
@@ -80,8 +80,8 @@ async function set(ctx: RequestContext, uid: string, assignee: Assignee, permiss
 const uidArg = 'The data source\'s uid.';
 const permissionArg = '`Query`, `Edit` or `Admin`; empty removes the grant.';
 const RULE = {
-  read: 'Org Viewers and up pass the gate (datasources.permissions:read); the data source\'s permissions then require Admin (org Admins by default).',
-  write: 'Org Viewers and up pass the gate (datasources.permissions:write); the data source\'s permissions then require Admin (org Admins by default).',
+  read: 'Org members of any role (`None` included) pass the gate (datasources.permissions:read); the data source\'s permissions then require Admin (org Admins by default).',
+  write: 'Org members of any role (`None` included) pass the gate (datasources.permissions:write); the data source\'s permissions then require Admin (org Admins by default).',
 };
 
 builder.queryFields((t) => ({
@@ -97,7 +97,7 @@ builder.queryFields((t) => ({
   }),
   dataSourcePermissionsDescription: t.field({
     type: PermissionsDescriptionType,
-    description: 'What can be granted on data sources, and to whom, as `GET /api/access-control/datasources/description`. Org Viewers and up (datasources.permissions:read).',
+    description: 'What can be granted on data sources, and to whom, as `GET /api/access-control/datasources/description`. Org members of any role (`None` included) (datasources.permissions:read).',
     extensions: { access: read },
     resolve: () => PERMISSIONS_DESCRIPTION,
   }),

@@ -1,5 +1,5 @@
 import { builder, type FieldsOf } from '../builder.ts';
-import { orgRole } from '../../auth/access.ts';
+import { orgMember, orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import type { DataSourceInput, DataSourceRecord, DataSourceRef, DataSourceRow } from '../../services/data-sources.ts';
@@ -141,20 +141,20 @@ export const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', 
  * source's own permissions are then applied by the service, in its SQL (`getFor`, `list`).
  */
 const DATA_SOURCE_ACCESS = {
-  read: orgRole('Viewer', 'datasources:read'),
+  read: orgMember('datasources:read'),
   readId: orgRole('Viewer', 'datasources:id:read'),
   create: orgRole('Admin', 'datasources:create'),
   // Every member passes the gate; whether it may change this data source is its permission (Edit).
-  write: orgRole('Viewer', 'datasources:write'),
-  delete: orgRole('Viewer', 'datasources:delete'),
+  write: orgMember('datasources:write'),
+  delete: orgMember('datasources:delete'),
 };
 const { read, readId, create, write, delete: remove } = DATA_SOURCE_ACCESS;
 
 /** How the rules read in the root fields' descriptions. */
 const RULE = {
-  read: 'Org Viewers and up (datasources:read); the data source\'s permissions then require Query.',
-  write: 'Org Viewers and up pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
-  delete: 'Org Viewers and up pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+  read: 'Org members of any role (`None` included) (datasources:read); the data source\'s permissions then require Query.',
+  write: 'Org members of any role (`None` included) pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+  delete: 'Org members of any role (`None` included) pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
 };
 const byId = 'The data source\'s id.';
 const byUid = 'The data source\'s uid.';
@@ -164,7 +164,7 @@ builder.queryFields((t) => ({
   dataSources: t.field({
     deprecationReason: 'Use `viewer.currentOrganization.dataSources`, a connection.',
     type: [DataSourceType],
-    description: `The caller's org's data sources, ordered by name case-insensitively, as \`GET /api/datasources\`. Org Viewers and up (datasources:read); those whose permissions grant the caller Query.`,
+    description: `The caller's org's data sources, ordered by name case-insensitively, as \`GET /api/datasources\`. Org members of any role (\`None\` included) (datasources:read); those whose permissions grant the caller Query.`,
     extensions: { access: read },
     resolve: (_root, _args, ctx) => ctx.services.dataSources.list(ctx.em, ctx.caller),
   }),

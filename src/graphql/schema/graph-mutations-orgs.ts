@@ -47,13 +47,13 @@ const OrganizationMemberAddInput = builder.inputType('OrganizationMemberAddInput
   description: 'An existing user to add to an org, with its role there.',
   fields: (t) => ({
     loginOrEmail: t.string({ required: true, description: 'The user\'s login or e-mail, in any case.' }),
-    role: t.string({ required: true, description: '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }),
+    role: t.string({ required: true, description: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }),
   }),
 });
 
 const OrganizationMemberUpdateInput = builder.inputType('OrganizationMemberUpdateInput', {
   description: 'A member\'s new role.',
-  fields: (t) => ({ role: t.string({ required: true, description: '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }) }),
+  fields: (t) => ({ role: t.string({ required: true, description: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }) }),
 });
 
 const orgIdArg = 'The org\'s global id (`OrganizationNode.id`).';

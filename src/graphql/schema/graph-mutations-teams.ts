@@ -49,9 +49,9 @@ const TeamUpdateInput = builder.inputType('TeamUpdateInput', {
 const permission = 'The member\'s permission in the team: 0 Member (the default), 4 Admin.';
 
 const TeamMemberAddInput = builder.inputType('TeamMemberAddInput', {
-  description: 'A member of the org to add to a team.',
+  description: 'A user to add to a team: any existing user, of the team\'s org or another one (as the original allows).',
   fields: (t) => ({
-    userId: t.id({ required: true, description: 'The user: its `UserNode.id`, or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
+    userId: t.id({ required: true, description: 'The user: its `UserNode.id` (a user of any org), or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
     permission: t.int({ required: false, description: permission }),
   }),
 });
@@ -102,7 +102,7 @@ builder.mutationFields((t) => ({
   teamUpdate: t.field({
     type: TeamPayload,
     args: { id: t.arg.id({ required: true, description: teamIdArg }), input: t.arg({ type: TeamUpdateInput, required: true, description: 'What to write.' }) },
-    description: 'Renames a team and sets its e-mail, as `PUT /api/teams/:teamId`. Org Viewers and up pass the gate (teams:write); then org Admins and the team\'s Admins.',
+    description: 'Renames a team and sets its e-mail, as `PUT /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.write },
     resolve: (_root, { id, input }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -112,7 +112,7 @@ builder.mutationFields((t) => ({
   teamDelete: t.field({
     type: TeamDeletePayload,
     args: { id: t.arg.id({ required: true, description: teamIdArg }) },
-    description: 'Deletes a team with its memberships and data source permissions, as `DELETE /api/teams/:teamId`. Org Viewers and up pass the gate (teams:delete); then org Admins and the team\'s Admins.',
+    description: 'Deletes a team with its memberships and data source permissions, as `DELETE /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:delete); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.delete },
     resolve: (_root, { id }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -122,7 +122,7 @@ builder.mutationFields((t) => ({
   teamMemberAdd: t.field({
     type: TeamMemberPayload,
     args: { teamId: t.arg.id({ required: true, description: teamIdArg }), input: t.arg({ type: TeamMemberAddInput, required: true, description: 'The member.' }) },
-    description: 'Adds a member of the org to a team, as `POST /api/teams/:teamId/members`. Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
+    description: 'Adds a user (of any org) to a team, as `POST /api/teams/:teamId/members`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -137,7 +137,7 @@ builder.mutationFields((t) => ({
       userId: t.arg.id({ required: true, description: userIdArg }),
       input: t.arg({ type: TeamMemberUpdateInput, required: true, description: 'What to change.' }),
     },
-    description: 'Changes a team member\'s permission, as `PUT /api/teams/:teamId/members/:userId`. Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
+    description: 'Changes a team member\'s permission, as `PUT /api/teams/:teamId/members/:userId`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, userId: user, input }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -148,7 +148,7 @@ builder.mutationFields((t) => ({
   teamMemberRemove: t.field({
     type: TeamMembersPayload,
     args: { teamId: t.arg.id({ required: true, description: teamIdArg }), userId: t.arg.id({ required: true, description: userIdArg }) },
-    description: 'Removes a member from a team, as `DELETE /api/teams/:teamId/members/:userId`. Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
+    description: 'Removes a member from a team, as `DELETE /api/teams/:teamId/members/:userId`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, userId: user }, ctx) => {
       const teamId = rowId(id, 'TeamNode');
@@ -159,8 +159,8 @@ builder.mutationFields((t) => ({
   teamMembersSet: t.field({
     type: TeamMembersPayload,
     args: { teamId: t.arg.id({ required: true, description: teamIdArg }), input: t.arg({ type: TeamMembersSetInput, required: true, description: 'The members and Admins.' }) },
-    description: 'Makes a team\'s members exactly these, in one transaction, as `PUT /api/teams/:teamId/members`; an unknown user, or one not in the org, changes nothing. '
-      + 'Org Viewers and up pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
+    description: 'Makes a team\'s members exactly these (users of any org), in one transaction, as `PUT /api/teams/:teamId/members`; an unknown user changes nothing. '
+      + 'Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {
       const teamId = rowId(id, 'TeamNode');

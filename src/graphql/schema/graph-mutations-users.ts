@@ -145,6 +145,21 @@ builder.mutationFields((t) => ({
     extensions: { access: signedInUser },
     resolve: (_root, { input }, ctx) => userChange(ctx, selfId(ctx), () => changeOwnPassword(ctx.em, selfId(ctx), input.oldPassword, input.newPassword)),
   }),
+  userOrganizationSwitch: t.field({
+    type: UserPayload,
+    args: {
+      id: t.arg.id({ required: true, description: idArg }),
+      organizationId: t.arg.id({ required: true, description: 'One of the user\'s orgs (`OrganizationNode.id`).' }),
+    },
+    description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; a user error (`Not a valid organization`) '
+      + 'when the user is not a member of it. Server admins only (users:write).',
+    extensions: { access: serverAdminFor('users:write') },
+    resolve: (_root, { id, organizationId }, ctx) => {
+      const userId = rowId(id, 'UserNode');
+      const orgId = rowId(organizationId, 'OrganizationNode');
+      return userChange(ctx, userId, () => setCurrentOrg(ctx.em, userId, orgId));
+    },
+  }),
   viewerOrganizationSwitch: t.field({
     type: UserPayload,
     args: { organizationId: t.arg.id({ required: true, description: 'One of the signed-in user\'s orgs (`OrganizationNode.id`).' }) },

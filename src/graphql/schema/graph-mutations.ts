@@ -1,12 +1,13 @@
 import type { ObjectRef } from '@pothos/core';
-import { orgRole } from '../../auth/access.ts';
+import { orgMember, orgRole } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { CallerRefusal } from '../../errors/domain.ts';
 import { classify } from '../../errors/render.ts';
 import { builder, type SchemaTypes } from '../builder.ts';
 import { forgetReads } from '../loaders.ts';
 import { decodeNodeId, keyNumbers, type NodeTypeName } from '../node-ids.ts';
-import { loadDataSources } from '../node-loaders.ts';
+import { loadDataSources, type DataSourceNodeData } from '../node-loaders.ts';
+import { checkTlsSecrets } from '../../services/data-source-tls.ts';
 import { CreateDataSourceInput, UpdateDataSourceInput } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
 
@@ -97,12 +98,52 @@ export function remove<K extends string>(ctx: RequestContext, key: K, globalId: 
   return mutate(ctx, change, () => ({ [key]: String(globalId) }) as Record<K, string>, { [key]: null } as Record<K, null>);
 }
 
-const DataSourcePayload = nodePayload('DataSourcePayload', 'dataSource', DataSourceNode, 'data source');
+/** Something stored as sent that will not work where it is used (a TLS secret that is no PEM). */
+interface DataSourceWarning { field: string; message: string }
+
+const DataSourceWarningType = builder.objectRef<DataSourceWarning>('DataSourceWarning').implement({
+  description: 'A value stored as sent, as the original stores it, that will fail where it is used: the calls that use it will answer an error naming the field.',
+  fields: (t) => ({
+    field: t.exposeString('field', { description: 'The input field, e.g. `secureJsonData.tlsCACert`.' }),
+    message: t.exposeString('message', { description: 'What is wrong with it; never quotes the value.' }),
+  }),
+});
+
+type DataSourceResult = Payload<{ dataSource: DataSourceNodeData | null; warnings: DataSourceWarning[] }>;
+
+const DataSourcePayload = builder.objectRef<DataSourceResult>('DataSourcePayload').implement({
+  description: 'The data source as stored after the change, or why it did not change.',
+  fields: (t) => ({
+    dataSource: t.field({ type: DataSourceNode, nullable: true, description: 'As stored now, as the graph reads it; null when `userErrors` says why not.', resolve: (p) => p.dataSource }),
+    userErrors: t.field({ type: [UserErrorType], ...userErrorsField, resolve: (p) => p.userErrors }),
+    warnings: t.field({
+      type: [DataSourceWarningType],
+      description: 'Secrets written that will not work where they are used (TLS material that is no usable PEM: a file path, a key where a certificate belongs), stored anyway as the original stores them; empty when none.',
+      resolve: (p) => p.warnings,
+    }),
+  }),
+});
 const DataSourceDeletePayload = deletePayload('DataSourceDeletePayload', 'deletedDataSourceId', 'data source');
 
+/** A file path rather than PEM text: one line, no PEM armour, shaped like a path. */
+const looksLikePath = (value: string) => !value.includes('\n') && !value.includes('-----') && /^(?:[/~.]|[A-Za-z]:[\\/])\S*$/.test(value.trim());
+
+/** The warnings a write's TLS secrets deserve: the first that is no usable PEM, named by field. */
+export function tlsSecretWarnings(secureJsonData: unknown): DataSourceWarning[] {
+  if (!secureJsonData || typeof secureJsonData !== 'object') return [];
+  const secrets = Object.fromEntries(Object.entries(secureJsonData).filter((e): e is [string, string] => typeof e[1] === 'string'));
+  const problem = checkTlsSecrets(secrets);
+  if (!problem) return [];
+  const [field, reason] = problem;
+  const hint = looksLikePath(secrets[field]!) ? ' (it looks like a file path: the PEM text itself is expected)' : '';
+  return [{ field: `secureJsonData.${field}`, message: `secureJsonData.${field}: ${reason}${hint}` }];
+}
+
 /** The data source as the graph reads it, with the data source permissions in its org. */
-const dataSourceChange = (ctx: RequestContext, change: () => Promise<{ id: number }>) =>
-  mutate(ctx, change, async (ds) => ({ dataSource: (await loadDataSources(ctx, [String(ds.id)]))[0] ?? null }), { dataSource: null });
+const dataSourceChange = async (ctx: RequestContext, input: { secureJsonData?: unknown }, change: () => Promise<{ id: number }>): Promise<DataSourceResult> => {
+  const result = await mutate(ctx, change, async (ds) => ({ dataSource: (await loadDataSources(ctx, [String(ds.id)]))[0] ?? null }), { dataSource: null });
+  return { ...result, warnings: result.dataSource ? tlsSecretWarnings(input.secureJsonData) : [] };
+};
 
 const idArg = 'The data source\'s global id (`DataSourceNode.id`), in the org the request acts in.';
 
@@ -112,7 +153,7 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateDataSourceInput, required: true, description: 'The data source, as `POST /api/datasources` takes it.' }) },
     description: 'Creates a data source in the org the request acts in, as `POST /api/datasources`. Org Admins (datasources:create).',
     extensions: { access: orgRole('Admin', 'datasources:create') },
-    resolve: (_root, { input }, ctx) => dataSourceChange(ctx, () => ctx.services.dataSources.create(ctx.em, ctx.orgId, input)),
+    resolve: (_root, { input }, ctx) => dataSourceChange(ctx, input, () => ctx.services.dataSources.create(ctx.em, ctx.orgId, input)),
   }),
   dataSourceUpdate: t.field({
     type: DataSourcePayload,
@@ -120,18 +161,18 @@ builder.mutationFields((t) => ({
       id: t.arg.id({ required: true, description: idArg }),
       input: t.arg({ type: UpdateDataSourceInput, required: true, description: 'The whole data source, as `PUT /api/datasources/:id` takes it.' }),
     },
-    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org Viewers and up pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
-    extensions: { access: orgRole('Viewer', 'datasources:write') },
+    description: 'Replaces a data source, as `PUT /api/datasources/:id`. Org members of any role (`None` included) pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgMember('datasources:write') },
     resolve: (_root, { id, input }, ctx) => {
       const ref = { id: rowId(id, 'DataSourceNode') };
-      return dataSourceChange(ctx, () => ctx.services.dataSources.update(ctx.em, ctx.caller, ref, input));
+      return dataSourceChange(ctx, input, () => ctx.services.dataSources.update(ctx.em, ctx.caller, ref, input));
     },
   }),
   dataSourceDelete: t.field({
     type: DataSourceDeletePayload,
     args: { id: t.arg.id({ required: true, description: idArg }) },
-    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org Viewers and up pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
-    extensions: { access: orgRole('Viewer', 'datasources:delete') },
+    description: 'Deletes a data source, as `DELETE /api/datasources/:id`. Org members of any role (`None` included) pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+    extensions: { access: orgMember('datasources:delete') },
     resolve: (_root, { id }, ctx) => {
       const ref = { id: rowId(id, 'DataSourceNode') };
       return remove(ctx, 'deletedDataSourceId', id, () => ctx.services.dataSources.delete(ctx.em, ctx.caller, ref));

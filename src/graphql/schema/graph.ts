@@ -9,7 +9,7 @@ import { getUserProfiles, listUserProfiles, type UserProfile } from '../../servi
 import { builder } from '../builder.ts';
 import { orgActors, SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamsOfOrg,
+  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamIdsOfUser, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
 import { heldNodeId, nodeKey } from '../node-ids.ts';
@@ -54,17 +54,17 @@ class CallerRef {
   }
 }
 /** Fields of an actor answered from a CallerRef; any other field needs the row. */
-const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization']);
+const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization', 'preferences']);
 /** Fields of an org answered from its id alone; any other field needs the row. */
 const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'members', 'serviceAccounts']);
 
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
-type Actor = UserProfile | ServiceAccount;
+export type Actor = UserProfile | ServiceAccount;
 const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
-const ActorInterface = builder.interfaceRef<Actor>('Actor');
+export const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
 export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
-  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by Viewers and up of its org (datasources:read).',
+  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by members of its org whom its permissions let read it (datasources:read).',
   id: heldNodeId<DataSourceNodeData>(),
   loadMany: (keys, ctx) => loadDataSources(ctx, keys),
   fields: (t) => ({
@@ -140,7 +140,7 @@ export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
       description: 'Its members by login. The org\'s Admins and the team\'s Admins (teams.permissions:read).',
       resolve: async (team, _args, ctx) => {
         const [actor] = await orgActors(ctx, [team.orgId]);
-        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: 'None', userId: ctx.caller.userId }, team.id);
+        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: null, userId: ctx.caller.userId }, team.id);
       },
     }),
   }),
@@ -173,7 +173,7 @@ const ActorOrganizationConnection = builder.connectionObject({
 }, {
   name: 'ActorOrganizationEdge',
   description: 'An org of the actor, with its role there.',
-  fields: (t) => ({ role: t.string({ description: '`Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
+  fields: (t) => ({ role: t.string({ description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
 });
 
 builder.objectFields(DataSourceNode, (t) => ({
@@ -204,7 +204,7 @@ builder.objectFields(OrganizationNode, (t) => ({
   dataSources: t.connection({
     type: DataSourceNode,
     nullable: true,
-    description: 'Its data sources by name (case-insensitively). Its Viewers and up (datasources:read); null for anyone else.',
+    description: 'Its data sources by name (case-insensitively). Its members, any role (datasources:read), each seeing those its permissions let it read; null for anyone else.',
     args: {
       query: t.arg.string({ required: false, description: 'Only those whose name contains it, in any case.' }),
       type: t.arg.string({ required: false, description: 'Only those of this kind (`prometheus`, `loki`, ...).' }),
@@ -215,7 +215,7 @@ builder.objectFields(OrganizationNode, (t) => ({
   dataSource: t.field({
     type: DataSourceNode,
     nullable: true,
-    description: 'One of its data sources by uid or by name; null when none matches. Its Viewers and up (datasources:read).',
+    description: 'One of its data sources by uid or by name; null when none matches. Its members, any role (datasources:read), as its permissions let them read it.',
     args: {
       uid: t.arg.string({ required: false, description: 'The data source\'s uid.' }),
       name: t.arg.string({ required: false, description: 'The data source\'s exact name.' }),
@@ -250,6 +250,20 @@ builder.objectFields(OrganizationNode, (t) => ({
     resolve: (org, args, ctx) => pageIf(SEES.serviceAccounts(ctx, org.id), 'Organization.serviceAccounts', () => serviceAccountsOfOrg(ctx).load(org.id), args,
       (sa) => !args.query || contains(sa.name, args.query) || contains(sa.login, args.query)),
   }, ServiceAccountConnection),
+}));
+
+builder.objectFields(UserNode, (t) => ({
+  teams: t.connection({
+    type: TeamNode,
+    description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '
+      + 'A team of an org the user is not in counts too (the original allows such members); it gives the user nothing there.',
+    resolve: async (user, args, ctx) => {
+      const ids = await teamIdsOfUser(ctx).load(user.id);
+      const teams = (await teamById(ctx).loadMany(ids)).filter((team): team is Team => team !== null && !(team instanceof Error));
+      teams.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
+      return pageOf('User.teams', teams, args);
+    },
+  }, TeamConnection),
 }));
 
 builder.objectFields(OrgMemberType, (t) => ({
@@ -336,7 +350,8 @@ ActorInterface.implement({
 
 const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
 
-function isCaller(ctx: RequestContext, a: Actor): boolean {
+/** Whether `a` is the caller itself (a user's id and a service account's may not be told apart by number alone). */
+export function isCaller(ctx: RequestContext, a: Actor): boolean {
   const caller = ctx.caller;
   return caller.userId === a.id && (caller.kind === 'user') === isUser(a);
 }

@@ -27,6 +27,7 @@ import './graph-mutations-orgs.ts';
 import './graph-mutations-users.ts';
 import './graph-mutations-service-accounts.ts';
 import './graph-mutations-teams.ts';
+import './preferences.ts';
 
 let schema: GraphQLSchema | null = null;
 

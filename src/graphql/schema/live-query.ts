@@ -1,4 +1,4 @@
-import { orgRole } from '../../auth/access.ts';
+import { orgMember } from '../../auth/access.ts';
 import type { StreamEnd } from '../../live/stream.ts';
 import type { FrameAppend, ResultDelta } from '../../query/live/delta.ts';
 import type { LiveQueryEvent } from '../../query/live/live-queries.ts';
@@ -51,7 +51,7 @@ const LiveQueryEventType = builder.objectRef<LiveQueryEvent>('LiveQueryEvent').i
 const finite = (value: unknown) => (typeof value === 'number' && !Number.isFinite(value) ? null : value);
 
 /** As `POST /api/ds/query`. */
-const queryData = orgRole('Viewer', 'datasources:query');
+const queryData = orgMember('datasources:query');
 
 builder.subscriptionFields((t) => ({
   liveQuery: t.field({
@@ -61,7 +61,7 @@ builder.subscriptionFields((t) => ({
       + 'The caller\'s rights are checked again at every refresh; the stream ends with `NOT_FOUND` once a data source it queries is deleted. '
       + 'A refId failing again exactly as before is not sent again. '
       + 'Each query naming a data source counts one call per refresh against the caller\'s `[live] max_upstream_calls_per_second` (a live query it already watches counts once); a subscription past it is refused with `TOO_MANY_REQUESTS`. '
-      + 'Org Viewers and up (datasources:query); each data source\'s permissions then require Query.',
+      + 'Org members of any role (`None` included) (datasources:query); each data source\'s permissions then require Query.',
     extensions: { access: queryData },
     args: {
       queries: t.arg({ type: ['JSONObject'], required: true, description: 'The `queries` of `POST /api/ds/query`, as sent there.' }),

@@ -1,4 +1,4 @@
-import { authorize, orgRole, type Access } from '../../auth/access.ts';
+import { authorize, orgMember, orgRole, type Access } from '../../auth/access.ts';
 import type { Principal } from '../../auth/principal.ts';
 import type { RequestContext } from '../../context.ts';
 import type { AlertsPausedEvent } from '../../live/feeds/alerts-paused.ts';
@@ -91,13 +91,13 @@ export function unlessEnded<E>(event: E | StreamEnd): E {
 }
 
 /** As the queries reading the same things. */
-const readDataSources = orgRole('Viewer', 'datasources:read');
+const readDataSources = orgMember('datasources:read');
 const readAlerts = orgRole('Viewer', 'alert.rules:read');
 
 builder.subscriptionFields((t) => ({
   dataSourceChanged: t.field({
     type: DataSourceChangedEvent,
-    description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Org Viewers and up (datasources:read); each subscriber is told of the data sources it may read at the time of the change.',
+    description: 'Every creation, update and deletion of the caller\'s org\'s data sources from now on, whoever makes it (REST, GraphQL, provisioning, the command line, SQL) on whichever instance. Org members of any role (`None` included) (datasources:read); each subscriber is told of the data sources it may read at the time of the change.',
     extensions: { access: readDataSources },
     subscribe: (_root, _args, ctx) => ctx.services.live.dataSources.open(streamRequest(ctx, readDataSources)),
     resolve: (event: DataSourceEvent | StreamEnd) => unlessEnded(event),

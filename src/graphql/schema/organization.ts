@@ -79,7 +79,7 @@ export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('Organiza
     name: t.exposeString('name', { description: 'The user\'s display name.' }),
     avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (m, _args, ctx) => avatarOf(ctx, m.email) }),
     login: t.exposeString('login', { description: 'The user\'s login.' }),
-    role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
+    role: t.exposeString('role', { description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.' }),
     lastSeenAt: t.string({ description: 'Last activity (ISO 8601); `0001-01-01T00:00:00Z` when never seen.', resolve: (m) => m.lastSeenAt?.toISOString() ?? '0001-01-01T00:00:00Z' }),
     created: t.string({ description: 'When the user was created (ISO 8601).', resolve: (m) => m.created.toISOString() }),
     lastSeenAtAge: t.string({ description: 'How long ago, e.g. `10 years`; `?` when never seen.', resolve: (m) => ageOf(m.lastSeenAt) }),
@@ -176,7 +176,7 @@ builder.queryFields((t) => ({
 
 const orgIdArg = 'The org\'s id.';
 const userIdArg = 'The user\'s id.';
-const roleArg = '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.';
+const roleArg = '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.';
 
 builder.mutationFields((t) => ({
   createOrganization: t.field({

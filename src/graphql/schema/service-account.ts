@@ -83,7 +83,7 @@ export const UpdateServiceAccountInput = builder.inputType('UpdateServiceAccount
   description: 'The fields to change; those left out keep their value.',
   fields: (t) => ({
     name: t.string({ required: false, description: 'New display name (the login stays).' }),
-    role: t.string({ required: false, description: '`Viewer`, `Editor` or `Admin`; not above the caller\'s own role.' }),
+    role: t.string({ required: false, description: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role.' }),
     isDisabled: t.boolean({ required: false, description: 'true refuses its tokens on every instance from the next request on.' }),
   }),
 });
@@ -92,7 +92,7 @@ export const CreateServiceAccountInput = builder.inputType('CreateServiceAccount
   description: 'A new service account of the caller\'s org.',
   fields: (t) => ({
     name: t.string({ required: true, description: 'Display name; unique in the org.' }),
-    role: t.string({ required: false, description: '`Viewer` (default), `Editor` or `Admin`.' }),
+    role: t.string({ required: false, description: '`None` (no permission of its own: only what teams and grants give), `Viewer` (default), `Editor` or `Admin`.' }),
     isDisabled: t.boolean({ required: false, description: 'Create it disabled (its tokens refused).' }),
   }),
 });

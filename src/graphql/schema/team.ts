@@ -1,6 +1,6 @@
 import { builder } from '../builder.ts';
 import { encodeNodeId } from '../node-ids.ts';
-import { isServerAdmin, orgRole, signedInUser } from '../../auth/access.ts';
+import { isServerAdmin, orgMember, orgRole, serverAdminFor, signedInUser } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import {
@@ -17,16 +17,18 @@ import { avatarOf } from './user-profile.ts';
  * member) depends on the data and is decided by the service.
  */
 export const TEAM_ACCESS = {
-  read: orgRole('Viewer', 'teams:read'),
+  read: orgMember('teams:read'),
   create: orgRole('Admin', 'teams:create'),
-  write: orgRole('Viewer', 'teams:write'),
-  delete: orgRole('Viewer', 'teams:delete'),
-  membersRead: orgRole('Viewer', 'teams.permissions:read'),
-  membersWrite: orgRole('Viewer', 'teams.permissions:write'),
+  write: orgMember('teams:write'),
+  delete: orgMember('teams:delete'),
+  membersRead: orgMember('teams.permissions:read'),
+  membersWrite: orgMember('teams.permissions:write'),
   mine: signedInUser,
+  /** `GET /api/users/:id/teams`, with the other `/api/users` rows' rule. */
+  ofUser: serverAdminFor('users:read'),
 };
 
-export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId });
+export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId, isUser: ctx.caller.kind === 'user' });
 
 export const TeamType = builder.objectRef<Team>('Team').implement({
   description: 'A group of an org\'s members, to which data source permissions can be granted.',
@@ -63,8 +65,12 @@ export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implem
     labels: t.stringList({ description: 'Always empty.', resolve: () => [] }),
     permission: t.exposeInt('permission', { description: '0 Member, 4 Admin.' }),
     organizationMemberId: t.id({
-      description: 'The global id of the user\'s membership of the org (`OrganizationMember.id`), which the team member mutations take as `userId`.',
-      resolve: (m) => encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`),
+      nullable: true,
+      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`UserNode.id` names it then).',
+      resolve: (m) => (m.orgMember ? encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`) : null),
+    }),
+    isOrganizationMember: t.exposeBoolean('orgMember', {
+      description: 'Whether the user is a member of the team\'s org too. A team may hold users of other orgs (as the original allows); the membership gives them nothing in the team\'s org until they join it.',
     }),
   }),
 });
@@ -106,13 +112,13 @@ const teamIdArg = 'The team\'s id.';
 const userIdArg = 'The user\'s id.';
 const permissionArg = 'The member\'s permission in the team: 0 Member (the default), 4 Admin.';
 /** How the rule reads for the rows on a team: every member passes the gate, the service decides. */
-const onTeam = (action: string) => `Org Viewers and up pass the gate (${action}); then org Admins and the team's Admins.`;
+const onTeam = (action: string) => `Org members of any role (\`None\` included) pass the gate (${action}); then org Admins and the team's Admins.`;
 
 builder.queryFields((t) => ({
   teamSearch: t.field({
     deprecationReason: 'Use `viewer.currentOrganization.teams`, a connection.',
     type: TeamSearchType,
-    description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org Viewers and up (teams:read).',
+    description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org members of any role (`None` included) (teams:read).',
     args: {
       query: t.arg.string({ description: 'Only teams whose name contains it, in any case.' }),
       name: t.arg.string({ description: 'Only the team of exactly this name.' }),
@@ -126,7 +132,7 @@ builder.queryFields((t) => ({
     deprecationReason: 'Use `node(id:)` with a `TeamNode` id.',
     type: TeamType,
     args: { teamId: t.arg.int({ required: true, description: teamIdArg }) },
-    description: 'A team of the org by id, as `GET /api/teams/:teamId`. Org Viewers and up pass the gate (teams:read); then org Admins and the team\'s members.',
+    description: 'A team of the org by id, as `GET /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:read); then org Admins and the team\'s members.',
     extensions: { access: read },
     resolve: (_root, { teamId }, ctx) => getTeam(ctx.em, actorOf(ctx), teamId),
   }),
@@ -143,6 +149,14 @@ builder.queryFields((t) => ({
     description: 'The signed-in user\'s teams in the org it acts in, as `GET /api/user/teams`. Signed-in users (Basic credentials; tokens are refused).',
     extensions: { access: mine },
     resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
+  }),
+  userTeams: t.field({
+    deprecationReason: 'Use `teams` of a `UserNode`, a connection over every org.',
+    type: [TeamType],
+    args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
+    description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',
+    extensions: { access: TEAM_ACCESS.ofUser },
+    resolve: (_root, { id }, ctx) => teamsOfUser(ctx.em, ctx.orgId, id),
   }),
 }));
 
@@ -174,8 +188,8 @@ builder.mutationFields((t) => ({
   addTeamMember: t.field({
     deprecationReason: 'Use `teamMemberAdd` with a `TeamNode` id.',
     type: MessageType,
-    args: { teamId: t.arg.int({ required: true, description: teamIdArg }), userId: t.arg.int({ description: 'A member of the org.' }), permission: t.arg.int({ description: permissionArg }) },
-    description: `Adds a member of the org to a team, as \`POST /api/teams/:teamId/members\`. ${onTeam('teams.permissions:write')}`,
+    args: { teamId: t.arg.int({ required: true, description: teamIdArg }), userId: t.arg.int({ description: 'An existing user, of any org.' }), permission: t.arg.int({ description: permissionArg }) },
+    description: `Adds a user (of any org) to a team, as \`POST /api/teams/:teamId/members\`. ${onTeam('teams.permissions:write')}`,
     extensions: { access: membersWrite },
     resolve: (_root, { teamId, userId, permission }, ctx) => addTeamMember(ctx.em, actorOf(ctx), teamId, userId, permission).then(message(MESSAGES.team.memberAdded)),
   }),

@@ -89,7 +89,7 @@ export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implem
   fields: (t) => ({
     orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
     name: t.exposeString('name', { description: 'The org\'s name.' }),
-    role: t.exposeString('role', { description: '`Viewer`, `Editor` or `Admin`.' }),
+    role: t.exposeString('role', { description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.' }),
   }),
 });
 
@@ -215,6 +215,18 @@ builder.mutationFields((t) => ({
     extensions: { access: self },
     resolve: async (_root, { orgId }, ctx) => {
       await setCurrentOrg(ctx.em, selfId(ctx), orgId);
+      return { message: MESSAGES.user.orgChanged };
+    },
+  }),
+  switchUserOrganization: t.field({
+    deprecationReason: 'Use `userOrganizationSwitch` with `UserNode` and `OrganizationNode` ids.',
+    type: MessageType,
+    args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
+    description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
+      + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
+    extensions: { access: write },
+    resolve: async (_root, { id, orgId }, ctx) => {
+      await setCurrentOrg(ctx.em, id, orgId);
       return { message: MESSAGES.user.orgChanged };
     },
   }),

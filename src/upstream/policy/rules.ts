@@ -5,7 +5,7 @@
  * request on obey the same rules (`checkPassedOn`).
  */
 import { MESSAGES } from '../../errors/messages.ts';
-import { roleAtLeast, type OrgRole, type OrgRoleOrNone } from '../../roles.ts';
+import { roleAtLeast, type OrgRole, type HeldRole } from '../../roles.ts';
 import { safeProxyPath } from './path.ts';
 
 export interface PluginRoute {
@@ -13,16 +13,22 @@ export interface PluginRoute {
   readonly method: string;
   readonly path: string;
   readonly reqRole: OrgRole;
+  /**
+   * The access-control action the route asks for instead of the role, where the plugin names one:
+   * `datasources:query` on this data source, which the proxy has checked before these rules (so a
+   * `None` member whose grants let it query passes, as in the original).
+   */
+  readonly reqAction?: 'datasources:query';
 }
 
 /** The Prometheus plugin's `routes` (plugin.json), in its order: the first match wins. */
 export const PROMETHEUS_ROUTES: readonly PluginRoute[] = [
-  { method: 'POST', path: 'api/v1/query', reqRole: 'Viewer' },
-  { method: 'POST', path: 'api/v1/query_range', reqRole: 'Viewer' },
-  { method: 'POST', path: 'api/v1/series', reqRole: 'Viewer' },
-  { method: 'POST', path: 'api/v1/labels', reqRole: 'Viewer' },
-  { method: 'POST', path: 'api/v1/query_exemplars', reqRole: 'Viewer' },
-  { method: 'GET', path: '/rules', reqRole: 'Viewer' },
+  { method: 'POST', path: 'api/v1/query', reqRole: 'Viewer', reqAction: 'datasources:query' },
+  { method: 'POST', path: 'api/v1/query_range', reqRole: 'Viewer', reqAction: 'datasources:query' },
+  { method: 'POST', path: 'api/v1/series', reqRole: 'Viewer', reqAction: 'datasources:query' },
+  { method: 'POST', path: 'api/v1/labels', reqRole: 'Viewer', reqAction: 'datasources:query' },
+  { method: 'POST', path: 'api/v1/query_exemplars', reqRole: 'Viewer', reqAction: 'datasources:query' },
+  { method: 'GET', path: '/rules', reqRole: 'Viewer', reqAction: 'datasources:query' },
   { method: 'POST', path: '/rules', reqRole: 'Editor' },
   { method: 'DELETE', path: '/rules', reqRole: 'Editor' },
   { method: 'DELETE', path: '/config/v1/rules', reqRole: 'Editor' },
@@ -74,7 +80,7 @@ function cleanedRoutePath(route: PluginRoute): string {
  * role (pass 'Admin' for a server admin); it defaults to the least a proxy user has, so routes
  * that need Editor are refused unless the caller's role is given.
  */
-export function checkProxyRequest(type: string, method: string, proxyPath: string, orgRole: OrgRoleOrNone = 'Viewer'): string | null {
+export function checkProxyRequest(type: string, method: string, proxyPath: string, orgRole: HeldRole = 'Viewer'): string | null {
   // Node's parser only yields upper-case methods; upper-casing keeps a stray lower-case one from slipping by.
   const verb = method.toUpperCase();
   if (type === 'elasticsearch') {
@@ -86,7 +92,7 @@ export function checkProxyRequest(type: string, method: string, proxyPath: strin
   }
   if (!PROMETHEUS_TYPES.has(type)) return null;
   const route = matchPluginRoute(PROMETHEUS_ROUTES, verb, proxyPath);
-  if (route) return roleAtLeast(orgRole, route.reqRole) ? null : MESSAGES.proxy.routeDenied;
+  if (route) return route.reqAction === 'datasources:query' || roleAtLeast(orgRole, route.reqRole) ? null : MESSAGES.proxy.routeDenied;
   if (verb === 'DELETE') return MESSAGES.proxy.promDelete;
   if (verb === 'PUT') return MESSAGES.proxy.promPut;
   if (verb === 'POST') return MESSAGES.proxy.promPost;
@@ -99,7 +105,7 @@ export function checkProxyRequest(type: string, method: string, proxyPath: strin
  * 400 "invalid proxy path"; a method or path the data source's type does not allow (above) is 403
  * with the proxy's message. `orgRole` as for `checkProxyRequest`.
  */
-export function checkPassedOn(type: string, method: string, path: string, orgRole: OrgRoleOrNone): { status: 400 | 403; message: string } | null {
+export function checkPassedOn(type: string, method: string, path: string, orgRole: HeldRole): { status: 400 | 403; message: string } | null {
   if (safeProxyPath(path) === null) return { status: 400, message: MESSAGES.proxy.badPath };
   const refused = checkProxyRequest(type, method, path, orgRole);
   return refused === null ? null : { status: 403, message: refused };

@@ -50,7 +50,8 @@ describe('the graph and the permissions', () => {
     expect(admin.dataSources.nodes.map((d) => d.name)).toEqual(['g-hidden', 'g-open']);
     expect(viewer.dataSources).toEqual({ totalCount: 1, nodes: [admin.dataSources.nodes[1]] });
     expect(admin.teams.nodes.map((t) => t.name)).toEqual(['g-mine', 'g-other']);
-    expect(viewer.teams.nodes.map((t) => [t.name, t.memberCount])).toEqual([['g-mine', 1]]);
+    // Its creator (the admin) is a member too.
+    expect(viewer.teams.nodes.map((t) => [t.name, t.memberCount])).toEqual([['g-mine', 2]]);
 
     const ids = [...admin.dataSources.nodes.map((d) => d.id), ...admin.teams.nodes.map((t) => t.id)];
     const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSourceNode { name } ... on TeamNode { name } } }';
@@ -61,6 +62,6 @@ describe('the graph and the permissions', () => {
 
     // A team node leads to its members for those who may read them (the org's Admins).
     const members = await gql(server, 'query($id: ID!) { node(id: $id) { ... on TeamNode { members { login permission } organization { name } } } }', { id: admin.teams.nodes[0]!.id }, ADMIN);
-    expect(members.body.data.node).toEqual({ members: [{ login: 'g-viewer', permission: 0 }], organization: { name: 'Main Org.' } });
+    expect(members.body.data.node).toEqual({ members: [{ login: 'admin', permission: 4 }, { login: 'g-viewer', permission: 0 }], organization: { name: 'Main Org.' } });
   });
 });

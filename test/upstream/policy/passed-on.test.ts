@@ -4,7 +4,7 @@ import { forwardedHeaders, STRIPPED_REQUEST_HEADERS } from '../../../src/upstrea
 import { HOP_BY_HOP } from '../../../src/upstream/policy/hop-by-hop.ts';
 import { checkPassedOn } from '../../../src/upstream/policy/rules.ts';
 import { prepareTarget } from '../../../src/upstream/target.ts';
-import type { OrgRoleOrNone } from '../../../src/roles.ts';
+import type { HeldRole } from '../../../src/roles.ts';
 
 // The one rule for a client's request passed on to a data source, whether through the proxy or a
 // data source's resources: which methods and paths each type allows to whom, which paths may leave
@@ -18,7 +18,7 @@ const ROUTE_DENIED = { status: 403, message: 'plugin proxy route access denied' 
 const ES_POST = { status: 403, message: 'posts not allowed on proxied Elasticsearch datasource except on /_msearch' };
 
 describe('checkPassedOn: methods and paths per type and role', () => {
-  const table: Array<[type: string, method: string, path: string, role: OrgRoleOrNone, expected: { status: number; message: string } | null]> = [
+  const table: Array<[type: string, method: string, path: string, role: HeldRole, expected: { status: number; message: string } | null]> = [
     // What a Viewer's Prometheus resources may do: read anything, POST the query routes.
     ['prometheus', 'GET', 'api/v1/status/buildinfo', 'Viewer', null],
     ['prometheus', 'GET', 'api/v1/label/job/values', 'Viewer', null],

@@ -1,7 +1,7 @@
 import { describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../../src/errors/messages.ts';
 import { checkProxyRequest, cleanRelativePath } from '../../../src/upstream/policy/rules.ts';
-import type { OrgRoleOrNone } from '../../../src/roles.ts';
+import type { HeldRole } from '../../../src/roles.ts';
 
 const ES_DELETE = 'deletes not allowed on proxied Elasticsearch datasource';
 const ES_PUT = 'puts not allowed on proxied Elasticsearch datasource';
@@ -12,7 +12,7 @@ const PROM_DELETE = 'non allow-listed DELETEs not allowed on proxied Prometheus 
 const ROUTE_DENIED = 'plugin proxy route access denied';
 
 describe('checkProxyRequest', () => {
-  const table: Array<[type: string, method: string, path: string, role: OrgRoleOrNone, expected: string | null]> = [
+  const table: Array<[type: string, method: string, path: string, role: HeldRole, expected: string | null]> = [
     // Elasticsearch: read-only but for _msearch (an exact comparison)
     ['elasticsearch', 'GET', 'idx/_search', 'Viewer', null],
     ['elasticsearch', 'HEAD', 'idx', 'Viewer', null],
@@ -46,8 +46,13 @@ describe('checkProxyRequest', () => {
     ['prometheus', 'DELETE', 'api/v1/admin', 'Admin', PROM_DELETE],
     ['prometheus', 'DELETE', 'api/v1/series', 'Admin', PROM_DELETE],
     ['prometheus', 'GET', 'rules', 'Viewer', null],
-    ['prometheus', 'GET', 'rules', 'None', ROUTE_DENIED],
-    ['prometheus', 'POST', 'api/v1/query', 'None', ROUTE_DENIED],
+    // Routes the plugin guards with `datasources:query` on the data source (checked before these
+    // rules): a `None` member whose grants let it query passes; the Editor routes stay refused.
+    ['prometheus', 'GET', 'rules', 'None', null],
+    ['prometheus', 'POST', 'api/v1/query', 'None', null],
+    ['prometheus', 'POST', 'api/v1/query_range', 'None', null],
+    ['prometheus', 'POST', 'rules', 'None', ROUTE_DENIED],
+    ['prometheus', 'DELETE', 'config/v1/rules/ns', 'None', ROUTE_DENIED],
     ['prometheus', 'POST', 'rules', 'Editor', null],
     ['prometheus', 'POST', 'rules/ns', 'Editor', null],
     ['prometheus', 'POST', 'rules', 'Viewer', ROUTE_DENIED],
