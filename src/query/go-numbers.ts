@@ -1,3 +1,4 @@
+import { AnswerError } from './answer-error.ts';
 import { goQuote } from './go-text.ts';
 
 /**
@@ -8,7 +9,7 @@ import { goQuote } from './go-text.ts';
  */
 
 /** A value the original's parsing refuses; its message is worded as Go's. */
-export class GoNumberError extends Error {}
+export class GoNumberError extends AnswerError {}
 
 /** How much of a refused value an error message quotes. */
 const QUOTED = 64;

@@ -84,6 +84,10 @@ export class JsonBytes {
     return this.#buffer.toString('latin1', start, end);
   }
 
+  utf8(start: number, end: number): string {
+    return this.#buffer.toString('utf8', start, end);
+  }
+
   /** The next byte after whitespace, not consumed. */
   peek(): number | undefined {
     this.ws();
@@ -183,10 +187,10 @@ export class JsonBytes {
   quotedNumber(parse: (text: string) => number): number {
     const start = this.plainStringStart();
     const end = this.at - 1;
-    return exactDecimal(this.bytes, start, end) ?? parse(this.latin1(start, end));
+    return exactDecimal(this.bytes, start, end) ?? parse(this.utf8(start, end));
   }
 
-  /** A JSON number. */
+  /** A JSON number: ±Infinity where its digits overflow a double (Go's decoders refuse those). */
   number(): number {
     const b = this.bytes;
     const start = this.at;

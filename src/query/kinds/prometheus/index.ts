@@ -45,14 +45,20 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
 }
 
 async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 'range'): Promise<DataResponse> {
+  let answer;
   try {
-    const answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
-    return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
+    answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
   } catch (error) {
-    if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
     const e = error as { message?: string; status?: number };
     // Transport failures: 502 unreachable, 504 timeout, 403 refused by the egress policy.
     return failed(e.message ?? String(error), 'downstream', e.status ?? 502);
+  }
+  try {
+    return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
+  } catch (error) {
+    // Anything else is this server's fault: the caller logs it and answers a fixed message.
+    if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
+    throw error;
   }
 }
 
