@@ -148,10 +148,10 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     sendJson(res, route.status ?? 200, data);
   }
 
-  function fail(route: Route | null, res: ServerResponse, error: unknown, method: string): void {
+  function fail(route: Route | null, res: ServerResponse, error: unknown, method: string, requestId?: string): void {
     const rendered = renderError(error);
-    if (rendered.unexpected !== undefined) log.error({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed');
-    else if (rendered.status === 503) log.warn({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed: database unavailable');
+    if (rendered.unexpected !== undefined) log.error({ err: error, method, route: route?.path ?? 'unmatched', requestId }, 'request failed');
+    else if (rendered.status === 503) log.warn({ err: error, method, route: route?.path ?? 'unmatched', requestId }, 'request failed: database unavailable');
     if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
@@ -182,6 +182,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       handlers.onRequestDone(method, ctx.route, status, seconds);
       if (!log.isLevelEnabled(accessLevel)) return;
       log[accessLevel]({
+        requestId: ctx.requestId,
         method,
         route: ctx.route,
         status,
@@ -199,7 +200,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
     if ((declaredLength(req) ?? 0) > bodyLimit && readsBody(match.route, method)) return fail(match.route, res, tooLarge(), method);
     // The go-ahead only for a body that may be wanted (node:http would send it for any).
     if (expectsContinue) res.writeContinue();
-    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
+    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method, ctx.requestId));
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
 }
@@ -217,7 +218,7 @@ function readsBody(route: Route, method: string): boolean {
 
 /** The query API's view of a request: its org and EntityManager, and a signal that fires if the client leaves first. */
 function queryCaller(ctx: RequestContext, req: IncomingMessage): QueryCaller {
-  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal, via: { value: req.headers.via, httpVersion: req.httpVersion } };
+  return { orgId: ctx.orgId, principal: ctx.caller, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal, via: { value: req.headers.via, httpVersion: req.httpVersion }, requestId: ctx.requestId };
 }
 
 /** A JSON object body, whatever its declared type (the original decodes any); 400 "bad request data" otherwise. */

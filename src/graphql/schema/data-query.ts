@@ -120,7 +120,7 @@ const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
 
 /** Runs a query as the caller is in the org the request acts in, or, for a data source reached through the graph, in `asIn` (its own org). */
 async function run(ctx: RequestContext, body: Record<string, unknown>, asIn: DataSourceCaller = ctx.caller): Promise<Results> {
-  const caller: QueryCaller = { orgId: asIn.orgId, principal: asIn, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
+  const caller: QueryCaller = { orgId: asIn.orgId, principal: asIn, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal, requestId: ctx.requestId };
   const outcome = await ctx.queries.query(caller, body);
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
   return { status: outcome.status, results };
