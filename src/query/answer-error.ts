@@ -28,3 +28,19 @@ export function checkDepth(value: unknown, what: string): void {
     for (const child of Array.isArray(v) ? v : Object.values(v)) stack.push([child, depth + 1]);
   }
 }
+
+/**
+ * Whether `error` is one the JavaScript engine raised (a stack overflow, a property of undefined):
+ * a fault of this server, whose message must not reach a client. It is thrown on, to be logged
+ * where the request is answered with a fixed message.
+ */
+export function isEngineError(error: unknown): boolean {
+  return error instanceof TypeError || error instanceof RangeError || error instanceof ReferenceError
+    || error instanceof SyntaxError || error instanceof EvalError || error instanceof URIError;
+}
+
+/** The message of an error this server raised on purpose; an engine's error is thrown on instead. */
+export function ownMessage(error: unknown): string {
+  if (isEngineError(error) || !(error instanceof Error)) throw error;
+  return error.message;
+}
