@@ -186,7 +186,11 @@ export class JsonBytes {
    */
   quotedNumber(parse: (text: string) => number): number {
     const start = this.plainStringStart();
-    const end = this.at - 1;
+    return this.numberIn(start, this.at - 1, parse);
+  }
+
+  /** The number the text from `start` to `end` holds: plain decimals from their digits, anything else through `parse`. */
+  numberIn(start: number, end: number, parse: (text: string) => number): number {
     return exactDecimal(this.bytes, start, end) ?? parse(this.utf8(start, end));
   }
 

@@ -166,12 +166,15 @@ function readParsedSeries(series: unknown): { metric: Labels; time: number[]; va
   return out;
 }
 
-/** `[<seconds>, "<text>"]`: the time in epoch ms and the text, parsed as a float when `numeric`. */
+/**
+ * `[<seconds>, "<text>"]`: the time in epoch ms and the text, parsed as a float when `numeric`;
+ * checked in the original's order (the time, the text, the end, then the value).
+ */
 function readPair(pair: unknown, numeric: boolean): [number, number | string] {
-  if (!Array.isArray(pair) || pair.length !== 2 || typeof pair[0] !== 'number' || typeof pair[1] !== 'string') {
-    throw new AnswerError('a sample is not [<time>, "<value>"]');
-  }
+  const shape = () => new AnswerError('a sample is not [<time>, "<value>"]');
+  if (!Array.isArray(pair) || typeof pair[0] !== 'number') throw shape();
   const ms = sampleMillis(pair[0]);
+  if (typeof pair[1] !== 'string' || pair.length !== 2) throw shape();
   return [ms, numeric ? parseSampleValue(pair[1]) : pair[1]];
 }
 

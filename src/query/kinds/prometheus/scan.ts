@@ -139,9 +139,11 @@ function readSample(r: JsonBytes): [number, number] {
   const ms = sampleMillis(r.number());
   r.expect(COMMA);
   r.ws();
-  const value = r.quotedNumber(parseSampleValue);
+  // The sample's end is read before its value, as the original reads them.
+  const start = r.plainStringStart();
+  const end = r.at - 1;
   r.expect(CLOSE_BRACKET);
-  return [ms, value];
+  return [ms, r.numberIn(start, end, parseSampleValue)];
 }
 
 /** A series' two columns, a sample at a time. */
@@ -163,8 +165,10 @@ class SampleWriter {
     r.expect(COMMA);
     r.ws();
     const start = r.plainStringStart();
-    this.#value(r, start, r.at - 1);
+    const end = r.at - 1;
+    // The sample's end is read before its value, as the original reads them.
     r.expect(CLOSE_BRACKET);
+    this.#value(r, start, end);
   }
 
   /** The time column, or `previous` when it holds the same times (its own buffer then goes back). */
