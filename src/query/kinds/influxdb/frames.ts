@@ -242,36 +242,50 @@ function readParsed(text: string): ScannedInflux {
     throw new AnswerError('invalid JSON');
   }
   if (!isObject(parsed)) throw new AnswerError('not an object');
+  // Members in their order, as the original's decoder meets (and refuses) them.
   const doc: ScannedInflux = { hasResult: false, series: [] };
-  if (parsed.error !== undefined) doc.error = stringMember(parsed.error, 'error');
-  const results = parsed.results;
-  if (results === undefined || results === null) return doc;
-  if (!Array.isArray(results)) throw new AnswerError('results are not a list');
-  if (results.length === 0) return doc;
-  doc.hasResult = true;
-  const result = results[0];
-  if (result === null) return doc;
-  if (!isObject(result)) throw new AnswerError('a result is not an object');
-  if (result.error !== undefined) doc.resultError = stringMember(result.error, 'error');
-  if (result.series === undefined || result.series === null) return doc;
-  if (!Array.isArray(result.series)) throw new AnswerError('series are not a list');
-  for (const raw of result.series) doc.series.push(parsedSeries(raw, firstTimes));
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key === 'error') doc.error = stringMember(value, 'error');
+    else if (key === 'results' && value !== null) {
+      if (!Array.isArray(value)) throw new AnswerError('results are not a list');
+      if (value.length > 0) {
+        doc.hasResult = true;
+        parsedResult(value[0], doc, firstTimes);
+      }
+    }
+  }
   return doc;
+}
+
+function parsedResult(result: unknown, doc: ScannedInflux, firstTimes: WeakMap<object, number | null>): void {
+  if (result === null) return;
+  if (!isObject(result)) throw new AnswerError('a result is not an object');
+  for (const [key, value] of Object.entries(result)) {
+    if (key === 'error') doc.resultError = stringMember(value, 'error');
+    else if (key === 'series' && value !== null) {
+      if (!Array.isArray(value)) throw new AnswerError('series are not a list');
+      for (const raw of value) doc.series.push(parsedSeries(raw, firstTimes));
+    }
+  }
 }
 
 function parsedSeries(raw: unknown, firstTimes: WeakMap<object, number | null>): SeriesColumns {
   const series: SeriesColumns = { name: '', tags: readLabels(undefined, 'series tags'), columns: [], cols: [], times: [], rows: 0, rowsAsRead: [] };
   if (raw === null) return series;
   if (!isObject(raw)) throw new AnswerError('a series is not an object');
-  series.name = stringMember(raw.name, 'a series name');
-  series.tags = readLabels(raw.tags, 'series tags');
-  series.columns = readColumns(raw.columns);
-  const values = raw.values ?? [];
-  if (!Array.isArray(values)) throw new AnswerError('series values are not rows');
+  let values: unknown[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'name') series.name = stringMember(value, 'a series name');
+    else if (key === 'tags') series.tags = readLabels(value, 'series tags');
+    else if (key === 'columns') series.columns = readColumns(value);
+    else if (key === 'values' && value !== null) {
+      if (!Array.isArray(value) || !value.every((row) => Array.isArray(row))) throw new AnswerError('series values are not rows');
+      values = value;
+    }
+  }
   // Where every column is read (a time column's series), a short row is one the original cannot read.
   const everyColumn = series.columns.some((c) => c.toLowerCase() === 'time');
-  for (const row of values) {
-    if (!Array.isArray(row)) throw new AnswerError('series values are not rows');
+  for (const row of values as unknown[][]) {
     if (everyColumn && row.length < series.columns.length) throw new AnswerError('a series row has fewer values than columns');
     series.rowsAsRead!.push(row);
     series.times.push(firstTimes.get(row) ?? null);
