@@ -58,7 +58,7 @@ export function createHealthChecker(settings: Settings, dataSources: DataSourceS
         if (error instanceof DomainError) throw error;
         // A check must come back with a verdict; anything unforeseen is an ERROR, never a 500.
         log.warn({ err: error, component: 'dataproxy', dsId: row.id }, 'data source health check failed unexpectedly');
-        return { status: 'ERROR', message: MESSAGES.health.unexpected((error as Error).message) };
+        return { status: 'ERROR', message: MESSAGES.health.unexpected };
       }
     },
   };
