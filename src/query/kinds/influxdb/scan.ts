@@ -64,6 +64,14 @@ export function int64Literal(text: string, value: number): number | null {
   return exact >= -(2n ** 63n) && exact < 2n ** 63n ? value : null;
 }
 
+/** `int64Literal` of the number just read from `start`, from its bytes: a string only for 16 digits or more. */
+function timeOf(r: JsonBytes, start: number, value: number): number | null {
+  const b = r.bytes;
+  const end = r.at;
+  for (let i = b[start] === 0x2d ? start + 1 : start; i < end; i++) if (!isDigit(b[i])) return null;
+  return end - start < 16 ? value : int64Literal(r.latin1(start, end), value);
+}
+
 function readDocument(r: JsonBytes): ScannedInflux {
   const doc: ScannedInflux = { hasResult: false, series: [] };
   r.expect(OPEN_BRACE);
@@ -132,7 +140,7 @@ function readRows(r: JsonBytes, series: SeriesColumns): void {
       else if (c === 0x2d || isDigit(c)) {
         const start = r.at;
         const value = r.number();
-        if (k === 0) times.push(Number.isFinite(value) ? int64Literal(r.latin1(start, r.at), value) : null);
+        if (k === 0) times.push(timeOf(r, start, value));
         cols[k++]!.push(value);
       } else cols[k++]!.push(r.json());
       if (k === 1 && c !== 0x2d && !isDigit(c)) times.push(null);
