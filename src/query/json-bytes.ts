@@ -3,7 +3,8 @@
  * (kinds/prometheus/scan.ts, kinds/influxdb/scan.ts): they walk the shapes they expect member by member and
  * read numbers straight from their digits, so 100,000 samples never become 100,000 small arrays
  * and strings. Anything unexpected throws `NOT_PLAIN`, and `readPlain` answers null so the caller
- * falls back to `JSON.parse`. Small parts (labels, tags, strings) go through `JSON.parse`. Pure.
+ * falls back to `JSON.parse`; a value the original refuses (a kind's `AnswerError`) goes up as it
+ * is. Small parts (labels, tags, strings) go through `JSON.parse`. Pure.
  */
 
 export const QUOTE = 0x22;
