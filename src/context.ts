@@ -6,6 +6,10 @@ import type { QueryCaller } from './query/service.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Runtime } from './runtime.ts';
 
+/** Request ids: this process's random prefix, then a counter; unique across instances and restarts. */
+const ID_PREFIX = Math.random().toString(36).slice(2, 10);
+let lastId = 0;
+
 /**
  * Everything one request carries, built once by the front door before dispatch and used alike by
  * REST, GraphQL (it is yoga's server context, and so every resolver's context) and the proxy.
@@ -27,6 +31,7 @@ export class RequestContext {
   authorizedAs: Access | null = null;
   /** The route template, for the access log and metrics (never the raw path). */
   route = 'unmatched';
+  #id: string | null = null;
   #em: EntityManager | null = null;
   /** Made on first use: most requests never need a signal. */
   #left: AbortController | null = null;
@@ -38,6 +43,14 @@ export class RequestContext {
     this.services = services;
     this.changeMark = services.changes.mark();
     this.#req = req;
+  }
+
+  /**
+   * The request's id, on every log line about it (the access log, a masked error): made on first
+   * use, and never sent to the client, as the original sends none.
+   */
+  get requestId(): string {
+    return (this.#id ??= `${ID_PREFIX}-${(++lastId).toString(36)}`);
   }
 
   /** This request's own EntityManager, forked on first use: calls served from caches skip the fork. */
@@ -64,7 +77,7 @@ export class RequestContext {
     if (!asIn && this.#dataSourceCaller) return this.#dataSourceCaller;
     const caller: QueryCaller = {
       principal: asIn ?? this.caller, em: () => this.em, changeMark: this.changeMark, signal: this.signal,
-      via: this.#req?.headers.via, ip: this.#req?.socket.remoteAddress ?? '',
+      via: this.#req?.headers.via, ip: this.#req?.socket.remoteAddress ?? '', requestId: this.requestId,
     };
     if (!asIn) this.#dataSourceCaller = caller;
     return caller;

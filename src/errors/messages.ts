@@ -252,7 +252,8 @@ export const MESSAGES = {
     /** Ours: the original answers 500 "Unable to get plugin context". */
     secretsUnreadable: 'Unable to load datasource meta data: its secrets cannot be decrypted (was [security] secret_key changed?)',
     /** Ours: an unforeseen failure inside a check, answered as a failed check rather than a 500. */
-    unexpected: (cause: string) => `Health check failed: ${cause}`,
+    /** The original's words when a plugin's check fails outright; the cause is logged, never shown. */
+    unexpected: 'Plugin health check failed',
     working: 'Data source is working',
     prometheusOk: 'Successfully queried the Prometheus API.',
     prometheusFailed: (cause: string) => `${cause} - There was an error returned querying the Prometheus API.`,

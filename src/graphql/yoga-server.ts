@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { Settings } from '../config/settings.ts';
 import { useJsonErrorBodies } from './error-bodies.ts';
 import { useRequestErrorStatus } from './request-errors.ts';
-import { maskError } from './errors.ts';
+import { maskError, useMaskedErrorLog } from './errors.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { useRequestedNodesLimit } from './requested-nodes.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
@@ -20,7 +20,7 @@ import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 export function createYogaHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler & { servesDirectly: boolean } {
   const config = settings.graphql;
   const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
-  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useJsonErrorBodies(), useRequestErrorStatus(), useRequestedNodesLimit(), useCompiledExecution(onCompiled(log)), useValidationCache()];
+  const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useMaskedErrorLog(log), useJsonErrorBodies(), useRequestErrorStatus(), useRequestedNodesLimit(), useCompiledExecution(onCompiled(log)), useValidationCache()];
   const endpoint = '/graphql';
   const server = new YogaServer<RequestContext, Record<string, never>>({
     schema: getSchema(),

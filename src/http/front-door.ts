@@ -145,10 +145,10 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     sendJson(res, route.status ?? 200, data);
   }
 
-  function fail(route: Route | null, res: ServerResponse, error: unknown, method: string): void {
+  function fail(route: Route | null, res: ServerResponse, error: unknown, method: string, requestId?: string): void {
     const rendered = renderError(error);
-    if (rendered.unexpected !== undefined) log.error({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed');
-    else if (rendered.status === 503) log.warn({ err: error, method, route: route?.path ?? 'unmatched' }, 'request failed: database unavailable');
+    if (rendered.unexpected !== undefined) log.error({ err: error, method, route: route?.path ?? 'unmatched', requestId }, 'request failed');
+    else if (rendered.status === 503) log.warn({ err: error, method, route: route?.path ?? 'unmatched', requestId }, 'request failed: database unavailable');
     if (res.headersSent || res.destroyed) {
       res.destroy();
       return;
@@ -179,6 +179,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
       handlers.onRequestDone(method, ctx.route, status, seconds);
       if (!log.isLevelEnabled(accessLevel)) return;
       log[accessLevel]({
+        requestId: ctx.requestId,
         method,
         route: ctx.route,
         status,
@@ -196,7 +197,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if ((declaredLength(req) ?? 0) > bodyLimit && readsBody(match.route, method)) return fail(match.route, res, tooLarge(), method);
     // The go-ahead only for a body that may be wanted (node:http would send it for any).
     if (expectsContinue) res.writeContinue();
-    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method));
+    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method, ctx.requestId));
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
 }

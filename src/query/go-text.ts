@@ -46,9 +46,9 @@ export function goJsonStringMap(map: Readonly<Record<string, string>>): string {
   return `${out}}`;
 }
 
-/** Labels sorted by key, as Go writes a map. */
+/** Labels sorted by key, as Go writes a map; without a prototype, so a `__proto__` label stays a label. */
 export function sortedLabels(labels: Readonly<Record<string, string>>): Record<string, string> {
-  const out: Record<string, string> = {};
+  const out = Object.create(null) as Record<string, string>;
   for (const k of Object.keys(labels).sort(compareGoStrings)) out[k] = labels[k];
   return out;
 }

@@ -55,7 +55,7 @@ export class DataSourceHealthChecks {
       if (error instanceof DomainError) throw error;
       // A check must come back with a verdict; anything unforeseen is an ERROR, never a 500.
       this.#log.warn({ err: error, component: 'dataproxy', dsId: target.id }, 'data source health check failed unexpectedly');
-      return { status: 'ERROR', message: MESSAGES.health.unexpected((error as Error).message) };
+      return { status: 'ERROR', message: MESSAGES.health.unexpected };
     }
   }
 

@@ -3,7 +3,8 @@
  * (kinds/prometheus/scan.ts, kinds/influxdb/scan.ts): they walk the shapes they expect member by member and
  * read numbers straight from their digits, so 100,000 samples never become 100,000 small arrays
  * and strings. Anything unexpected throws `NOT_PLAIN`, and `readPlain` answers null so the caller
- * falls back to `JSON.parse`. Small parts (labels, tags, strings) go through `JSON.parse`. Pure.
+ * falls back to `JSON.parse`; a value the original refuses (a kind's `AnswerError`) goes up as it
+ * is. Small parts (labels, tags, strings) go through `JSON.parse`. Pure.
  */
 
 export const QUOTE = 0x22;
@@ -82,6 +83,10 @@ export class JsonBytes {
 
   latin1(start: number, end: number): string {
     return this.#buffer.toString('latin1', start, end);
+  }
+
+  utf8(start: number, end: number): string {
+    return this.#buffer.toString('utf8', start, end);
   }
 
   /** The next byte after whitespace, not consumed. */
@@ -182,11 +187,15 @@ export class JsonBytes {
    */
   quotedNumber(parse: (text: string) => number): number {
     const start = this.plainStringStart();
-    const end = this.at - 1;
-    return exactDecimal(this.bytes, start, end) ?? parse(this.latin1(start, end));
+    return this.numberIn(start, this.at - 1, parse);
   }
 
-  /** A JSON number. */
+  /** The number the text from `start` to `end` holds: plain decimals from their digits, anything else through `parse`. */
+  numberIn(start: number, end: number, parse: (text: string) => number): number {
+    return exactDecimal(this.bytes, start, end) ?? parse(this.utf8(start, end));
+  }
+
+  /** A JSON number: ±Infinity where its digits overflow a double (Go's decoders refuse those). */
   number(): number {
     const b = this.bytes;
     const start = this.at;

@@ -21,6 +21,8 @@ import type { TimeRange } from './time-range.ts';
  */
 export interface QueryCaller extends UpstreamCaller {
   signal: AbortSignal;
+  /** The request's id, for the log lines of failures the client sees only as a fixed message. */
+  requestId?: string;
 }
 
 /** Every refId's answer and the HTTP status the original gives them: 400 when any failed. */
@@ -169,7 +171,7 @@ export class QueryService {
       answers = await kind.query(ctx, queries);
     } catch (error) {
       if (caller.signal.aborted) return everyRefId(() => failed(MESSAGES.query.cancelled, 'downstream', 499));
-      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id }, 'data source query failed unexpectedly');
+      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id, requestId: caller.requestId }, 'data source query failed unexpectedly');
       return everyRefId(() => failed(MESSAGES.query.failed, 'plugin', 500));
     }
     for (const [refId, response] of answers) {
@@ -216,7 +218,7 @@ export class QueryService {
         const status = error.status === 499 ? 502 : error.status;
         return { status, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: error.message }) };
       }
-      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id }, 'data source resource failed unexpectedly');
+      this.#log.error({ err: error, component: 'query', dsType: type, dsId: handle.target.id, requestId: caller.requestId }, 'data source resource failed unexpectedly');
       return { status: 500, headers: { 'content-type': 'application/json' }, body: JSON.stringify({ message: MESSAGES.query.resourceFailed }) };
     }
   }

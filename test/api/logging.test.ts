@@ -43,6 +43,9 @@ describe('request log lines', () => {
     expect(lines[1]).toMatchObject({ userId: 1, orgId: 1 });
     expect(lines[4]).toMatchObject({ userId: 1, orgId: 1 }); // GraphQL authenticates inside yoga; still known here
     expect(lines[3]!.userId).toBeUndefined(); // no credentials on the health check
+    // Each line names its request; the id is for logs only, as the original sends none.
+    expect(new Set(lines.map((l) => l.requestId)).size).toBe(5);
+    for (const line of lines) expect(line.requestId).toMatch(/^[a-z0-9]+-[a-z0-9]+$/);
   });
 
   it('logs requests at debug level without router_logging, so [log] level decides', async () => {

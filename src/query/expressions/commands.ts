@@ -3,6 +3,7 @@
  * `mathexp/resample.go`): each model is read into a command with the refIds it needs, or refused
  * with the original's words; running one turns its inputs' values into its own.
  */
+import { ownMessage } from '../answer-error.ts';
 import { parseSdkDuration } from '../durations.ts';
 import { classicConditionsCommand } from './classic.ts';
 import type { Command } from './command.ts';
@@ -112,7 +113,7 @@ function mathCommand(refId: string, model: Readonly<Record<string, unknown>>): C
   try {
     parsed = parseMath(expression);
   } catch (error) {
-    throw new Error(`invalid math command type: ${(error as Error).message}`);
+    throw new Error(`invalid math command type: ${ownMessage(error)}`);
   }
   return { type: 'math', needs: parsed.varNames, execute: (vars) => evaluateMath(refId, parsed, vars) };
 }
@@ -328,6 +329,6 @@ export function buildCommand(refId: string, model: Readonly<Record<string, unkno
   try {
     return builder(refId, model);
   } catch (error) {
-    throw new Error(`failed to parse expression '${refId}': ${(error as Error).message}`);
+    throw new Error(`failed to parse expression '${refId}': ${ownMessage(error)}`);
   }
 }

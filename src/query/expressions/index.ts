@@ -3,6 +3,7 @@
  * here. Its data source queries run once, through the caller; then each expression runs in
  * dependency order over the values of the refIds it names. Every refId not hidden is answered.
  */
+import { ownMessage } from '../answer-error.ts';
 import type { DataResponse } from '../frames/frame.ts';
 import { buildCommand, goType, type Command } from './commands.ts';
 import { framesToValues } from './convert.ts';
@@ -64,7 +65,7 @@ function buildNodes(queries: readonly ExpressionRequestQuery[]): Node[] {
       try {
         node.command = buildCommand(query.refId, query.model);
       } catch (error) {
-        throw new ExpressionRequestError((error as Error).message);
+        throw new ExpressionRequestError(ownMessage(error));
       }
     } else {
       for (const key of ['intervalMs', 'maxDataPoints'] as const) {
@@ -150,7 +151,7 @@ export async function runExpressionRequest(
       try {
         vars.set(query.refId, { values: framesToValues(query.datasource.type, response?.frames ?? []) });
       } catch (error) {
-        vars.set(query.refId, { values: [], error: conversionError(query.refId, (error as Error).message) });
+        vars.set(query.refId, { values: [], error: conversionError(query.refId, ownMessage(error)) });
       }
     }
   }
@@ -167,7 +168,7 @@ export async function runExpressionRequest(
     try {
       vars.set(refId, { values: command.execute(vars, range) });
     } catch (error) {
-      vars.set(refId, { values: [], error: (error as Error).message });
+      vars.set(refId, { values: [], error: ownMessage(error) });
     }
   }
 

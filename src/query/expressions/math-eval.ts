@@ -207,9 +207,24 @@ class Evaluation {
     return unions;
   }
 
+  /**
+   * A chain of binary operations (`$A + $A + ...`, thousands long, parses as a tree that deep on
+   * its left) walked down its left spine in a loop, not a recursion per term; operands on the
+   * right nest only as deep as the parser allows. Left before right, as the original walks.
+   */
   private binary(node: Extract<Node, { type: 'binary' }>): Value[] {
-    const left = this.walk(node.left);
-    const right = this.walk(node.right);
+    const spine = [node];
+    let leftmost = node.left;
+    while (leftmost.type === 'binary') {
+      spine.push(leftmost);
+      leftmost = leftmost.left;
+    }
+    let left = this.walk(leftmost);
+    for (let i = spine.length - 1; i >= 0; i--) left = this.combine(spine[i]!, left, this.walk(spine[i]!.right));
+    return left;
+  }
+
+  private combine(node: Extract<Node, { type: 'binary' }>, left: Value[], right: Value[]): Value[] {
     const fn = binaryFn(node.op);
     const out: Value[] = [];
     for (const { labels, a, b } of this.union(left, right, node)) {

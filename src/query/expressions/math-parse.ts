@@ -208,7 +208,11 @@ export function parseMath(text: string): ParsedExpression {
   return { root, varNames };
 }
 
-/** A node as the original prints it in notices (`Node.String()`). */
+/**
+ * A node as the original prints it in notices (`Node.String()`). A chain of binary operations is
+ * printed down its left spine in a loop: only what the parser bounds (parentheses, unary
+ * operators, function arguments) is printed by recursion.
+ */
 export function nodeText(node: Node): string {
   switch (node.type) {
     case 'number':
@@ -217,8 +221,17 @@ export function nodeText(node: Node): string {
       return node.text;
     case 'unary':
       return `${node.op}${nodeText(node.arg)}`;
-    case 'binary':
-      return `${nodeText(node.left)} ${node.op} ${nodeText(node.right)}`;
+    case 'binary': {
+      const spine: Array<Extract<Node, { type: 'binary' }>> = [node];
+      let leftmost = node.left;
+      while (leftmost.type === 'binary') {
+        spine.push(leftmost);
+        leftmost = leftmost.left;
+      }
+      let text = nodeText(leftmost);
+      for (let i = spine.length - 1; i >= 0; i--) text = `${text} ${spine[i]!.op} ${nodeText(spine[i]!.right)}`;
+      return text;
+    }
     case 'func':
       return `${node.name}(${node.args.map(nodeText).join(', ')})`;
   }

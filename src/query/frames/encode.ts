@@ -80,6 +80,8 @@ const str = (v: string | undefined) => (v ? goString(v) : undefined);
 const num = (v: number | undefined) => (v !== undefined && Number.isFinite(v) && v !== 0 ? goFloat(v) : undefined);
 const any = (v: unknown) => (v === undefined || v === null ? undefined : goJson(v));
 const flag = (v: boolean | undefined) => (v ? 'true' : undefined);
+/** The SDK's `ConfFloat64`: NaN and ±Inf are written as null. */
+const confFloat = (v: number | undefined) => (v === undefined ? undefined : Number.isFinite(v) ? goFloat(v) : 'null');
 
 const NOTICE: ReadonlyArray<Member<Notice>> = [
   ['severity', (n) => str(n.severity ?? 'info')],
@@ -112,9 +114,9 @@ const CONFIG: ReadonlyArray<Member<FieldConfig>> = [
   ['filterable', (c) => flag(c.filterable)],
   ['writeable', (c) => flag(c.writeable)],
   ['unit', (c) => str(c.unit)],
-  ['decimals', (c) => (c.decimals === undefined ? undefined : goFloat(c.decimals))],
-  ['min', (c) => (c.min === undefined ? undefined : goFloat(c.min))],
-  ['max', (c) => (c.max === undefined ? undefined : goFloat(c.max))],
+  ['decimals', (c) => confFloat(c.decimals)],
+  ['min', (c) => confFloat(c.min)],
+  ['max', (c) => confFloat(c.max)],
   ['interval', (c) => num(c.interval)],
   ['mappings', (c) => any(c.mappings)],
   ['thresholds', (c) => any(c.thresholds)],
@@ -156,6 +158,9 @@ export function plainNumbers(values: readonly unknown[], integers: boolean): boo
   }
   return true;
 }
+
+/** An integer's digits as Go writes an int64 (no exponent, as JavaScript writes from 1e21). */
+const intText = (v: number) => (v < 1e21 && v > -1e21 ? String(v) : BigInt(v).toString());
 
 /** One field's values; floats record their non-finite rows in `entities`. */
 function encodeValues(field: Field, entities: Entities): string {
@@ -209,10 +214,12 @@ function encodeValues(field: Field, entities: Entities): string {
       }
       break;
     default:
-      // Integers, enums and times (epoch milliseconds): plain integers.
+      // Integers, enums and times (epoch milliseconds): plain integers. The kinds refuse times and
+      // integers no int64 holds; should one get here all the same, it is written as null, never as
+      // `Infinity` or `NaN`, which would make the whole answer invalid JSON.
       for (let i = 0; i < n; i++) {
         const v = values[i] as number | null;
-        out += `${i ? ',' : ''}${v === null || v === undefined ? 'null' : Math.trunc(v)}`;
+        out += `${i ? ',' : ''}${v === null || v === undefined || v - v !== 0 ? 'null' : intText(Math.trunc(v))}`;
       }
   }
   return `${out}]`;

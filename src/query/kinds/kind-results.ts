@@ -1,3 +1,4 @@
+import { ownMessage } from '../answer-error.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import { fieldLength, type DataResponse, type Frame } from '../frames/frame.ts';
 import { failed } from './kind.ts';
@@ -10,7 +11,7 @@ import { failed } from './kind.ts';
 /** A rejection of `KindContext.call` as the refId's answer: its message and status (502 when it has none). */
 export function callFailed(error: unknown): DataResponse {
   const status = typeof (error as { status?: unknown })?.status === 'number' ? (error as { status: number }).status : 502;
-  const message = error instanceof Error ? error.message : String(error);
+  const message = ownMessage(error);
   return failed(message, 'downstream', status);
 }
 

@@ -104,6 +104,20 @@ describe('math: grammar and arithmetic on scalars', () => {
   it('a long flat chain parses and evaluates', () => {
     expect(scalarOf(Array(2000).fill('1').join('+'))).toBe(2000);
   });
+
+  it('evaluates and names the longest chains the length limit allows, in a loop rather than a recursion per term', () => {
+    // 3,300 terms over series whose labels do not all match: every level records its dropped
+    // values under its own text, which printed a tree 3,300 deep by recursion.
+    const terms = 3_300;
+    const expression = Array(terms).fill('$A').join('+').replace(/\$A$/, '$B');
+    expect(expression.length).toBeLessThan(MAX_LENGTH);
+    const [sum] = run(expression, {
+      A: [series({ host: 'a' }, [1000, 2000], [1, 2])],
+      B: [series({ host: 'a' }, [1000, 2000], [10, 20]), series({ host: 'b' }, [1000], [5])],
+    });
+    expect(points(sum!)).toEqual([[1000, terms - 1 + 10], [2000, 2 * (terms - 1) + 20]]);
+    expect(scalarOf(Array(4_999).fill('2').join('*'))).toBe(Infinity);
+  });
 });
 
 describe('math: series, numbers and their labels', () => {

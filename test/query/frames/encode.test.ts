@@ -124,3 +124,20 @@ describe('the /api/ds/query envelope', () => {
       + '"a":{"status":200}}}');
   });
 });
+
+describe('the encoder never writes what JSON cannot hold', () => {
+  it('writes non-finite floats as null plus entities, and any non-finite time or integer as null', () => {
+    const json = encodeFrame({
+      fields: [
+        { name: 'Time', type: 'time.Time', values: [Infinity, NaN, -Infinity, 1e22, 5] },
+        { name: 'n', type: 'int64', values: [NaN, 1] },
+        { name: 'v', type: 'float64', values: [NaN, Infinity, -Infinity, 1, 2], config: { min: NaN, max: Infinity } },
+      ],
+    });
+    const parsed = JSON.parse(json) as { schema: { fields: Array<{ config?: unknown }> }; data: { values: unknown[][]; entities: unknown[] } };
+    expect(parsed.data.values).toEqual([[null, null, null, 10000000000000000000000, 5], [null, 1], [null, null, null, 1, 2]]);
+    expect(json).toContain('10000000000000000000000');
+    expect(parsed.data.entities).toEqual([null, null, { NaN: [0], Inf: [1], NegInf: [2] }]);
+    expect(parsed.schema.fields[2]!.config).toEqual({ min: null, max: null });
+  });
+});

@@ -1,6 +1,8 @@
 import type { Frame } from '../../frames/frame.ts';
 import type { DataQuery, UpstreamCall } from '../kind.ts';
 import { encodeValues, sortedLabels } from '../../go-text.ts';
+import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
+import { checkedMillis } from '../../go-numbers.ts';
 
 /**
  * Graphite, as the original's backend does it (`pkg/tsdb/graphite/query.go`): the target, its
@@ -49,41 +51,85 @@ export function graphiteErrorMessage(status: number, body: string): string {
   return text.trim();
 }
 
+/** Go's `strconv.FormatFloat(v, 'f', -1, 64)`: the shortest digits, never an exponent. */
+export function formatFloatF(v: number): string {
+  const text = String(v);
+  const e = text.indexOf('e');
+  if (e < 0) return text;
+  const negative = text[0] === '-';
+  const digits = text.slice(negative ? 1 : 0, e).replace('.', '');
+  const point = text.slice(negative ? 1 : 0, e).indexOf('.');
+  const exponent = Number(text.slice(e + 1)) + (point < 0 ? e - (negative ? 1 : 0) : point);
+  const fixed = exponent <= 0 ? `0.${'0'.repeat(-exponent)}${digits}` : exponent >= digits.length ? digits + '0'.repeat(exponent - digits.length) : `${digits.slice(0, exponent)}.${digits.slice(exponent)}`;
+  return negative ? `-${fixed}` : fixed;
+}
+
+/** A tag as the original keeps it: strings, and numbers as Go formats them; other types are left out. */
 function tagValue(v: unknown): string | undefined {
   if (typeof v === 'string') return v;
-  if (typeof v === 'number') return String(v);
+  if (typeof v === 'number') return formatFloatF(v);
   return undefined;
 }
 
-/** A `/render?format=json` answer as frames for one refId; throws on a malformed answer. */
+/**
+ * A datapoint member as the original's `null.Float` decodes it: a number (one that overflows a
+ * double is refused, as `encoding/json` refuses it), null, or an object read as `sql.NullFloat64`
+ * (its `Float64` member, any case); strings, booleans and lists are refused.
+ */
+function nullFloat(v: unknown, what: string): number | null {
+  if (v === null || v === undefined) return null;
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new AnswerError(`failed to parse the Graphite response: ${what} is out of range`);
+    return v;
+  }
+  if (typeof v === 'object' && !Array.isArray(v)) {
+    const key = Object.keys(v).findLast((k) => k.toLowerCase() === 'float64');
+    const member = key === undefined ? null : (v as Record<string, unknown>)[key];
+    if (member !== null && typeof member !== 'number') throw new AnswerError(`failed to parse the Graphite response: ${what} is not a number`);
+    return member === null ? 0 : nullFloat(member, what);
+  }
+  throw new AnswerError(`failed to parse the Graphite response: ${what} is not a number`);
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A `/render?format=json` answer as frames for one refId; throws an `AnswerError` on an answer the original refuses. */
 export function graphiteFrames(body: Buffer | string, refId: string): Frame[] {
   let parsed: unknown;
   try {
-    parsed = JSON.parse(body.toString());
+    parsed = parseAnswerJson(body.toString());
   } catch (error) {
-    throw new Error(`failed to parse the Graphite response: ${(error as Error).message}`);
+    throw new AnswerError(`failed to parse the Graphite response: ${(error as Error).message}`);
   }
   // Old graphite versions wrapped the list as {"series": [...]}.
-  const list = Array.isArray(parsed) ? parsed : (parsed as { series?: unknown })?.series;
-  if (!Array.isArray(list)) throw new Error('failed to parse the Graphite response: not a list of series');
+  const list = Array.isArray(parsed) ? parsed : isObject(parsed) ? parsed.series : undefined;
+  if (!Array.isArray(list)) throw new AnswerError('failed to parse the Graphite response: not a list of series');
   return list.map((raw) => {
-    const series = (raw ?? {}) as { target?: unknown; datapoints?: unknown; tags?: unknown };
+    if (raw !== null && !isObject(raw)) throw new AnswerError('failed to parse the Graphite response: a series is not an object');
+    const series = raw ?? {};
+    if (series.target !== undefined && series.target !== null && typeof series.target !== 'string') {
+      throw new AnswerError('failed to parse the Graphite response: a target is not a string');
+    }
     const target = typeof series.target === 'string' ? series.target : '';
+    const points = series.datapoints ?? [];
+    if (!Array.isArray(points)) throw new AnswerError('failed to parse the Graphite response: datapoints are not a list');
     const times: number[] = [];
     const values: (number | null)[] = [];
-    for (const point of Array.isArray(series.datapoints) ? series.datapoints : []) {
-      const [value, ts] = Array.isArray(point) ? point : [];
-      if (typeof ts !== 'number' || !Number.isFinite(ts)) throw new Error('failed to parse data point timestamp');
-      times.push(Math.trunc(ts) * 1000);
-      values.push(typeof value === 'number' ? value : null);
+    for (const point of points) {
+      if (point !== null && !Array.isArray(point)) throw new AnswerError('failed to parse the Graphite response: a data point is not a list');
+      const [value, ts] = point ?? [];
+      const seconds = nullFloat(ts, 'a data point timestamp');
+      if (seconds === null) throw new AnswerError('failed to parse data point timestamp');
+      times.push(checkedMillis(Math.trunc(seconds) * 1000, 'a data point timestamp'));
+      values.push(nullFloat(value, 'a data point value'));
     }
-    const labels: Record<string, string> = {};
-    if (series.tags && typeof series.tags === 'object') {
-      for (const [name, v] of Object.entries(series.tags as Record<string, unknown>)) {
-        // Metrictank's `name` is the whole series key; the target up to its first ';' is the name.
-        const value = name === 'name' ? target.split(';')[0] : tagValue(v);
-        if (value !== undefined) labels[name] = value;
-      }
+    const labels = Object.create(null) as Record<string, string>;
+    const tags = series.tags;
+    if (tags !== undefined && tags !== null && !isObject(tags)) throw new AnswerError('failed to parse the Graphite response: tags are not an object');
+    for (const [name, v] of Object.entries(tags ?? {})) {
+      // Metrictank's `name` is the whole series key; the target up to its first ';' is the name.
+      const value = name === 'name' ? target.split(';')[0] : tagValue(v);
+      if (value !== undefined) labels[name] = value;
     }
     return {
       refId,

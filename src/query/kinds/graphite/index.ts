@@ -1,6 +1,7 @@
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamAnswer } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
+import { AnswerError, checkDepth, parseAnswerJson } from '../../answer-error.ts';
 import { encodeValues } from '../../go-text.ts';
 import { graphiteErrorMessage, graphiteFrames, graphiteRequest, graphiteTarget } from './frames.ts';
 
@@ -20,7 +21,9 @@ async function runOne(ctx: KindContext, query: DataQuery, target: string): Promi
   try {
     return framesOrLimit(graphiteFrames(answer.body, query.refId), ctx.maxPoints);
   } catch (error) {
-    return failed((error as Error).message, 'downstream', 502);
+    // Anything but an answer the original refuses is this server's fault: logged by the caller.
+    if (!(error instanceof AnswerError)) throw error;
+    return failed(error.message, 'downstream', 502);
   }
 }
 
@@ -52,10 +55,20 @@ function text(body: Record<string, unknown>, key: string): string {
 
 function parseAnswer(endpoint: string, answer: UpstreamAnswer): unknown {
   try {
-    return JSON.parse(answer.body.toString());
+    const parsed = parseAnswerJson(answer.body.toString());
+    // Written back to the client: nesting past any real answer's is refused before that.
+    checkDepth(parsed, 'the answer');
+    return parsed;
   } catch (error) {
-    throw new Error(`${endpoint} request failed: failed to parse ${endpoint} response: ${(error as Error).message}`);
+    throw new AnswerError(`${endpoint} request failed: failed to parse ${endpoint} response: ${(error as Error).message}`);
   }
+}
+
+/** A find result's member as the original's struct types it: text for strings, a number for the flags. */
+function findMember(value: unknown, type: 'string' | 'number'): unknown {
+  if (value === undefined || value === null) return type === 'string' ? '' : 0;
+  if (typeof value !== type) throw new AnswerError('metrics find request failed: failed to parse metrics find response: unexpected value');
+  return value;
 }
 
 async function resource(ctx: KindContext, req: ResourceRequest): Promise<ResourceResponse> {
@@ -86,11 +99,14 @@ async function resource(ctx: KindContext, req: ResourceRequest): Promise<Resourc
         headers: { 'Content-Type': 'application/x-www-form-urlencoded' }, body: encodeValues({ query }),
       });
       const found = parseAnswer('metrics find', answer);
-      if (!Array.isArray(found)) throw new Error('metrics find request failed: failed to parse metrics find response: not a list');
+      if (!Array.isArray(found)) throw new AnswerError('metrics find request failed: failed to parse metrics find response: not a list');
       // The original decodes into its struct and writes these keys back, in this order.
       const items = found.map((raw) => {
         const m = (raw ?? {}) as Record<string, unknown>;
-        return { text: m.text ?? '', id: m.id ?? '', allowChildren: m.allowChildren ?? 0, expandable: m.expandable ?? 0, leaf: m.leaf ?? 0 };
+        return {
+          text: findMember(m.text, 'string'), id: findMember(m.id, 'string'), allowChildren: findMember(m.allowChildren, 'number'),
+          expandable: findMember(m.expandable, 'number'), leaf: findMember(m.leaf, 'number'),
+        };
       });
       return json(answer.status, items);
     }
@@ -99,8 +115,9 @@ async function resource(ctx: KindContext, req: ResourceRequest): Promise<Resourc
     const results = Array.isArray(expanded?.results) ? expanded.results : [];
     return json(answer.status, results.map((r) => ({ text: r })));
   } catch (error) {
-    if (typeof (error as { status?: unknown }).status === 'number') throw error;
-    return resourceError(500, (error as Error).message);
+    // Upstream failures go up as they are; anything but a refused answer is logged by the caller.
+    if (!(error instanceof AnswerError)) throw error;
+    return resourceError(500, error.message);
   }
 }
 

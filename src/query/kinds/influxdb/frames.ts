@@ -3,22 +3,19 @@ import { formatInterval } from '../../durations.ts';
 import { compareGoStrings } from '../../frames/encode.ts';
 import { sortedLabels } from '../../go-text.ts';
 import type { InfluxQuery } from './influxql.ts';
-import { scanInflux, type SeriesColumns } from './scan.ts';
+import { int64Literal, readColumns, scanInflux, stringMember, type ScannedInflux, type SeriesColumns } from './scan.ts';
+import { AnswerError, checkDepth } from '../../answer-error.ts';
+import { readLabels } from '../../labels.ts';
 
 /**
  * InfluxDB 1.x `/query` answers as the original's frames (`influxql/buffered/response_parser.go`,
  * `influxql/util/util.go`): time series (one frame per series and column), table, and `SHOW ...`
- * results without a time column. Pure.
+ * results without a time column. Numbers are JSON numbers as `json.Number` holds them: one that
+ * overflows a double is null, as the original's `ParseNumber` makes it; a row's time is its first
+ * value when that is an integer literal within int64, else the row is left out. A series the
+ * original cannot turn into frames (it panics: rows shorter than the columns, a column of objects)
+ * fails the refId with a clear error. Pure.
  */
-
-interface Row {
-  name?: string;
-  tags?: Record<string, string>;
-  columns: string[];
-  values: unknown[][];
-}
-
-export class InfluxAnswerError extends Error {}
 
 /** Names the series' frames: the alias with its variables, else `measurement.column { tag: v, ... }`. */
 export function influxFrameName(rowName: string, column: string, tags: Readonly<Record<string, string>>, q: Pick<InfluxQuery, 'alias' | 'resultFormat' | 'intervalMs'>): string {
@@ -51,14 +48,10 @@ const FIELD_TYPES: Record<string, FieldType> = { string: 'string', number: 'floa
 
 function cell(v: unknown, type: string): unknown {
   if (v === null || v === undefined) return null;
-  if (type === 'number') return typeof v === 'number' ? v : null;
+  if (type === 'number') return typeof v === 'number' && v - v === 0 ? v : null;
   if (type === 'bool') return typeof v === 'boolean' ? v : null;
   if (type === 'string') return typeof v === 'string' ? v : null;
   return null;
-}
-
-function validTime(v: unknown): v is number {
-  return typeof v === 'number' && Number.isInteger(v);
 }
 
 /** util.go `ParseString`: strings as they are, anything else as Go's `%v` would print it. */
@@ -66,46 +59,45 @@ function anyString(v: unknown): string {
   if (typeof v === 'string') return v;
   if (v === null || v === undefined) return '<nil>';
   if (typeof v === 'boolean' || typeof v === 'number') return String(v);
+  checkDepth(v, 'a value');
   return JSON.stringify(v);
 }
 
-function seriesFrames(rows: readonly Row[], q: InfluxQuery, rawQuery: string): Frame[] {
+/** Row `i` of a series as the answer held it (a row may be longer than the columns). */
+function rowOf(series: SeriesColumns, i: number): unknown[] {
+  return series.rowsAsRead?.[i] ?? series.cols.map((col) => col[i]);
+}
+
+function seriesFrames(list: readonly SeriesColumns[], q: InfluxQuery, rawQuery: string): Frame[] {
   const frames: Frame[] = [];
   const lower = rawQuery.toLowerCase();
-  for (const row of rows) {
-    const tags = row.tags ?? {};
-    if (!row.columns.some((c) => c.toLowerCase() === 'time')) {
+  for (const series of list) {
+    if (!series.columns.some((c) => c.toLowerCase() === 'time')) {
       const values: string[] = [];
-      for (const pair of row.values) {
+      for (let i = 0; i < series.rows; i++) {
+        const pair = rowOf(series, i);
         if (lower.includes('cardinality')) values.push(anyString(pair[0]));
         else if (lower.includes('show tag values')) {
           if (pair.length >= 2) values.push(anyString(pair[1]));
         } else if (lower.includes('show diagnostics')) for (const v of pair) values.push(anyString(v));
         else if (pair.length >= 1) values.push(anyString(pair[0]));
       }
-      frames.push({ name: row.name ?? '', fields: [{ name: 'Value', type: 'string', nullable: true, values }] });
+      frames.push({ name: series.name, fields: [{ name: 'Value', type: 'string', nullable: true, values }] });
       continue;
     }
-    frames.push(...timeSeriesFrames(toColumns(row), q));
+    frames.push(...timeSeriesFrames(series, q));
   }
   return frames;
 }
 
-/** A row-shaped series as columns (the general parse's path to timeSeriesFrames). */
-function toColumns(row: Row): SeriesColumns {
-  return {
-    name: row.name ?? '', tags: row.tags ?? {}, columns: row.columns, rows: row.values.length,
-    cols: row.columns.map((_, col) => row.values.map((pair) => pair[col])),
-  };
-}
-
-/** util.go `Typeof`: the Go type of the column's first non-null value. */
-function typeOfColumn(values: readonly unknown[]): 'string' | 'number' | 'bool' | 'null' {
+/** util.go `Typeof`: the Go type of the column's first non-null value; objects and lists have no field type. */
+function typeOfColumn(values: readonly unknown[], column: string): 'string' | 'number' | 'bool' | 'null' {
   for (const v of values) {
     if (v === null || v === undefined) continue;
     if (typeof v === 'number') return 'number';
     if (typeof v === 'boolean') return 'bool';
-    return 'string';
+    if (typeof v === 'string') return 'string';
+    throw new AnswerError(`column ${JSON.stringify(column)} holds a value that is not a number, string or boolean`);
   }
   return 'null';
 }
@@ -115,31 +107,37 @@ function cells(values: unknown[], type: string): unknown[] {
   const fits = type === 'number' ? 'number' : type === 'bool' ? 'boolean' : type === 'string' ? 'string' : null;
   for (let i = 0; i < values.length; i++) {
     const v = values[i];
-    if (v !== null && typeof v !== fits) return values.map((x) => cell(x, type));
+    // A number that overflowed reads as ±Infinity: null, as the original's ParseNumber makes it.
+    if (v !== null && (typeof v !== fits || (fits === 'number' && (v as number) - (v as number) !== 0))) return values.map((x) => cell(x, type));
   }
   return values;
 }
 
-/**
- * One frame per value column: `Time` (rows whose time is not an integer dropped) and `Value`
- * typed by the column's first non-null value, named as the original names them.
- */
-function timeSeriesFrames(series: SeriesColumns, q: InfluxQuery): Frame[] {
-  const timeColumn = series.cols[0] ?? [];
-  let keep: number[] | null = null;
+/** Rows whose time the original reads (the others it leaves out), or null when every row's is. */
+function keptRows(series: SeriesColumns): number[] | null {
+  const times = series.times;
   for (let i = 0; i < series.rows; i++) {
-    if (!validTime(timeColumn[i])) {
-      keep = [];
-      for (let j = 0; j < series.rows; j++) if (validTime(timeColumn[j])) keep.push(j);
-      break;
+    if (times[i] === null) {
+      const keep: number[] = [];
+      for (let j = 0; j < series.rows; j++) if (times[j] !== null) keep.push(j);
+      return keep;
     }
   }
+  return null;
+}
+
+/**
+ * One frame per value column: `Time` (rows whose time is not an int64 literal dropped) and
+ * `Value` typed by the column's first non-null value, named as the original names them.
+ */
+function timeSeriesFrames(series: SeriesColumns, q: InfluxQuery): Frame[] {
+  const keep = keptRows(series);
   const pick = (values: unknown[]) => (keep ? keep.map((i) => values[i]) : values);
-  const times = pick(timeColumn);
+  const times = pick(series.times);
   const frames: Frame[] = [];
   series.columns.forEach((column, col) => {
     if (column === 'time') return;
-    const type = typeOfColumn(series.cols[col]!);
+    const type = typeOfColumn(series.cols[col]!, column);
     const name = influxFrameName(series.name, column, series.tags, q);
     frames.push({
       name,
@@ -155,46 +153,42 @@ function timeSeriesFrames(series: SeriesColumns, q: InfluxQuery): Frame[] {
   return frames;
 }
 
-function tableFrame(rows: readonly Row[]): Frame[] {
-  if (rows.length === 0) return [];
-  const first = rows[0];
+function tableFrame(list: readonly SeriesColumns[]): Frame[] {
+  if (list.length === 0) return [];
+  const first = list[0]!;
+  if (first.columns.length === 0) throw new AnswerError('a series has no columns');
   const fields: Field[] = [];
   const valueField = (col: number): Field => {
-    // The original settles the type per row and keeps the last row's field; one type per column here.
-    const type = typeOfColumn(rows.flatMap((r) => r.values.map((pair) => pair[col])));
+    const name = first.columns[col]!;
+    const columns = list.map((series) => {
+      if (col >= series.columns.length) throw new AnswerError('a series has fewer columns than the first');
+      return series.cols[col]!;
+    });
+    // The original settles the type per series and keeps the last one's field; one type per column here.
+    const type = typeOfColumn(columns.flat(), name);
     const values: unknown[] = [];
-    for (const row of rows) for (const pair of row.values) values.push(cell(pair[col], type));
-    return { name: first.columns[col], type: FIELD_TYPES[type], nullable: true, config: { displayNameFromDS: first.columns[col] }, values };
+    for (const column of columns) for (const v of column) values.push(cell(v, type));
+    return { name, type: FIELD_TYPES[type], nullable: true, config: { displayNameFromDS: name }, values };
   };
   if (first.columns[0] === 'time') {
-    fields.push({ name: 'Time', type: 'time.Time', values: rows.flatMap((r) => r.values.filter((p) => validTime(p[0])).map((p) => p[0])) });
+    fields.push({ name: 'Time', type: 'time.Time', values: list.flatMap((series) => series.times.filter((t) => t !== null)) });
   } else {
     fields.push(valueField(0));
   }
-  for (const key of Object.keys(first.tags ?? {}).sort(compareGoStrings)) {
+  for (const key of Object.keys(first.tags).sort(compareGoStrings)) {
     const values: string[] = [];
-    for (const row of rows) for (let i = 0; i < row.values.length; i++) values.push(row.tags?.[key] ?? '');
+    for (const series of list) {
+      const value = Object.hasOwn(series.tags, key) ? series.tags[key]! : '';
+      for (let i = 0; i < series.rows; i++) values.push(value);
+    }
     fields.push({ name: key, type: 'string', nullable: true, config: { displayNameFromDS: key }, values });
   }
   for (let col = 1; col < first.columns.length; col++) fields.push(valueField(col));
-  return [{ name: first.name ?? '', fields }];
+  return [{ name: first.name, fields }];
 }
 
 function visType(resultFormat: string): string {
   return resultFormat === 'table' ? 'table' : resultFormat === 'logs' ? 'logs' : 'graph';
-}
-
-function asRows(series: unknown): Row[] {
-  if (series === undefined || series === null) return [];
-  if (!Array.isArray(series)) throw new InfluxAnswerError('series is not an array');
-  return series.map((s) => {
-    const r = s as Partial<Row>;
-    if (!r || !Array.isArray(r.columns) || !r.columns.every((c) => typeof c === 'string')) throw new InfluxAnswerError('series without columns');
-    const values = r.values ?? [];
-    if (!Array.isArray(values) || !values.every((v) => Array.isArray(v))) throw new InfluxAnswerError('series values are not rows');
-    if (r.tags !== undefined && (typeof r.tags !== 'object' || r.tags === null)) throw new InfluxAnswerError('series tags are not an object');
-    return { name: typeof r.name === 'string' ? r.name : '', tags: r.tags, columns: r.columns, values };
-  });
 }
 
 /**
@@ -202,38 +196,101 @@ function asRows(series: unknown): Row[] {
  * `InfluxDB returned error: <error>`, a top-level or `results[0]` error as InfluxDB says it.
  */
 export function influxFrames(status: number, body: Buffer | string, q: InfluxQuery, rawQuery: string): { frames: Frame[] } | { error: string } {
-  const scanned = status >= 200 && status <= 299 && q.resultFormat !== 'table' ? scanInflux(typeof body === 'string' ? Buffer.from(body) : body) : null;
-  const result = scanned ? scannedFrames(scanned, q) : parsedFrames(status, body, q, rawQuery);
-  if ('frames' in result && result.frames.length > 0) result.frames[0].meta = { executedQueryString: rawQuery, preferredVisualisationType: visType(q.resultFormat) };
-  return result;
+  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  if (status < 200 || status > 299) {
+    let parsed: { error?: unknown } | undefined;
+    try {
+      parsed = JSON.parse(bytes.toString()) as { error?: unknown };
+    } catch {
+      // The status says it: the body only adds InfluxDB's message when it has one.
+    }
+    return { error: `InfluxDB returned error: ${typeof parsed?.error === 'string' ? parsed.error : ''}` };
+  }
+  let doc: ScannedInflux;
+  try {
+    doc = scanInflux(bytes) ?? readParsed(bytes.toString());
+    if (doc.error) return { error: doc.error };
+    if (!doc.hasResult) return { error: 'failed to parse the InfluxDB response: no results' };
+    if (doc.resultError) return { error: doc.resultError };
+    const frames = q.resultFormat === 'table' ? tableFrame(doc.series) : seriesFrames(doc.series, q, rawQuery);
+    if (frames.length > 0) frames[0]!.meta = { executedQueryString: rawQuery, preferredVisualisationType: visType(q.resultFormat) };
+    return { frames };
+  } catch (error) {
+    if (!(error instanceof AnswerError)) throw error;
+    return { error: `failed to parse the InfluxDB response: ${error.message}` };
+  }
 }
 
-/** The byte reader's answer (2xx, time series): errors in the same order as parsedFrames. */
-function scannedFrames(doc: NonNullable<ReturnType<typeof scanInflux>>, q: InfluxQuery): { frames: Frame[] } | { error: string } {
-  if (typeof doc.error === 'string' && doc.error !== '') return { error: doc.error };
-  if (!doc.hasResult) return { error: 'failed to parse the InfluxDB response: no results' };
-  if (typeof doc.resultError === 'string' && doc.resultError !== '') return { error: doc.resultError };
-  return { frames: doc.series.flatMap((series) => timeSeriesFrames(series, q)) };
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/**
+ * The general reading, for the shapes the byte reader leaves (values before columns, rows of
+ * another length): `JSON.parse` with each row's first literal kept, since only its text says
+ * whether the original reads it as a time. Slower, and only for those answers.
+ */
+function readParsed(text: string): ScannedInflux {
+  const firstTimes = new WeakMap<object, number | null>();
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
+      if (key === '0' && typeof value === 'number' && Array.isArray(this)) {
+        firstTimes.set(this, Number.isFinite(value) && context?.source !== undefined ? int64Literal(context.source, value) : null);
+      }
+      return value;
+    } as (key: string, value: unknown) => unknown);
+  } catch {
+    throw new AnswerError('invalid JSON');
+  }
+  if (!isObject(parsed)) throw new AnswerError('not an object');
+  // Members in their order, as the original's decoder meets (and refuses) them.
+  const doc: ScannedInflux = { hasResult: false, series: [] };
+  for (const [key, value] of Object.entries(parsed)) {
+    if (key === 'error') doc.error = stringMember(value, 'error');
+    else if (key === 'results' && value !== null) {
+      if (!Array.isArray(value)) throw new AnswerError('results are not a list');
+      if (value.length > 0) {
+        doc.hasResult = true;
+        parsedResult(value[0], doc, firstTimes);
+      }
+    }
+  }
+  return doc;
 }
 
-function parsedFrames(status: number, body: Buffer | string, q: InfluxQuery, rawQuery: string): { frames: Frame[] } | { error: string } {
-  let parsed: { error?: unknown; results?: { error?: unknown; series?: unknown }[] } | undefined;
-  let jsonError: string | undefined;
-  try {
-    parsed = JSON.parse(body.toString());
-  } catch (error) {
-    jsonError = (error as Error).message;
+function parsedResult(result: unknown, doc: ScannedInflux, firstTimes: WeakMap<object, number | null>): void {
+  if (result === null) return;
+  if (!isObject(result)) throw new AnswerError('a result is not an object');
+  for (const [key, value] of Object.entries(result)) {
+    if (key === 'error') doc.resultError = stringMember(value, 'error');
+    else if (key === 'series' && value !== null) {
+      if (!Array.isArray(value)) throw new AnswerError('series are not a list');
+      for (const raw of value) doc.series.push(parsedSeries(raw, firstTimes));
+    }
   }
-  if (status < 200 || status > 299) return { error: `InfluxDB returned error: ${typeof parsed?.error === 'string' ? parsed.error : ''}` };
-  if (jsonError !== undefined || !parsed || typeof parsed !== 'object') return { error: `failed to parse the InfluxDB response: ${jsonError ?? 'not an object'}` };
-  if (typeof parsed.error === 'string' && parsed.error !== '') return { error: parsed.error };
-  const result = Array.isArray(parsed.results) ? parsed.results[0] : undefined;
-  if (!result) return { error: 'failed to parse the InfluxDB response: no results' };
-  if (typeof result.error === 'string' && result.error !== '') return { error: result.error };
-  try {
-    const rows = asRows(result.series);
-    return { frames: q.resultFormat === 'table' ? tableFrame(rows) : seriesFrames(rows, q, rawQuery) };
-  } catch (error) {
-    return { error: `failed to parse the InfluxDB response: ${(error as Error).message}` };
+}
+
+function parsedSeries(raw: unknown, firstTimes: WeakMap<object, number | null>): SeriesColumns {
+  const series: SeriesColumns = { name: '', tags: readLabels(undefined, 'series tags'), columns: [], cols: [], times: [], rows: 0, rowsAsRead: [] };
+  if (raw === null) return series;
+  if (!isObject(raw)) throw new AnswerError('a series is not an object');
+  let values: unknown[] = [];
+  for (const [key, value] of Object.entries(raw)) {
+    if (key === 'name') series.name = stringMember(value, 'a series name');
+    else if (key === 'tags') series.tags = readLabels(value, 'series tags');
+    else if (key === 'columns') series.columns = readColumns(value);
+    else if (key === 'values' && value !== null) {
+      if (!Array.isArray(value) || !value.every((row) => Array.isArray(row))) throw new AnswerError('series values are not rows');
+      values = value;
+    }
   }
+  // Where every column is read (a time column's series), a short row is one the original cannot read.
+  const everyColumn = series.columns.some((c) => c.toLowerCase() === 'time');
+  for (const row of values as unknown[][]) {
+    if (everyColumn && row.length < series.columns.length) throw new AnswerError('a series row has fewer values than columns');
+    series.rowsAsRead!.push(row);
+    series.times.push(firstTimes.get(row) ?? null);
+  }
+  series.rows = values.length;
+  series.cols = series.columns.map((_, k) => (values as unknown[][]).map((row) => row[k]));
+  return series;
 }

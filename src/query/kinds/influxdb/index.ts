@@ -1,3 +1,4 @@
+import { ownMessage } from '../../answer-error.ts';
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type QueryKind, type UpstreamCall } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
@@ -34,7 +35,7 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
     parsed = parseInfluxQuery(query.refId, query.model, query.intervalMs);
     rawQuery = buildInfluxQL(parsed, query.range);
   } catch (error) {
-    return failed((error as Error).message, 'plugin', 400);
+    return failed(ownMessage(error), 'plugin', 400);
   }
   const request = influxRequest(ctx.dataSource, rawQuery, parsed.policy);
   if ('error' in request) return failed(request.error, 'plugin', 400);

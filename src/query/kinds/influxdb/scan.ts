@@ -1,26 +1,35 @@
-import { JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, readPlain } from '../../json-bytes.ts';
+import { JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, ZERO, readPlain } from '../../json-bytes.ts';
+import { AnswerError } from '../../answer-error.ts';
+import { readLabels, type Labels } from '../../labels.ts';
 
 /**
  * An InfluxDB 1.x `/query` answer read straight from its bytes into columns: 100 series of 1,000
  * rows are 100,000 small arrays as parsed JSON, built only to be taken apart again. Reads the
- * plain shape of a time series answer (every series with a `time` column and rows as long as its
- * columns); anything else answers null and the caller parses the general way. Pure.
+ * plain shape (columns before values, every row as long as its columns); anything else answers
+ * null and the caller parses the general way. Members are typed as the original's decode types
+ * them (`models.Response`): a name, tags, columns or error of another type fail the answer.
+ * Each row's first value is also read as the original reads a time (`json.Number.Int64()`: an
+ * integer literal within int64), which only the literal's text can tell. Pure.
  */
 
 /** A series as columns: `cols[k]` holds column k's value of every row. */
 export interface SeriesColumns {
   name: string;
-  tags: Record<string, string>;
+  tags: Labels;
   columns: string[];
   cols: unknown[][];
+  /** Per row, its first value as epoch ms when it is a time the original reads, else null (the row is left out). */
+  times: Array<number | null>;
   rows: number;
+  /** The rows as the answer held them, when one may be longer than the columns (the general reading's). */
+  rowsAsRead?: unknown[][];
 }
 
 export interface ScannedInflux {
-  error?: unknown;
+  error?: string;
   /** Whether `results` was an array with a first element. */
   hasResult: boolean;
-  resultError?: unknown;
+  resultError?: string;
   series: SeriesColumns[];
 }
 
@@ -28,11 +37,46 @@ export function scanInflux(body: Uint8Array): ScannedInflux | null {
   return readPlain(body, readDocument);
 }
 
+/** A string member as `encoding/json` decodes one: `null` leaves it "", another type fails. */
+export function stringMember(value: unknown, what: string): string {
+  if (value === null || value === undefined) return '';
+  if (typeof value !== 'string') throw new AnswerError(`${what} is not a string`);
+  return value;
+}
+
+/** `columns` as `[]string`: `null` entries read as "". */
+export function readColumns(value: unknown): string[] {
+  if (value === null || value === undefined) return [];
+  if (!Array.isArray(value)) throw new AnswerError('series columns are not a list');
+  return value.map((c) => stringMember(c, 'a series column'));
+}
+
+const isDigit = (c: number | undefined) => c !== undefined && c >= ZERO && c <= ZERO + 9;
+
+/**
+ * `json.Number.Int64()` of the literal `text` (a JSON number): its value when it is an integer
+ * literal within int64, else null. A literal of 16 digits or more is compared exactly.
+ */
+export function int64Literal(text: string, value: number): number | null {
+  for (let i = text[0] === '-' ? 1 : 0; i < text.length; i++) if (!isDigit(text.charCodeAt(i))) return null;
+  if (text.length < 16) return value;
+  const exact = BigInt(text);
+  return exact >= -(2n ** 63n) && exact < 2n ** 63n ? value : null;
+}
+
+/** `int64Literal` of the number just read from `start`, from its bytes: a string only for 16 digits or more. */
+function timeOf(r: JsonBytes, start: number, value: number): number | null {
+  const b = r.bytes;
+  const end = r.at;
+  for (let i = b[start] === 0x2d ? start + 1 : start; i < end; i++) if (!isDigit(b[i])) return null;
+  return end - start < 16 ? value : int64Literal(r.latin1(start, end), value);
+}
+
 function readDocument(r: JsonBytes): ScannedInflux {
   const doc: ScannedInflux = { hasResult: false, series: [] };
   r.expect(OPEN_BRACE);
   r.members((key) => {
-    if (key === 'error') doc.error = r.json();
+    if (key === 'error') doc.error = stringMember(r.json(), 'error');
     else if (key === 'results') {
       r.expect(OPEN_BRACKET);
       r.elements(() => {
@@ -49,7 +93,7 @@ function readDocument(r: JsonBytes): ScannedInflux {
 function readResult(r: JsonBytes, doc: ScannedInflux): void {
   r.expect(OPEN_BRACE);
   r.members((key) => {
-    if (key === 'error') doc.resultError = r.json();
+    if (key === 'error') doc.resultError = stringMember(r.json(), 'error');
     else if (key === 'series') {
       if (r.peek() === 0x6e) return void r.json(); // null
       r.expect(OPEN_BRACKET);
@@ -59,45 +103,47 @@ function readResult(r: JsonBytes, doc: ScannedInflux): void {
 }
 
 function readSeries(r: JsonBytes): SeriesColumns {
-  const series: SeriesColumns = { name: '', tags: {}, columns: [], cols: [], rows: 0 };
+  const series: SeriesColumns = { name: '', tags: readLabels(undefined, 'series tags'), columns: [], cols: [], times: [], rows: 0 };
   let columns: string[] | null = null;
   r.expect(OPEN_BRACE);
   r.members((key) => {
-    if (key === 'name') {
-      const name = r.json();
-      series.name = typeof name === 'string' ? name : '';
-    } else if (key === 'tags') {
-      const tags = r.json();
-      if (typeof tags !== 'object' || tags === null || Array.isArray(tags)) throw NOT_PLAIN;
-      series.tags = tags as Record<string, string>;
-    } else if (key === 'columns') {
-      const read = r.json();
-      if (!Array.isArray(read) || !read.every((c) => typeof c === 'string') || !read.some((c: string) => c.toLowerCase() === 'time')) throw NOT_PLAIN;
-      columns = read as string[];
+    if (key === 'name') series.name = stringMember(r.json(), 'a series name');
+    else if (key === 'tags') series.tags = readLabels(r.json(), 'series tags');
+    else if (key === 'columns') {
+      if (columns !== null) throw NOT_PLAIN;
+      columns = readColumns(r.json());
       series.columns = columns;
       series.cols = columns.map(() => []);
     } else if (key === 'values') {
       // The columns must come first (as InfluxDB writes them) to read rows into them.
-      if (columns === null || series.rows > 0) throw NOT_PLAIN;
+      if (columns === null || columns.length === 0 || series.rows > 0) throw NOT_PLAIN;
       readRows(r, series);
     } else r.json();
   });
-  if (columns === null) throw NOT_PLAIN;
   return series;
 }
 
 function readRows(r: JsonBytes, series: SeriesColumns): void {
   if (r.peek() === 0x6e) return void r.json(); // null: no rows
   const cols = series.cols;
+  const times = series.times;
   const width = cols.length;
+  const b = r.bytes;
   r.expect(OPEN_BRACKET);
   r.elements(() => {
     r.expect(OPEN_BRACKET);
     let k = 0;
     r.elements(() => {
       if (k >= width) throw NOT_PLAIN;
-      const c = r.bytes[r.at];
-      cols[k++]!.push(c === 0x22 ? r.string() : (c !== undefined && (c === 0x2d || (c >= 0x30 && c <= 0x39))) ? r.number() : r.json());
+      const c = b[r.at];
+      if (c === 0x22) cols[k++]!.push(r.string());
+      else if (c === 0x2d || isDigit(c)) {
+        const start = r.at;
+        const value = r.number();
+        if (k === 0) times.push(timeOf(r, start, value));
+        cols[k++]!.push(value);
+      } else cols[k++]!.push(r.json());
+      if (k === 1 && c !== 0x2d && !isDigit(c)) times.push(null);
     });
     if (k !== width) throw NOT_PLAIN;
     series.rows++;

@@ -3,6 +3,9 @@ import type { DataQuery, UpstreamCall } from '../kind.ts';
 import { formatInterval, goDurationString, parseIntervalString } from '../../durations.ts';
 import { encodeValues, goQuote, sortedLabels } from '../../go-text.ts';
 import { LogFrameWriter, scanLogStreams } from './log-frame.ts';
+import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
+import { ownLabel, readLabels } from '../../labels.ts';
+import { readParsed } from '../prometheus/frames.ts';
 
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
@@ -155,7 +158,7 @@ export function lokiSeriesName(labels: Readonly<Record<string, string>>, legendF
     parts.sort();
     return `{${parts.join(', ')}}`;
   }
-  return legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_m, name: string) => labels[name.trim()] ?? '');
+  return legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_m, name: string) => ownLabel(labels, name.trim()) ?? '');
 }
 
 const STAT_GROUPS: [string, string, [string, string, string][]][] = [
@@ -191,20 +194,6 @@ export function lokiStats(stats: unknown): unknown[] | undefined {
   return out.length > 0 ? out : undefined;
 }
 
-function sampleValue(text: unknown): number {
-  if (text === '+Inf' || text === 'Inf') return Infinity;
-  if (text === '-Inf') return -Infinity;
-  if (text === 'NaN') return NaN;
-  const n = typeof text === 'string' ? Number(text) : NaN;
-  if (typeof text !== 'string' || text.trim() === '' || Number.isNaN(n)) throw new Error(`bad sample value: ${JSON.stringify(text)}`);
-  return n;
-}
-
-function sampleTime(sec: unknown): number {
-  if (typeof sec !== 'number' || !Number.isFinite(sec)) throw new Error(`bad sample time: ${JSON.stringify(sec)}`);
-  return Math.round(sec * 1000);
-}
-
 function metricFrame(labels: Record<string, string>, times: number[], values: number[], q: LokiQuery, meta: FrameMeta): Frame {
   const name = lokiSeriesName(labels, q.legendFormat);
   const time: Field = { name: 'Time', type: 'time.Time', values: times };
@@ -216,70 +205,45 @@ function metricFrame(labels: Record<string, string>, times: number[], values: nu
   };
 }
 
-function stringLabels(raw: unknown): Record<string, string> {
-  if (raw === undefined || raw === null) return {};
-  if (typeof raw !== 'object' || Array.isArray(raw)) throw new Error('bad labels');
-  for (const v of Object.values(raw)) if (typeof v !== 'string') throw new Error('bad labels');
-  return raw as Record<string, string>;
+/**
+ * A Loki query answer (`{status, data: {resultType, result, stats}}`) as the original's frames.
+ * Metric results are read by the Prometheus reader's rules (the original reads both with one
+ * converter); log streams from their bytes, else parsed. Throws an `AnswerError` on an answer the
+ * original refuses.
+ */
+export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
+  try {
+    return readFrames(typeof body === 'string' ? Buffer.from(body) : body, q);
+  } catch (error) {
+    if (error instanceof AnswerError) throw new AnswerError(`failed to parse the Loki response: ${error.message}`);
+    throw error;
+  }
 }
 
-/** A Loki query answer (`{status, data: {resultType, result, stats}}`) as the original's frames. Throws on a malformed answer. */
-export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+function readFrames(bytes: Buffer, q: LokiQuery): Frame[] {
   const scanned = scanLogStreams(bytes);
   if (scanned) return scanned.streams === 0 ? [] : [scanned.writer.frame(logMeta(lokiStats(scanned.stats), q))];
-  let parsed: { data?: { resultType?: unknown; result?: unknown; stats?: unknown } };
-  try {
-    parsed = JSON.parse(bytes.toString());
-  } catch (error) {
-    throw new Error(`failed to parse the Loki response: ${(error as Error).message}`);
-  }
+  const parsed = parseAnswerJson(bytes.toString()) as { data?: { resultType?: unknown; result?: unknown; stats?: unknown } } | null;
   const data = parsed?.data;
-  if (!data || typeof data !== 'object') throw new Error('failed to parse the Loki response: no data');
+  if (!data || typeof data !== 'object') throw new AnswerError('no data');
   const stats = lokiStats(data.stats);
+  if (data.resultType === 'streams') return streamsFrame(data.result, bytes.length, logMeta(stats, q));
+  const doc = readParsed(parsed);
   const executed = q.queryType === 'range' ? `Expr: ${q.expr}\nStep: ${goDurationString(q.step)}` : `Expr: ${q.expr}`;
-  const result = data.result;
-  try {
-    switch (data.resultType) {
-      case 'streams':
-        return streamsFrame(result, bytes.length, logMeta(stats, q));
-      case 'matrix': {
-        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
-        return asArray(result).map((series) => {
-          const s = series as { metric?: unknown; values?: unknown };
-          const times: number[] = [];
-          const values: number[] = [];
-          for (const pair of asArray(s.values)) {
-            const [t, v] = asArray(pair);
-            times.push(sampleTime(t));
-            values.push(sampleValue(v));
-          }
-          return metricFrame(stringLabels(s.metric), times, values, q, meta);
-        });
-      }
-      case 'vector': {
-        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
-        return asArray(result).map((sample) => {
-          const s = sample as { metric?: unknown; value?: unknown };
-          const [t, v] = asArray(s.value);
-          return metricFrame(stringLabels(s.metric), [sampleTime(t)], [sampleValue(v)], q, meta);
-        });
-      }
-      case 'scalar': {
-        const [t, v] = asArray(result);
-        const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
-        return [metricFrame({}, [sampleTime(t)], [sampleValue(v)], q, meta)];
-      }
-      default:
-        throw new Error(`unknown result type: ${JSON.stringify(data.resultType)}`);
-    }
-  } catch (error) {
-    throw new Error(`failed to parse the Loki response: ${(error as Error).message}`);
+  const meta: FrameMeta = { type: 'timeseries-multi', ...(stats ? { stats } : {}), executedQueryString: executed };
+  switch (doc.resultType) {
+    case 'matrix':
+    case 'vector':
+      return doc.series.map((series) => metricFrame(series.metric, series.time as number[], series.value as number[], q, meta));
+    case 'scalar':
+      return doc.sample ? [metricFrame(readLabels(undefined, 'labels'), [doc.sample[0]], [doc.sample[1] as number], q, meta)] : [];
+    default:
+      throw new AnswerError(`unknown result type: ${JSON.stringify(doc.resultType)}`);
   }
 }
 
-function asArray(v: unknown): unknown[] {
-  if (!Array.isArray(v)) throw new Error('expected an array');
+function asArray(v: unknown, what: string): unknown[] {
+  if (!Array.isArray(v)) throw new AnswerError(`${what} is not an array`);
   return v;
 }
 
@@ -290,25 +254,37 @@ function logMeta(stats: unknown[] | undefined, q: LokiQuery): FrameMeta {
 
 /** Streams of a parsed answer as the one log frame `scanLogStreams` writes from bytes. */
 function streamsFrame(result: unknown, sizeHint: number, meta: FrameMeta): Frame[] {
-  const streams = asArray(result);
+  if (result === null) return [];
+  const streams = asArray(result, 'result');
   if (streams.length === 0) return [];
   const writer = new LogFrameWriter(sizeHint);
   for (const stream of streams) {
-    const s = stream as { stream?: unknown; values?: unknown };
-    writer.stream(stringLabels(s.stream));
-    for (const entry of asArray(s.values)) {
-      const pair = asArray(entry);
-      const ts = pair[0];
-      const line = pair[1];
-      if (typeof ts !== 'string' || typeof line !== 'string') throw new Error('bad log entry');
-      if (!TIMESTAMP.test(ts) || !writer.timestamp(Buffer.from(ts, 'latin1'), 0, ts.length)) throw new Error(`bad timestamp: ${JSON.stringify(ts)}`);
-      writer.line(line);
+    if (stream === null) continue;
+    if (typeof stream !== 'object' || Array.isArray(stream)) throw new AnswerError('a stream is not an object');
+    // Members in order: rows take the labels read last, a previous stream's when none came first.
+    for (const [key, values] of Object.entries(stream)) {
+      if (key === 'stream') writer.stream(readLabels(values, 'stream labels'));
+      else if (key === 'values' && values !== null) readEntries(writer, asArray(values, 'values'));
     }
   }
   return [writer.frame(meta)];
 }
 
-const TIMESTAMP = /^[0-9]{1,19}$/;
+/** `["<nanoseconds>", "<line>"(, anything)*]` rows. */
+function readEntries(writer: LogFrameWriter, entries: unknown[]): void {
+  for (const entry of entries) {
+    if (!Array.isArray(entry) || entry.length < 2 || typeof entry[0] !== 'string' || typeof entry[1] !== 'string') {
+      throw new AnswerError('a log entry is not ["<timestamp>", "<line>"]');
+    }
+    const ts = entry[0];
+    if (!(/^[0-9]+$/.test(ts) && writer.timestamp(Buffer.from(ts, 'latin1'), 0, ts.length)) && !writer.signedTimestamp(ts)) {
+      // The original's words for a time it cannot read; the ones it would read as another time
+      // than the one written (20 digits and more, other text) are refused alike.
+      throw new AnswerError(`unexpected time format '${ts.length > 64 ? `${ts.slice(0, 64)}...` : ts}' in response. response may have been truncated`);
+    }
+    writer.line(entry[1]);
+  }
+}
 
 /** Resource paths the original forwards (loki.go `callResource`), matched on path plus query as it does. */
 export function lokiResourceAllowed(pathAndQuery: string): boolean {

@@ -1,6 +1,7 @@
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
+import { AnswerError, ownMessage } from '../../answer-error.ts';
 import { lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, parseLokiQuery } from './frames.ts';
 
 /** Loki (`pkg/tsdb/loki`): one GET per refId, answered as frames; resources GET-only on an allow-list. */
@@ -10,7 +11,7 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
   try {
     parsed = parseLokiQuery(query);
   } catch (error) {
-    return failed((error as Error).message, 'plugin', 400);
+    return failed(ownMessage(error), 'plugin', 400);
   }
   let answer;
   try {
@@ -22,7 +23,9 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
   try {
     return framesOrLimit(lokiFrames(answer.body, parsed), ctx.maxPoints);
   } catch (error) {
-    return failed((error as Error).message, 'downstream', 502);
+    // Anything but an answer the original refuses is this server's fault: logged by the caller.
+    if (!(error instanceof AnswerError)) throw error;
+    return failed(error.message, 'downstream', 502);
   }
 }
 

@@ -1,7 +1,9 @@
 import { fieldLength, writtenField, type DataResponse, type Field, type Frame, type FrameMeta, type Notice } from '../../frames/frame.ts';
 import { executedQueryString, type PrometheusQuery } from './model.ts';
 import { goQuote } from '../../go-text.ts';
-import { parseSampleValue, scanPrometheus, type ScannedDocument } from './scan.ts';
+import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
+import { ownLabel, readLabels, type Labels } from '../../labels.ts';
+import { annotations, parseSampleValue, sampleMillis, scanPrometheus, type ScannedDocument } from './scan.ts';
 
 /**
  * Prometheus JSON to frames, as the original's converter and response code do it
@@ -9,29 +11,17 @@ import { parseSampleValue, scanPrometheus, type ScannedDocument } from './scan.t
  * and a float64 value field named after `__name__` (else `Value`), the labels, the step as the
  * time field's interval, `displayNameFromDS` from the legend; a scalar or string as one frame;
  * `Expr: ...\nStep: ...` on the first frame; warnings and infos as notices; an error document as
- * the refId's error, still with one empty frame carrying the meta. Pure.
+ * the refId's error, still with one empty frame carrying the meta.
+ *
+ * What the original's reader (jsoniter) refuses fails the answer here too: a sample that is not
+ * `[<number>, "<string>"]`, a value `strconv.ParseFloat` refuses (`""`, `" 12 "`, `"0x10"`), a
+ * time that overflows, labels that are not strings (`null` reads as ""), a result of the wrong
+ * type, `data` without `resultType`. `null` where a list or series is expected reads as none or
+ * as an empty series, as it does there. Pure.
  */
 
 /** Thrown when a refId's answer would hold more points than allowed. */
 export class TooManyPoints extends Error {}
-
-type Sample = [number, string];
-interface Series {
-  metric?: Record<string, string>;
-  values?: Sample[];
-  value?: Sample;
-}
-interface PromDocument {
-  status?: string;
-  errorType?: string;
-  error?: string;
-  data?: { resultType?: string; result?: unknown };
-  warnings?: unknown[];
-  infos?: unknown[];
-}
-
-/** Seconds (float) to epoch milliseconds as `time.UnixMilli(int64(f*1000))`. */
-const toMs = (seconds: number) => Math.trunc(seconds * 1000);
 
 /** Response status codes whose bodies are Prometheus JSON; others are reported with the body's start. */
 export function parsesAsPrometheus(status: number): boolean {
@@ -53,15 +43,16 @@ export function prometheusResponse(q: PrometheusQuery, status: number, body: Buf
   try {
     doc = readDocument(body);
   } catch (error) {
-    return withMeta(q, { error: `failed to parse the Prometheus response: ${(error as Error).message}`, errorSource: 'downstream', status, frames: [] });
+    if (!(error instanceof AnswerError)) throw error;
+    return withMeta(q, { error: `failed to parse the Prometheus response: ${error.message}`, errorSource: 'downstream', status, frames: [] });
   }
   if (doc.status === 'error') {
     return withMeta(q, { error: `${doc.errorType ?? ''}: ${doc.error ?? ''}`, errorSource: 'downstream', status, frames: [] });
   }
   const frames = framesOf(q, doc, maxPoints);
   const notices: Notice[] = [
-    ...(Array.isArray(doc.warnings) ? doc.warnings : []).map((text): Notice => ({ severity: 'warning', text: String(text) })),
-    ...(Array.isArray(doc.infos) ? doc.infos : []).map((text): Notice => ({ severity: 'info', text: String(text) })),
+    ...(doc.warnings ?? []).map((text): Notice => ({ severity: 'warning', text })),
+    ...(doc.infos ?? []).map((text): Notice => ({ severity: 'info', text })),
   ];
   if (notices.length) {
     if (frames.length === 0) frames.push({ name: 'Warnings', fields: [] });
@@ -90,47 +81,110 @@ function withMeta(q: PrometheusQuery, response: DataResponse): DataResponse {
   return response;
 }
 
-/** A document as both readers give it: series already as numbers; a scalar or string result as is. */
+/** A document as both readers give it: series already as numbers; a scalar's or string's one sample. */
 interface ReadDocument extends ScannedDocument {
-  result?: unknown;
+  sample?: [number, number | string];
 }
 
-/** The byte reader for the plain shapes (nearly every answer), `JSON.parse` for the rest. */
+/** The byte reader for the plain shapes (nearly every answer), the general reading for the rest. */
 function readDocument(body: Buffer): ReadDocument {
-  const scanned = scanPrometheus(body);
-  if (scanned) return scanned;
-  const doc = JSON.parse(body.toString('utf8')) as PromDocument;
-  if (typeof doc !== 'object' || doc === null) throw new Error('not an object');
-  const resultType = doc.data?.resultType;
-  const result = doc.data?.result;
-  const read: ReadDocument = {
-    status: doc.status, errorType: doc.errorType, error: doc.error, warnings: doc.warnings, infos: doc.infos,
-    resultType, series: [], result,
-  };
-  if (resultType === 'matrix' || resultType === 'vector') {
-    for (const series of (Array.isArray(result) ? result : []) as Series[]) {
-      const samples = resultType === 'matrix' ? (series.values ?? []) : series.value ? [series.value] : [];
-      const time = new Array<number>(samples.length);
-      const value = new Array<number>(samples.length);
-      for (let i = 0; i < samples.length; i++) {
-        const sample = samples[i]!;
-        time[i] = toMs(sample[0]);
-        value[i] = parseSampleValue(sample[1]);
-      }
-      read.series.push({ metric: series.metric ?? {}, time, value });
-    }
+  return scanPrometheus(body) ?? readParsed(parseAnswerJson(body.toString('utf8')));
+}
+
+const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
+
+/** A string member as jsoniter's `ReadString` reads it: `null` is "". */
+function stringMember(v: unknown, key: string): string {
+  if (v === null) return '';
+  if (typeof v !== 'string') throw new AnswerError(`${key} is not a string`);
+  return v;
+}
+
+/** The parsed document read as the original reads it, members in their order. */
+export function readParsed(doc: unknown): ReadDocument {
+  if (!isObject(doc)) throw new AnswerError('not an object');
+  const read: ReadDocument = { series: [] };
+  for (const [key, v] of Object.entries(doc)) {
+    if (key === 'status' || key === 'errorType' || key === 'error') read[key] = stringMember(v, key);
+    else if (key === 'warnings' || key === 'infos') read[key] = annotations(v, key);
+    else if (key === 'data') readParsedData(v, read);
   }
   return read;
 }
 
+function readParsedData(data: unknown, read: ReadDocument): void {
+  // A list (label values, exemplars) holds no series; anything else but an object is refused.
+  if (Array.isArray(data)) return;
+  if (!isObject(data)) throw new AnswerError('expected object type');
+  if (typeof data.resultType !== 'string') {
+    if (data.resultType === undefined) throw new AnswerError('no resultType found');
+    throw new AnswerError('resultType is not a string');
+  }
+  const resultType = data.resultType;
+  read.resultType = resultType;
+  if (!Object.hasOwn(data, 'result')) return;
+  const result = data.result;
+  switch (resultType) {
+    case 'matrix':
+    case 'vector':
+      if (result === null) return;
+      if (!Array.isArray(result)) throw new AnswerError('result is not an array');
+      for (const series of result) read.series.push(readParsedSeries(series));
+      return;
+    case 'scalar':
+      read.sample = readPair(result, true);
+      return;
+    case 'string':
+      read.sample = readPair(result, false);
+      return;
+    case 'streams':
+      return;
+    default:
+      throw new AnswerError(`unknown result type: ${resultType}`);
+  }
+}
+
+/** A series' members in order: `value` and `values` append their samples alike; `null` is a series without any. */
+function readParsedSeries(series: unknown): { metric: Labels; time: number[]; value: number[] } {
+  const out = { metric: readLabels(undefined, 'series labels'), time: [] as number[], value: [] as number[] };
+  if (series === null) return out;
+  if (!isObject(series)) throw new AnswerError('a series is not an object');
+  const push = (sample: unknown) => {
+    const [ms, value] = readPair(sample, true) as [number, number];
+    out.time.push(ms);
+    out.value.push(value);
+  };
+  for (const [key, v] of Object.entries(series)) {
+    if (key === 'metric') out.metric = readLabels(v, 'series labels');
+    else if (key === 'value') push(v);
+    else if (key === 'values') {
+      if (v === null) continue;
+      if (!Array.isArray(v)) throw new AnswerError('values is not an array');
+      for (const sample of v) push(sample);
+    }
+  }
+  return out;
+}
+
+/**
+ * `[<seconds>, "<text>"]`: the time in epoch ms and the text, parsed as a float when `numeric`;
+ * checked in the original's order (the time, the text, the end, then the value).
+ */
+function readPair(pair: unknown, numeric: boolean): [number, number | string] {
+  const shape = () => new AnswerError('a sample is not [<time>, "<value>"]');
+  if (!Array.isArray(pair) || typeof pair[0] !== 'number') throw shape();
+  const ms = sampleMillis(pair[0]);
+  if (typeof pair[1] !== 'string' || pair.length !== 2) throw shape();
+  return [ms, numeric ? parseSampleValue(pair[1]) : pair[1]];
+}
+
 function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Frame[] {
   const resultType = doc.resultType ?? '';
-  const result = doc.result;
   const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
   if (resultType === 'matrix' || resultType === 'vector') {
     let points = 0;
     return doc.series.map(({ metric: labels, time, value }): Frame => {
-      const name = labels.__name__ ?? 'Value';
+      const name = ownLabel(labels, '__name__') ?? 'Value';
       const fields: Field[] = Array.isArray(time) || Array.isArray(value)
         ? [timeField(time as number[]), { name, type: 'float64', labels, values: value as number[] }]
         : [writtenField('Time', 'time.Time', time), writtenField(name, 'float64', value, labels)];
@@ -140,12 +194,12 @@ function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Fra
     });
   }
   if (resultType === 'scalar' || resultType === 'string') {
-    const sample = Array.isArray(result) ? (result as Sample) : null;
+    const sample = doc.sample;
     if (!sample) return [];
     const value: Field = resultType === 'scalar'
-      ? { name: 'Value', type: 'float64', values: [parseSampleValue(sample[1])] }
-      : { name: 'Value', type: 'string', values: [String(sample[1])] };
-    return [{ meta: meta(resultType === 'scalar' ? 'numeric-multi' : 'timeseries-multi'), fields: [timeField([toMs(sample[0])]), value] }];
+      ? { name: 'Value', type: 'float64', values: [sample[1]] }
+      : { name: 'Value', type: 'string', values: [sample[1]] };
+    return [{ meta: meta(resultType === 'scalar' ? 'numeric-multi' : 'timeseries-multi'), fields: [timeField([sample[0]]), value] }];
   }
   return [];
 }
@@ -161,14 +215,14 @@ export function displayName(q: Pick<PrometheusQuery, 'legendFormat' | 'expr'>, l
   if (q.legendFormat === '__auto') {
     if (Object.keys(labels).length > 0) legend = '';
   } else if (q.legendFormat !== '') {
-    legend = q.legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_, name: string) => labels[name.trim()] ?? '');
+    legend = q.legendFormat.replace(/\{\{\s*(.+?)\s*\}\}/g, (_, name: string) => ownLabel(labels, name.trim()) ?? '');
   }
   return legend === '{}' ? q.expr : legend;
 }
 
 /** Prometheus's own `Metric.String()`: name then the other labels sorted, Go-quoted. */
 function metricName(labels: Record<string, string>): string {
-  const name = labels.__name__;
+  const name = ownLabel(labels, '__name__');
   const parts = Object.keys(labels).filter((k) => k !== '__name__').sort().map((k) => `${k}=${goQuote(labels[k]!)}`);
   if (parts.length === 0) return name ?? '{}';
   return `${name ?? ''}{${parts.join(', ')}}`;

@@ -47,12 +47,18 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
 }
 
 async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 'range'): Promise<DataResponse> {
+  let answer;
   try {
-    const answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
+    answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
+  } catch (error) {
+    return callFailed(error);
+  }
+  try {
     return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
   } catch (error) {
+    // Anything else is this server's fault: the caller logs it and answers a fixed message.
     if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
-    return callFailed(error);
+    throw error;
   }
 }
 

@@ -2,6 +2,9 @@ import { ColumnWriter } from '../../frames/column-writer.ts';
 import { goFloat } from '../../frames/encode.ts';
 import type { ColumnEntities, WrittenColumn } from '../../frames/frame.ts';
 import { CLOSE_BRACKET, COMMA, DOT, JsonBytes, MINUS, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, ZERO, readPlain } from '../../json-bytes.ts';
+import { AnswerError } from '../../answer-error.ts';
+import { checkedMillis, parseGoFloat } from '../../go-numbers.ts';
+import { readLabels, type Labels } from '../../labels.ts';
 
 /**
  * A Prometheus API answer read straight from its bytes, without `JSON.parse`: a range answer of
@@ -16,7 +19,9 @@ import { CLOSE_BRACKET, COMMA, DOT, JsonBytes, MINUS, NOT_PLAIN, OPEN_BRACE, OPE
  * It reads what Prometheus and its look-alikes write for `matrix` and `vector` results, with any
  * whitespace, unknown members skipped. Anything else (another result type, a malformed document,
  * a member it does not expect where samples are) answers `null`, and the caller parses the whole
- * document the general way. A table test holds both paths to the same frames. Pure.
+ * document the general way. Values are what the original's reading accepts (frames.ts says which);
+ * one it refuses fails the answer here as there. A differential test holds both paths to the same
+ * frames or the same error. Pure.
  */
 
 /**
@@ -25,7 +30,7 @@ import { CLOSE_BRACKET, COMMA, DOT, JsonBytes, MINUS, NOT_PLAIN, OPEN_BRACE, OPE
  * vector's single sample (or any series the general path read) as numbers.
  */
 export interface ScannedSeries {
-  metric: Record<string, string>;
+  metric: Labels;
   time: WrittenColumn | number[];
   value: WrittenColumn | number[];
 }
@@ -36,8 +41,8 @@ export interface ScannedDocument {
   error?: string;
   resultType?: string;
   series: ScannedSeries[];
-  warnings?: unknown[];
-  infos?: unknown[];
+  warnings?: string[];
+  infos?: string[];
 }
 
 /** Reads the document, or answers null when it is not the plain shape this reader takes. */
@@ -45,14 +50,24 @@ export function scanPrometheus(body: Uint8Array): ScannedDocument | null {
   return readPlain(body, readDocument);
 }
 
-/** `strconv.ParseFloat` of a sample value: numbers, `NaN`, `+Inf`, `-Inf`, `Inf`. */
-export function parseSampleValue(text: string): number {
-  switch (text) {
-    case 'NaN': return NaN;
-    case '+Inf': case 'Inf': case '+inf': case 'inf': return Infinity;
-    case '-Inf': case '-inf': return -Infinity;
-    default: return Number(text);
-  }
+/** `strconv.ParseFloat` of a sample value: numbers, `NaN`, `+Inf`, `-Inf`, `Inf`; Go's error for anything else. */
+export const parseSampleValue = parseGoFloat;
+
+/**
+ * A sample's time (float seconds, a JSON number) as `time.UnixMilli(int64(f*1000))`: one that
+ * overflows a double fails as the original's `ReadFloat64` fails; one past int64 milliseconds,
+ * which the original turns into an arbitrary time, fails here with a clear error.
+ */
+export function sampleMillis(seconds: number): number {
+  if (!Number.isFinite(seconds)) throw new AnswerError('a sample time is out of range');
+  return checkedMillis(Math.trunc(seconds * 1000), 'a sample time');
+}
+
+/** `warnings` and `infos`: strings when an array (anything else is none), as the original reads them. */
+export function annotations(value: unknown, key: string): string[] {
+  if (!Array.isArray(value)) return [];
+  if (!value.every((v) => typeof v === 'string')) throw new AnswerError(`${key} are not strings`);
+  return value as string[];
 }
 
 function readDocument(r: JsonBytes): ScannedDocument {
@@ -63,18 +78,13 @@ function readDocument(r: JsonBytes): ScannedDocument {
       case 'status': doc.status = r.string(); break;
       case 'errorType': doc.errorType = r.string(); break;
       case 'error': doc.error = r.string(); break;
-      case 'warnings': doc.warnings = arrayOf(r.json()); break;
-      case 'infos': doc.infos = arrayOf(r.json()); break;
+      case 'warnings': doc.warnings = annotations(r.json(), key); break;
+      case 'infos': doc.infos = annotations(r.json(), key); break;
       case 'data': readData(r, doc); break;
       default: r.json();
     }
   });
   return doc;
-}
-
-function arrayOf(value: unknown): unknown[] {
-  if (!Array.isArray(value)) throw NOT_PLAIN;
-  return value;
 }
 
 function readData(r: JsonBytes, doc: ScannedDocument): void {
@@ -87,6 +97,7 @@ function readData(r: JsonBytes, doc: ScannedDocument): void {
       readResult(r, doc, doc.resultType === 'matrix');
     } else r.json();
   });
+  if (doc.resultType === undefined) throw new AnswerError('no resultType found');
 }
 
 function readResult(r: JsonBytes, doc: ScannedDocument, matrix: boolean): void {
@@ -94,16 +105,15 @@ function readResult(r: JsonBytes, doc: ScannedDocument, matrix: boolean): void {
   let lastTime: WrittenColumn | undefined;
   r.expect(OPEN_BRACKET);
   r.elements(() => {
-    let metric: Record<string, string> = {};
+    let metric = readLabels(undefined, 'series labels');
     let samples: SampleWriter | undefined;
     let sample: [number, number] | undefined;
     r.expect(OPEN_BRACE);
     r.members((key) => {
-      if (key === 'metric') {
-        const value = r.json();
-        if (typeof value !== 'object' || value === null || Array.isArray(value)) throw NOT_PLAIN;
-        metric = value as Record<string, string>;
-      } else if (matrix && key === 'values') {
+      if (key === 'metric') metric = readLabels(r.json(), 'series labels');
+      // A matrix's single sample or a vector's list: the general path appends them as the original does.
+      else if ((matrix && key === 'value') || (!matrix && key === 'values')) throw NOT_PLAIN;
+      else if (matrix && key === 'values') {
         if (samples) throw NOT_PLAIN;
         samples = new SampleWriter(sizeHint);
         r.expect(OPEN_BRACKET);
@@ -126,12 +136,14 @@ function readResult(r: JsonBytes, doc: ScannedDocument, matrix: boolean): void {
 function readSample(r: JsonBytes): [number, number] {
   r.expect(OPEN_BRACKET);
   r.ws();
-  const ms = Math.trunc(r.number() * 1000);
+  const ms = sampleMillis(r.number());
   r.expect(COMMA);
   r.ws();
-  const value = r.quotedNumber(parseSampleValue);
+  // The sample's end is read before its value, as the original reads them.
+  const start = r.plainStringStart();
+  const end = r.at - 1;
   r.expect(CLOSE_BRACKET);
-  return [ms, value];
+  return [ms, r.numberIn(start, end, parseSampleValue)];
 }
 
 /** A series' two columns, a sample at a time. */
@@ -153,8 +165,10 @@ class SampleWriter {
     r.expect(COMMA);
     r.ws();
     const start = r.plainStringStart();
-    this.#value(r, start, r.at - 1);
+    const end = r.at - 1;
+    // The sample's end is read before its value, as the original reads them.
     r.expect(CLOSE_BRACKET);
+    this.#value(r, start, end);
   }
 
   /** The time column, or `previous` when it holds the same times (its own buffer then goes back). */
@@ -196,13 +210,13 @@ class SampleWriter {
         return;
       }
     }
-    this.times.text(String(Math.trunc(r.number() * 1000)));
+    this.times.text(String(sampleMillis(r.number())));
   }
 
   /** The value's text as it is when that is what the SDK writes for it, else its double written. */
   #value(r: JsonBytes, start: number, end: number): void {
     if (writtenAsIs(r.bytes, start, end)) return this.values.copy(r.bytes, start, end);
-    const value = parseSampleValue(r.latin1(start, end));
+    const value = parseSampleValue(r.utf8(start, end));
     if (Number.isFinite(value)) return this.values.text(goFloat(value));
     const row = this.values.rows;
     this.values.text('null');

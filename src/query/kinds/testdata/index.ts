@@ -4,6 +4,7 @@
  * `csv_data.go`, `resource_handler.go`). No upstream call. A `seed` key in a query's model makes
  * its random output reproducible; without it the output is random, as the original's.
  */
+import { ownMessage } from '../../answer-error.ts';
 import type { DataResponse, Field, Frame } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse } from '../kind.ts';
 import { csvValuesToField, fnv1Hex, parseGoDuration, parseGoFloat, parseLabels, randomFor, readCsv, type Random } from './support.ts';
@@ -403,7 +404,7 @@ export function loadCsvContent(content: string, name: string): Frame {
   try {
     records = readCsv(content);
   } catch (error) {
-    throw new Error(M.csvLine((error as Error).message));
+    throw new Error(M.csvLine(ownMessage(error)));
   }
   if (records.length === 0) throw new Error(M.csvHeader);
   const [header, ...rows] = records;
@@ -458,7 +459,7 @@ function csvContent(ctx: KindContext, queries: readonly Query[]): Map<string, Da
     } catch (error) {
       if (error instanceof TooManyPoints) throw error;
       // The original fails the whole plugin call here; this fails every query of the batch.
-      return new Map(queries.map((each) => [each.refId, failed((error as Error).message, 'plugin', 400)]));
+      return new Map(queries.map((each) => [each.refId, failed(ownMessage(error), 'plugin', 400)]));
     }
   }
   return out;

@@ -63,3 +63,38 @@ describe('Graphite answers as frames', () => {
     expect(graphiteErrorMessage(400, 'plain text')).toBe('plain text');
   });
 });
+
+describe('Graphite answers refused as the original refuses them', () => {
+  const frames = (series: unknown) => graphiteFrames(JSON.stringify(series), 'A');
+  const one = (datapoints: string, extra = '') => graphiteFrames(`[{"target":"t","datapoints":[${datapoints}]${extra}}]`, 'A');
+
+  it.each([
+    ['[1e400, 1]', 'failed to parse the Graphite response: a data point value is out of range'],
+    ['["abc", 1]', 'failed to parse the Graphite response: a data point value is not a number'],
+    ['[true, 1]', 'failed to parse the Graphite response: a data point value is not a number'],
+    ['[[1], 1]', 'failed to parse the Graphite response: a data point value is not a number'],
+    ['[1, "1"]', 'failed to parse the Graphite response: a data point timestamp is not a number'],
+    ['[1, 1e306]', 'a data point timestamp is out of range'],
+    ['[1, 1e400]', 'failed to parse the Graphite response: a data point timestamp is out of range'],
+    ['[1, null]', 'failed to parse data point timestamp'],
+    ['[1]', 'failed to parse data point timestamp'],
+    ['null', 'failed to parse data point timestamp'],
+    ['5', 'failed to parse the Graphite response: a data point is not a list'],
+  ])('refuses the data point %s', (point, message) => {
+    expect(() => one(point)).toThrow(message);
+  });
+
+  it('refuses a target, datapoints or tags of the wrong type and invalid JSON in fixed words', () => {
+    expect(() => frames([{ target: 5 }])).toThrow('failed to parse the Graphite response: a target is not a string');
+    expect(() => frames([{ target: 't', datapoints: 'abcdefghij' }])).toThrow('failed to parse the Graphite response: datapoints are not a list');
+    expect(() => frames([{ target: 't', tags: [] }])).toThrow('failed to parse the Graphite response: tags are not an object');
+    expect(() => graphiteFrames('[{"target":', 'A')).toThrow(/^failed to parse the Graphite response: invalid JSON$/);
+  });
+
+  it('reads values as null.Float does, keeps __proto__ tags, formats numeric tags without exponents', () => {
+    const [frame] = one('[null, 10],[{"Float64": 2.5, "Valid": true}, 20],[{}, 30],[1.5, 40.9, "extra"]', ',"tags":{"__proto__":"p","big":1e21,"small":1e-7,"flag":true}');
+    expect(frame!.fields[0]!.values).toEqual([10000, 20000, 30000, 40000]);
+    expect(frame!.fields[1]!.values).toEqual([null, 2.5, 0, 1.5]);
+    expect(JSON.stringify(frame!.fields[1]!.labels)).toBe('{"__proto__":"p","big":"1000000000000000000000","small":"0.0000001"}');
+  });
+});

@@ -2,6 +2,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { graphiteKind } from '../../../../src/query/kinds/graphite/index.ts';
 import { dataQuery, directContext } from '../../../support/kind-context.ts';
 import { startGraphite, type Graphite } from '../../../support/graphite.ts';
+import { startUpstream } from '../../../support/upstream.ts';
 
 // Graphite through its kind against Debian's carbon-cache and graphite-web, with data the test sends.
 const NOW = Math.floor(Date.now() / 10_000) * 10;
@@ -116,5 +117,37 @@ describe('Graphite kind without a reachable Graphite', () => {
   it('answers other paths 404', async () => {
     const res = await post('render', '{}');
     expect([res.status, JSON.parse(res.body.toString())]).toEqual([404, { message: 'Not found' }]);
+  });
+});
+
+describe('Graphite kind against a hostile upstream', () => {
+  const deep = `[{"text":${'['.repeat(100_000)}${']'.repeat(100_000)}}]`;
+  const answers: Record<string, string> = {
+    '/metrics/find': deep,
+    '/metrics/expand': `{"results":[${'['.repeat(100_000)}${']'.repeat(100_000)}]}`,
+    '/events/get_data': '[{"what":"x","data":{"a":1},"tags":["t"]}]',
+    '/render': '[{"target":"a","datapoints":[[1,1e306]]}]',
+  };
+
+  it('answers deeply nested and out-of-range answers with clear errors, never the engine\'s', async () => {
+    const upstream = await startUpstream((req, res) => {
+      res.writeHead(200, { 'content-type': 'application/json' });
+      res.end(answers[(req.url ?? '').split('?')[0]!] ?? '[]');
+    });
+    try {
+      const ctx = directContext(upstream.url);
+      const post = (path: string, body: string) => graphiteKind.resource!(ctx, { method: 'POST', path, query: '', headers: {}, body: Buffer.from(body) });
+      const find = await post('metrics/find', '{"query":"*"}');
+      expect([find.status, JSON.parse(find.body.toString()).message]).toEqual([500,
+        'failed to handle resource request: metrics find request failed: failed to parse metrics find response: the answer nests deeper than 64 levels']);
+      const expand = await post('metrics/expand', '{"query":"*"}');
+      expect(JSON.parse(expand.body.toString()).message).toMatch(/nests deeper than 64 levels$/);
+      const events = await post('events', '{}');
+      expect(JSON.parse(events.body.toString())).toEqual({ data: [{ what: 'x', data: { a: 1 }, tags: ['t'] }] });
+      const results = await graphiteKind.query(ctx, [dataQuery('A', { target: 'a' }, RANGE)]);
+      expect(results.get('A')).toEqual({ error: 'a data point timestamp is out of range', errorSource: 'downstream', status: 502 });
+    } finally {
+      await upstream.close();
+    }
   });
 });

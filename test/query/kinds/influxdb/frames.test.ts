@@ -3,6 +3,8 @@ import { influxFrameName, influxFrames } from '../../../../src/query/kinds/influ
 import { influxRequest } from '../../../../src/query/kinds/influxdb/index.ts';
 import { parseInfluxQuery } from '../../../../src/query/kinds/influxdb/influxql.ts';
 import type { DataSourceInfo } from '../../../../src/query/kinds/kind.ts';
+import { encodeFrame } from '../../../../src/query/frames/encode.ts';
+import type { Frame } from '../../../../src/query/frames/frame.ts';
 
 const q = (model: Record<string, unknown> = {}) => parseInfluxQuery('A', model, 10000);
 
@@ -78,6 +80,17 @@ describe('InfluxDB answers as frames (buffered/response_parser.go)', () => {
     ]);
   });
 
+  it('reads numbers as json.Number does: an overflowing value is null, a row whose time is not an int64 literal is left out', () => {
+    const body = '{"results":[{"series":[{"name":"m","tags":{"__proto__":"p"},"columns":["time","v"],"values":[[1000,1e400],[2000,-1e400],[3e3,1],[4000.0,2],[5000,5]]}]}]}';
+    const result = influxFrames(200, body, q(), 'q') as { frames: Frame[] };
+    expect(result.frames[0]!.fields[0]!.values).toEqual([1000, 2000, 5000]);
+    expect(result.frames[0]!.fields[1]!.values).toEqual([null, null, 5]);
+    expect(JSON.stringify(result.frames[0]!.fields[1]!.labels)).toBe('{"__proto__":"p"}');
+    // The general reading (values before columns) reads the same.
+    const reordered = body.replace('"columns":["time","v"],"values":', '"values":').replace(']]}]}]}', ']],"columns":["time","v"]}]}]}');
+    expect(encodeFrame((influxFrames(200, reordered, q(), 'q') as { frames: Frame[] }).frames[0]!)).toBe(encodeFrame(result.frames[0]!));
+  });
+
   it('answers no series with no frames', () => {
     expect(influxFrames(200, '{"results":[{"statement_id":0}]}', q(), 'q')).toEqual({ frames: [] });
   });
@@ -88,7 +101,11 @@ describe('InfluxDB answers as frames (buffered/response_parser.go)', () => {
     [200, '{"results":[{"statement_id":0,"error":"database not found: nope"}]}', 'database not found: nope'],
     [200, '{"error":"top level"}', 'top level'],
     [200, 'not json', 'failed to parse the InfluxDB response: '],
-    [200, '{"results":[{"series":[{"name":"x","values":[[1]]}]}]}', 'failed to parse the InfluxDB response: series without columns'],
+    [200, 'not json at all', 'failed to parse the InfluxDB response: invalid JSON'],
+    [200, '{"results":[{"series":[{"name":"x","columns":["time","v"],"values":[[1]]}]}]}', 'failed to parse the InfluxDB response: a series row has fewer values than columns'],
+    [200, '{"results":[{"series":[{"name":"x","tags":{"host":5},"columns":["time","v"],"values":[[1,2]]}]}]}', 'failed to parse the InfluxDB response: series tags: the value of "host" is not a string'],
+    [200, '{"results":[{"series":[{"name":7,"columns":["time","v"],"values":[[1,2]]}]}]}', 'failed to parse the InfluxDB response: a series name is not a string'],
+    [200, '{"results":[{"series":[{"name":"x","columns":["time","v"],"values":[[1,{"a":[[[]]]}]]}]}]}', 'failed to parse the InfluxDB response: column "v" holds a value that is not a number, string or boolean'],
   ])('says InfluxDB\'s error (%d %s)', (status, body, message) => {
     const result = influxFrames(status, body, q(), 'q');
     expect('error' in result && result.error).toContain(message);

@@ -63,7 +63,7 @@ describe('scanPrometheus', () => {
         .map((values, i) => `{"metric":{"i":"${i}"},"values":[${values}]}`).join(',')}]}}`],
     ['a series without samples', '{"status":"success","data":{"resultType":"matrix","result":[{"metric":{"a":"b"}}]}}'],
     ['every value form', matrix(['"0"', '"-0"', '"0.1"', '"-12.75"', '"NaN"', '"+Inf"', '"-Inf"', '"1e-07"', '"1.5e+21"', '"123456789012345"',
-      '"1234567890123456"', '"0.30000000000000004"', '"00012"', '".5"', '"5."', '"0.0000000000000000000001"', '"-"', '""', '"1.2.3"', '"9007199254740993"']
+      '"1234567890123456"', '"0.30000000000000004"', '"00012"', '".5"', '"5."', '"0.0000000000000000000001"', '"9007199254740993"', '"0x1p-2"', '"1_000"', '"inf"']
       .map((v, i) => `[${1700000000 + i},${v}]`).join(','))],
     ['a vector', '{"status":"success","data":{"resultType":"vector","result":[{"metric":{},"value":[1700000000.25,"7"]},{"metric":{"a":"b"}}]}}'],
     ['whitespace and unknown members anywhere', ' {\n "status" : "success" , "extra": {"x":[1,{"y":"]"}]}, "data" : { "x": null, "resultType":"matrix", "result" : [ { "histograms": [[1, {"count": "2"}]], "metric" : { "a" : "\\u00e9" } , "values" : [ [ 1700000000 , "1" ] ] } ] } , "warnings" : ["w1"], "infos": ["i1"] } '],
@@ -86,6 +86,10 @@ describe('scanPrometheus', () => {
     ['not an object', '[]'],
   ])('leaves %s to the general path', (_name, text) => {
     expect(scanPrometheus(Buffer.from(text))).toBeNull();
+  });
+
+  it.each(['"-"', '""', '" 12 "', '"0x10"', '"0b11"', '"1.2.3"', '"1e400"'])('refuses the value %s as strconv.ParseFloat does', (value) => {
+    expect(() => scanPrometheus(Buffer.from(matrix(`[1700000000,${value}]`)))).toThrow(/^strconv\.ParseFloat: parsing .*: (invalid syntax|value out of range)$/);
   });
 
   it('shares one time column between series whose times are the same', () => {
