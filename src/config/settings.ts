@@ -71,6 +71,8 @@ export interface Settings {
     /** Addresses and CIDR ranges whose X-Forwarded-For names the client; empty trusts none. */
     readonly trustedProxies: readonly string[];
     readonly shutdownTimeoutSeconds: number;
+    /** On SIGTERM/SIGINT, seconds of failing `/api/health` while still serving, before the shutdown proper. */
+    readonly shutdownDrainSeconds: number;
     /** The original server's API version clients are told (`buildInfo.version`). */
     readonly compatibleVersion: string;
   };
@@ -382,6 +384,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
       trustedProxies,
       shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
+      shutdownDrainSeconds: int('server', 'shutdown_drain_seconds', 0),
       compatibleVersion: required('server', 'compatible_version'),
     },
     database: {

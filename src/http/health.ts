@@ -6,14 +6,17 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 export interface Health {
   status: number;
-  body: { database: 'ok' | 'failing'; version: string; commit: string };
+  /** `draining` only while the instance is stopping (then the status is 503). */
+  body: { database: 'ok' | 'failing'; version: string; commit: string; draining?: true };
 }
 
 /**
  * `GET /api/health`: a `select 1` probe, cached for a few seconds so that load balancers polling
  * many instances do not become a database load of their own, and bounded in time so it never hangs.
+ * While `draining()` (shutdown has begun) it answers 503 whatever the database says, so that a load
+ * balancer takes the instance out before it stops taking connections.
  */
-export function createHealthCheck(orm: MikroORM): () => Promise<Health> {
+export function createHealthCheck(orm: MikroORM, draining: () => boolean = () => false): () => Promise<Health> {
   let cached: { at: number; ok: boolean } | null = null;
   let inFlight: Promise<boolean> | null = null;
 
@@ -37,9 +40,8 @@ export function createHealthCheck(orm: MikroORM): () => Promise<Health> {
       const ok = await inFlight;
       cached = { at: Date.now(), ok };
     }
-    return {
-      status: cached.ok ? 200 : 503,
-      body: { database: cached.ok ? 'ok' : 'failing', version: VERSION, commit: COMMIT },
-    };
+    const body: Health['body'] = { database: cached.ok ? 'ok' : 'failing', version: VERSION, commit: COMMIT };
+    if (draining()) return { status: 503, body: { ...body, draining: true } };
+    return { status: cached.ok ? 200 : 503, body };
   };
 }

@@ -31,3 +31,18 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
   });
   return server;
 }
+
+/**
+ * From now on every response asks the client to close its connection (`Connection: close`), and
+ * node:http closes it once the response is sent: while an instance drains before stopping, a load
+ * balancer's pooled keep-alive connections end one by one after an answer, never by surprise under
+ * a request it is sending. Event streams keep their connection for as long as they last.
+ */
+export function closeConnectionsAfterResponses(server: Server): void {
+  const closing = (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('connection', 'close');
+  };
+  // Before the front door's own listener, so that its responses carry the header.
+  server.prependListener('request', closing);
+  server.prependListener('checkContinue', closing);
+}
