@@ -35,7 +35,8 @@ export function createHealthCheck(orm: MikroORM, draining: () => boolean = () =>
   };
 
   return async () => {
-    if (!cached || Date.now() - cached.at > CACHE_MS) {
+    // A draining instance answers at once: what the balancer needs to know does not wait on a probe.
+    if (!cached || (Date.now() - cached.at > CACHE_MS && !draining())) {
       inFlight ??= probe().finally(() => (inFlight = null));
       const ok = await inFlight;
       cached = { at: Date.now(), ok };

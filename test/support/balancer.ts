@@ -334,6 +334,10 @@ export class Watcher {
         await new Promise((resolve) => setTimeout(resolve, 100));
         continue;
       }
+      if (!this.#running) {
+        stream.close();
+        break;
+      }
       this.tally.record('subscribe', stream.status, '', stream.status === 200);
       if (stream.status !== 200) {
         stream.close();
@@ -412,6 +416,10 @@ export class LiveViewer {
         this.tally.record('live-subscribe', 0, String((error as Error).cause ?? error), false);
         await new Promise((resolve) => setTimeout(resolve, 100));
         continue;
+      }
+      if (!this.#running) {
+        stream.close();
+        break;
       }
       this.tally.record('live-subscribe', stream.status, '', stream.status === 200);
       if (stream.status !== 200) {
