@@ -21,7 +21,7 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
   // Slow-header clients are cut off; bodies may stream for long (proxy), so no overall request timeout.
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0;
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = settings.server.keepAliveTimeoutSeconds * 1000;
   server.on('clientError', clientErrors.onClientError);
   // `Expect: 100-continue`: the handler sends the go-ahead once it knows the body may be wanted,
   // so a body refused at once (413) is never sent at all.

@@ -79,6 +79,8 @@ export async function startBalancer(options: { instances?: number; ini?: string[
     const config = join(dir, `instance-${i}.ini`);
     await writeFile(config, [
       '[server]', `http_addr = ${instance.address}`, `http_port = ${port}`, `shutdown_drain_seconds = ${DRAIN_SECONDS}`, 'shutdown_timeout_seconds = 10',
+      // As docker-compose.yml sets it: only the balancer closes idle connections.
+      'keep_alive_timeout_seconds = 0',
       '[database]', 'type = postgres', `host = ${db.host}:${db.port}`, `name = ${db.database}`, `user = ${db.user}`, `password = ${db.password}`, 'max_open_conn = 5',
       // Instances sharing a database share its key.
       '[security]', 'secret_key = balancer-test-key-0123456789abcdef0123',
@@ -135,6 +137,7 @@ export async function startBalancer(options: { instances?: number; ini?: string[
     },
     haproxyOutput: () => output,
     async close() {
+      if (process.env.DASHGATE_BALANCER_LOG) await writeFile(process.env.DASHGATE_BALANCER_LOG, output);
       for (const instance of instances) if (instance.main && instance.main.child.exitCode === null) instance.main.child.kill('SIGKILL');
       await Promise.all(instances.map((instance) => instance.main?.exited));
       if (haproxy && haproxy.exitCode === null) {

@@ -29,6 +29,8 @@ describe('docker-compose.yml', () => {
     expect(dashgate!.container_name).toBeUndefined();
     expect(dashgate!.expose).toEqual(['3000']);
     expect(dashgate!.environment.GF_SERVER_HTTP_PORT).toBeUndefined();
+    // The balancer alone closes idle connections (it may reuse one the instant an instance would).
+    expect(dashgate!.environment.GF_SERVER_KEEP_ALIVE_TIMEOUT_SECONDS).toBe('0');
     // The image listens where the replicas are looked for, as the user the Dockerfile names.
     const runtime = readDockerfile(`${root}Dockerfile`).at(-1)!;
     expect(runtime.instructions.find((step) => step.keyword === 'EXPOSE')?.text).toBe('3000');
