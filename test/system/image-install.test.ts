@@ -68,7 +68,7 @@ async function copy(step: Instruction, from: (path: string) => string, to: (path
 }
 
 describe('the image (Dockerfile), built and run without Docker', () => {
-  it('builds with production dependencies only and runs dist/ as an unprivileged user: it migrates an empty database, starts and answers', async () => {
+  it('builds with production dependencies only and runs dist/ as an unprivileged user: it migrates an empty database, starts and answers; so do the CLI and the embedded database', async () => {
     const stages = readDockerfile(join(root, 'Dockerfile'));
     expect(stages.map((s) => s.name)).toEqual(['build', null]);
     const [build, runtime] = stages as [Stage, Stage];
@@ -201,6 +201,30 @@ describe('the image (Dockerfile), built and run without Docker', () => {
     expect(await exited).toBe(0);
     expect(output).toContain('"msg":"stopped"');
     expect(probe()).toBe(1);
-  }, 240_000);
+
+    // The CLI runs from dist/ too (`docker exec <container> node dist/cli/main.js ...`).
+    const [cliCommand, cliArgs] = asUser(['node', '--experimental-async-context-frame', 'dist/cli/main.js', 'migrate']);
+    const migrated = spawnSync(cliCommand, cliArgs, { cwd: appDir, env: serverEnv, encoding: 'utf8', timeout: 60_000 });
+    expect({ status: migrated.status, stderr: migrated.stderr }).toEqual({ status: 0, stderr: '' });
+
+    // With no [database], the embedded PostgreSQL in the data folder, run by the same user, with a
+    // key the instance generates for itself there.
+    const embeddedEnv = Object.fromEntries(Object.entries(serverEnv).filter(([name]) => !name.startsWith('GF_DATABASE_') && name !== 'GF_SECURITY_SECRET_KEY'));
+    let embeddedOutput = '';
+    server = spawn(command, args, { cwd: appDir, env: embeddedEnv, stdio: ['ignore', 'pipe', 'pipe'] });
+    server.stdout!.on('data', (chunk: Buffer) => (embeddedOutput += chunk.toString()));
+    server.stderr!.on('data', (chunk: Buffer) => (embeddedOutput += chunk.toString()));
+    const embeddedExited = new Promise<number | null>((resolve) => server!.once('exit', (code) => resolve(code)));
+    const embeddedDeadline = Date.now() + 120_000;
+    while (!embeddedOutput.includes('dashgate listening')) {
+      if (server.exitCode !== null || Date.now() > embeddedDeadline) throw new Error(`the image's command did not start on the embedded database:\n${embeddedOutput}`);
+      await new Promise((resolve) => setTimeout(resolve, 50));
+    }
+    expect((await call(base, 'GET', '/api/health', { auth: null })).body).toMatchObject({ database: 'ok' });
+    expect((await call(base, 'GET', '/api/datasources', { auth })).status).toBe(200);
+    expect(await readdir(join(appDir, 'data'))).toEqual(expect.arrayContaining(['postgres', 'secret_key']));
+    server.kill('SIGTERM');
+    expect(await embeddedExited).toBe(0);
+  }, 300_000);
 });
 
