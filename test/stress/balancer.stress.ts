@@ -9,6 +9,8 @@ import { killUnderLoad, readYourWrites, rollingRestart, type Sizes } from '../ro
  * three. Each round prints one line of figures.
  *
  *   DASHGATE_BALANCER_ROUNDS=5 npm run test:stress -- test/stress/balancer.stress.ts
+ *
+ * DASHGATE_BALANCER_LOG=<file> also keeps HAProxy's output (its log of every request, its checks).
  */
 const ROUNDS = Number(process.env.DASHGATE_BALANCER_ROUNDS || 3);
 const SIZES: Sizes = { workers: 8, pauseMs: 10, watchers: 30, viewers: 9, steadyMs: 5_000 };
