@@ -15,7 +15,7 @@ import { LiveStreams } from './live/streams.ts';
 import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
-import { createHttpServer } from './http/server.ts';
+import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
 import type { Runtime } from './runtime.ts';
@@ -36,6 +36,11 @@ export interface App {
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
   listen(port: number, host?: string): Promise<AddressInfo>;
+  /**
+   * The first step of stopping behind a load balancer: `/api/health` answers 503 and every response
+   * closes its connection, while requests are still served. `close` then stops taking connections.
+   */
+  drain(): void;
   close(): Promise<void>;
 }
 
@@ -93,10 +98,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
+  // Set by drain(), read by the health check.
+  let draining = false;
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
-    health: createHealthCheck(db.orm, settings.server.compatibleVersion),
+    health: createHealthCheck(db.orm, settings.server.compatibleVersion, () => draining),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
   }, log);
@@ -118,6 +125,11 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
           resolve(server.address() as AddressInfo);
         });
       });
+    },
+    drain() {
+      if (draining) return;
+      draining = true;
+      closeConnectionsAfterResponses(server);
     },
     async close() {
       const closed = new Promise<void>((resolve) => server.close(() => resolve()));

@@ -105,38 +105,62 @@ function giveUp(reason: string): void {
   process.exit(1);
 }
 
+/** Ends the drain early (a second signal); set while draining. */
+let endDrain: (() => void) | null = null;
+/** A second signal came: whatever is in flight is cut as soon as the server closes. */
+let cutNow = false;
+
 /**
- * Stops accepting at once (new connections are refused), lets in-flight requests, proxied ones
- * included, finish within `[server] shutdown_timeout_seconds`, then cuts what is left, closes the
- * pool and stops the embedded PostgreSQL. A second signal cuts in-flight requests immediately.
+ * Drains first, for `[server] shutdown_drain_seconds`: `/api/health` answers 503 and responses close
+ * their connections while requests are still served, so a load balancer takes the instance out.
+ * Then stops accepting (new connections are refused), lets in-flight requests, proxied ones
+ * included, finish within `[server] shutdown_timeout_seconds`, cuts what is left, closes the pool
+ * and stops the embedded PostgreSQL. A second signal ends the drain and cuts in-flight requests at once.
  */
 async function shutdown(signal: string): Promise<void> {
   if (stopping) {
     log.warn({ signal }, 'second signal: closing in-flight requests now');
+    cutNow = true;
+    endDrain?.();
     running.app?.server.closeAllConnections();
     return;
   }
   stopping = true;
   log.info({ signal }, 'shutting down');
   if (!(await started.then(() => true, () => false))) return; // start-up failed and cleans up itself
+  const { shutdownDrainSeconds: drainSeconds, shutdownTimeoutSeconds: timeoutSeconds } = settings.server;
   // A last resort, should closing the database hang.
   setTimeout(() => {
     log.error('shutdown did not complete; exiting');
     process.exit(1);
-  }, (settings.server.shutdownTimeoutSeconds + 30) * 1000).unref();
+  }, (drainSeconds + timeoutSeconds + 30) * 1000).unref();
   try {
     const app = running.app;
     if (app) {
       const server = app.server;
+      app.drain();
+      if (drainSeconds > 0 && !cutNow) {
+        log.info({ drainSeconds }, 'draining: health checks fail while requests are still served');
+        await new Promise<void>((resolve) => {
+          const timer = setTimeout(resolve, drainSeconds * 1000);
+          endDrain = () => {
+            clearTimeout(timer);
+            resolve();
+          };
+        });
+        endDrain = null;
+      }
       const deadline = setTimeout(() => {
-        log.warn({ timeoutSeconds: settings.server.shutdownTimeoutSeconds }, 'drain timed out; closing remaining connections');
+        log.warn({ timeoutSeconds }, 'drain timed out; closing remaining connections');
         server.closeAllConnections();
-      }, settings.server.shutdownTimeoutSeconds * 1000);
+      }, timeoutSeconds * 1000);
       // Keep-alive connections go idle after their last response; close them then rather than
       // waiting for the client or the keep-alive timeout.
       const sweep = setInterval(() => server.closeIdleConnections(), 100);
       try {
-        await app.close();
+        const closing = app.close();
+        if (cutNow) server.closeAllConnections();
+        await closing;
       } finally {
         clearTimeout(deadline);
         clearInterval(sweep);

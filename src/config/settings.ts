@@ -68,9 +68,13 @@ export interface Settings {
     /** Largest request head accepted: the target plus every header name and value, in bytes. */
     readonly maxHeaderBytes: number;
     readonly readHeaderTimeoutSeconds: number;
+    /** How long an idle keep-alive connection is kept open; 0: until the client closes it. */
+    readonly keepAliveTimeoutSeconds: number;
     /** Addresses and CIDR ranges whose X-Forwarded-For names the client; empty trusts none. */
     readonly trustedProxies: readonly string[];
     readonly shutdownTimeoutSeconds: number;
+    /** On SIGTERM/SIGINT, seconds of failing `/api/health` while still serving, before the shutdown proper. */
+    readonly shutdownDrainSeconds: number;
     /** The original server's API version clients are told (`buildInfo.version`). */
     readonly compatibleVersion: string;
   };
@@ -387,8 +391,10 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       requestBodyLimitBytes: int('server', 'request_body_limit_bytes', 1),
       maxHeaderBytes: int('server', 'max_header_bytes', 1),
       readHeaderTimeoutSeconds: int('server', 'read_header_timeout_seconds', 0),
+      keepAliveTimeoutSeconds: int('server', 'keep_alive_timeout_seconds', 0),
       trustedProxies,
       shutdownTimeoutSeconds: int('server', 'shutdown_timeout_seconds', 0),
+      shutdownDrainSeconds: int('server', 'shutdown_drain_seconds', 0),
       compatibleVersion: required('server', 'compatible_version'),
     },
     database: {

@@ -7,7 +7,7 @@ import { createServer } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { mkdirCause, StartupError } from '../errors/startup.ts';
-import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
+import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput, runningAsRoot } from './embedded-failures.ts';
 
 export interface PgConnection {
   host: string;
@@ -110,8 +110,10 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       password,
       authMethod: 'scram-sha-256',
       persistent: true,
-      // PostgreSQL refuses to run as root; CI and containers run as root.
-      createPostgresUser: true,
+      // PostgreSQL refuses to run as root, so as root (CI, containers by default) it runs as the
+      // `postgres` OS user, created if missing. Any other user runs it itself (creating a user
+      // would fail: the image runs as `node`, and so do developers' machines).
+      createPostgresUser: runningAsRoot(),
       initdbFlags: ['--encoding=UTF8'],
       postgresFlags: [
         '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`,

@@ -6,7 +6,8 @@ const PROBE_TIMEOUT_MS = 2_000;
 
 export interface Health {
   status: number;
-  body: { database: 'ok' | 'failing'; version: string; commit: string };
+  /** `draining` only while the instance is stopping (then the status is 503). */
+  body: { database: 'ok' | 'failing'; version: string; commit: string; draining?: true };
 }
 
 /**
@@ -15,8 +16,10 @@ export interface Health {
  * `version` is the original server's release this one speaks (`[server] compatible_version`, as
  * `buildInfo.version` says): clients gate features on it and parse it as `major.minor.patch`.
  * This server's own version is in `buildInfo.versionString` and the metrics' build info.
+ * While `draining()` (shutdown has begun) it answers 503 whatever the database says, so that a load
+ * balancer takes the instance out before it stops taking connections.
  */
-export function createHealthCheck(orm: MikroORM, version: string): () => Promise<Health> {
+export function createHealthCheck(orm: MikroORM, version: string, draining: () => boolean = () => false): () => Promise<Health> {
   let cached: { at: number; ok: boolean } | null = null;
   let inFlight: Promise<boolean> | null = null;
 
@@ -35,14 +38,14 @@ export function createHealthCheck(orm: MikroORM, version: string): () => Promise
   };
 
   return async () => {
-    if (!cached || Date.now() - cached.at > CACHE_MS) {
+    // A draining instance answers at once: what the balancer needs to know does not wait on a probe.
+    if (!cached || (Date.now() - cached.at > CACHE_MS && !draining())) {
       inFlight ??= probe().finally(() => (inFlight = null));
       const ok = await inFlight;
       cached = { at: Date.now(), ok };
     }
-    return {
-      status: cached.ok ? 200 : 503,
-      body: { database: cached.ok ? 'ok' : 'failing', version, commit: COMMIT },
-    };
+    const body: Health['body'] = { database: cached.ok ? 'ok' : 'failing', version, commit: COMMIT };
+    if (draining()) return { status: 503, body: { ...body, draining: true } };
+    return { status: cached.ok ? 200 : 503, body };
   };
 }

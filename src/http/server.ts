@@ -21,7 +21,7 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
   // Slow-header clients are cut off; bodies may stream for long (proxy), so no overall request timeout.
   server.headersTimeout = headersTimeoutMs;
   server.requestTimeout = 0;
-  server.keepAliveTimeout = 5_000;
+  server.keepAliveTimeout = settings.server.keepAliveTimeoutSeconds * 1000;
   server.on('clientError', clientErrors.onClientError);
   // `Expect: 100-continue`: the handler sends the go-ahead once it knows the body may be wanted,
   // so a body refused at once (413) is never sent at all.
@@ -30,4 +30,19 @@ export function createHttpServer(settings: Settings, handle: (req: IncomingMessa
     handle(req, res, true);
   });
   return server;
+}
+
+/**
+ * From now on every response asks the client to close its connection (`Connection: close`), and
+ * node:http closes it once the response is sent: while an instance drains before stopping, a load
+ * balancer's pooled keep-alive connections end one by one after an answer, never by surprise under
+ * a request it is sending. Event streams keep their connection for as long as they last.
+ */
+export function closeConnectionsAfterResponses(server: Server): void {
+  const closing = (_req: IncomingMessage, res: ServerResponse) => {
+    res.setHeader('connection', 'close');
+  };
+  // Before the front door's own listener, so that its responses carry the header.
+  server.prependListener('request', closing);
+  server.prependListener('checkContinue', closing);
 }

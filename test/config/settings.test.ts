@@ -40,7 +40,7 @@ describe('loadSettings defaults', () => {
     expect(s.configFile).toBeNull();
     expect(s.appMode).toBe('production');
     expect(s.server).toMatchObject({ protocol: 'http', httpAddr: '', httpPort: 3000, domain: 'localhost', rootUrl: 'http://localhost:3000/' });
-    expect(s.server).toMatchObject({ requestBodyLimitBytes: 1048576, maxHeaderBytes: 65536, readHeaderTimeoutSeconds: 10, shutdownTimeoutSeconds: 30, trustedProxies: [] });
+    expect(s.server).toMatchObject({ requestBodyLimitBytes: 1048576, maxHeaderBytes: 65536, readHeaderTimeoutSeconds: 10, keepAliveTimeoutSeconds: 5, shutdownTimeoutSeconds: 30, shutdownDrainSeconds: 0, trustedProxies: [] });
     expect(s.database).toEqual({
       type: 'embedded', host: '127.0.0.1', port: 5432, name: 'dashgate', user: 'dashgate', password: '', url: '',
       sslMode: 'disable', path: join(dir, 'data', 'postgres'), embeddedPort: 0, maxOpenConn: 10,
