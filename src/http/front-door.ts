@@ -5,17 +5,16 @@ import { badRequest, notFound, tooLarge } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
-import { getSchema } from '../graphql/schema/index.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
-import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
+import { compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Runtime } from '../runtime.ts';
 import { declaredLength, readBody, readGraphQLBody, readJsonBody, refuseBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
-import { FRAGMENTS, ROUTES, type Endpoint, type RestRoute, type Route } from './routes.ts';
+import { restOperations, ROUTES, type Endpoint, type Route } from './routes.ts';
 import { originForm, pathOf } from './request-target.ts';
 
 /**
@@ -73,10 +72,8 @@ export interface FrontDoor {
 
 export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
   const router = new Router(ROUTES);
-  const schema = getSchema();
-  const restRoutes = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
-  const checked = checkRestOperations(schema, restRoutes.map((route) => ({ source: route.document, access: route.access })), FRAGMENTS);
-  const operations = new Map<RestRoute, RestOperation>(restRoutes.map((route, i) => [route, checked[i]!]));
+  // Every REST row's operation, checked now: a wrong row fails start-up.
+  const operations = restOperations();
   const bodyLimit = services.settings.server.requestBodyLimitBytes;
   const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';
 
@@ -135,14 +132,15 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if (route.kind === 'endpoint') return endpoints[route.endpoint](ctx, req, res);
     const op = operations.get(route)!;
     const body = route.body ? await readJsonBody(req, bodyLimit) : undefined;
-    const variables = restVariables(op, params, route.body, body);
+    let variables = restVariables(op, params, route, body, () => ctx.orgId);
     if (route.query) Object.assign(variables, queryVariables(op, req.url ?? '', route.query));
-    const data = await runRestOperation(op, ctx, variables);
-    if (route.answer) {
-      const { status, body: answer } = route.answer.shape(data);
+    if (route.variables) variables = route.variables(variables, ctx);
+    const value = await runRestOperation(op, ctx, variables, route.missing);
+    if (route.result) {
+      const { status, body: answer } = route.result.shape(value);
       return sendJson(res, status, answer);
     }
-    sendJson(res, route.status ?? 200, data);
+    sendJson(res, route.status ?? 200, route.shape ? route.shape(value, variables) : value);
   }
 
   function fail(route: Route | null, res: ServerResponse, error: unknown, method: string, requestId?: string): void {
@@ -199,7 +197,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if (expectsContinue) res.writeContinue();
     dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method, ctx.requestId));
   };
-  return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
+  return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns([...operations.values()], log) });
 }
 
 /** Whether the route reads its request body into memory, under `[server] request_body_limit_bytes` (the proxy streams it). */

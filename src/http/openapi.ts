@@ -243,9 +243,9 @@ class DocumentBuilder {
         ...(pathParams.length ? [404] : []),
       ]),
     };
-    if (route.answer?.otherStatus) {
+    if (route.result?.otherStatus) {
       // A route whose status follows its result answers the same shape with the other status too.
-      (operation.responses as Record<string, unknown>)[route.answer.otherStatus] = {
+      (operation.responses as Record<string, unknown>)[route.result.otherStatus] = {
         description: 'The same body, for a result that is not a success', content: { 'application/json': { schema: selected } },
       };
     }

@@ -41,7 +41,7 @@ const changesCaller = (route: RestRoute) => route.access.kind === 'user' && rout
 /** The admin's credentials swapped for the plain user's on requests that would change the caller. */
 const callerSafe = (ctx: FuzzContext, headers: Record<string, string>, changes: boolean) =>
   (changes && headers.authorization === ctx.adminAuth ? { ...headers, authorization: ctx.selfAuth } : headers);
-const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), r.document, FRAGMENTS, r.access)]));
+const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), { source: r.document, at: r.at, currentOrg: r.currentOrg, gate: r.gate }, FRAGMENTS)]));
 
 // ---------------------------------------------------------------------------------------------
 // JSON fragments. Bodies are assembled as text so that they can carry what JSON.stringify never

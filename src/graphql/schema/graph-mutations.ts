@@ -42,6 +42,8 @@ export async function attempt<T>(ctx: RequestContext, change: () => Promise<T>):
   } catch (error) {
     const known = classify(error);
     if (known && known.status >= 400 && known.status < 500 && !(known instanceof CallerRefusal)) {
+      // A REST row answers the error itself, with its whole wire body.
+      if (ctx.rest) ctx.userError ??= known;
       return { done: false, userErrors: [{ message: known.message, code: known.code }] };
     }
     throw error;
