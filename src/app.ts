@@ -18,6 +18,8 @@ import { createHealthCheck } from './http/health.ts';
 import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
+import { traceStatements } from './db/tracing.ts';
+import { withTraceIds, type Tracing } from './tracing/index.ts';
 import type { Runtime } from './runtime.ts';
 import { createServices } from './services/index.ts';
 import { Upstream, type LookupFunction } from './upstream/index.ts';
@@ -35,6 +37,8 @@ export interface App {
   live: LiveStreams;
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
+  /** The traces it makes; null when tracing is off. */
+  tracing: Tracing | null;
   listen(port: number, host?: string): Promise<AddressInfo>;
   /**
    * The first step of stopping behind a load balancer: `/api/health` answers 503 and every response
@@ -55,6 +59,11 @@ export interface AppOptions {
   graphqlDirectPath?: boolean;
   /** What live queries run each tick: the `/api/ds/query` service unless a test stands in its own. */
   queryRunner?: QueryRunner;
+  /**
+   * Tracing as started from `[tracing.opentelemetry]` (`startTracing`), which the app then owns and
+   * closes; absent or null: off.
+   */
+  tracing?: Tracing | null;
 }
 
 /**
@@ -63,12 +72,16 @@ export interface AppOptions {
  * out to data sources, the query API and health checks over it, the live streams and live
  * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
  */
-export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, log: Logger, options: AppOptions = {}): App {
+export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, baseLog: Logger, options: AppOptions = {}): App {
+  const tracing = options.tracing ?? null;
+  // Traced, every line written while serving a request names its trace.
+  const log = withTraceIds(baseLog, tracing);
+  const sqlTraced = tracing ? traceStatements(db.orm, tracing).catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'SQL statements cannot be traced')) : null;
   const changes = new ChangeListener(db.connection, log);
   const domain = createServices(settings, db.orm, changes, options);
   // The one way out to data sources: the proxy, the health checks, queries, resources and live
   // queries all open data sources through it, sharing its prepared targets, pools and policy.
-  const upstream = new Upstream(settings, domain.dataSources, domain.dataSourceAccess, changes, log, { resolve: options.proxyResolver });
+  const upstream = new Upstream(settings, domain.dataSources, domain.dataSourceAccess, changes, log, { resolve: options.proxyResolver, tracing });
   const queries = new QueryService(settings, upstream, log);
   const live = new LiveStreams(db.orm, changes, log, {
     maxStreams: settings.graphql.maxSubscriptions,
@@ -101,11 +114,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   // Set by drain(), read by the health check.
   let draining = false;
   const frontDoor = createFrontDoor(services, {
-    graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
+    graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath, tracing }),
     proxy,
     health: createHealthCheck(db.orm, settings.server.compatibleVersion, () => draining),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
+    tracing,
   }, log);
   const server = createHttpServer(settings, frontDoor);
 
@@ -115,8 +129,10 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     upstream,
     live,
     liveQueries,
+    tracing,
     async listen(port, host) {
       await changes.start();
+      await sqlTraced;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host || undefined, () => {
@@ -144,6 +160,8 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       await live.settled();
       upstream.close();
       await changes.close();
+      // The spans of the last requests go out before the process ends.
+      await tracing?.close().catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'spans not sent at shutdown'));
     },
   };
 }
