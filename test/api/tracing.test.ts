@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
+import { subscribe } from '../support/sse.ts';
 import { startOtlpReceiver, type OtlpReceiver, type ReceivedSpan } from '../support/otlp-receiver.ts';
 import { startUpstream, type Recorded, type Upstream } from '../support/upstream.ts';
 
@@ -61,6 +62,7 @@ beforeAll(async () => {
       'tracing.opentelemetry': { service_name: 'dashgate-test', custom_attributes: 'deployment:test,region:here' },
       server: { router_logging: 'true' },
       dataproxy: { logging: 'true' },
+      live: { min_refresh: '200ms' },
     },
   });
   expect((await call(server, 'POST', '/api/admin/users', { body: { login: 'trace-viewer', password: SECRETS.userPassword } })).status).toBe(200);
@@ -174,6 +176,28 @@ describe('every call through the one way out carries the trace', () => {
   });
 });
 
+describe('live queries', () => {
+  it("tell the data source each refresh's trace, under the call's span", async () => {
+    const ds = await createDs(server, 'traced-live', upstream.url);
+    const before = upstream.requests.length;
+    const stream = await subscribe(server, 'subscription($q: [JSONObject!]!) { liveQuery(queries: $q, from: "now-10s", to: "now", refresh: "200ms") { refreshedAt } }', {
+      variables: { q: [{ refId: 'A', datasource: { uid: ds.uid }, expr: 'up', range: true, intervalMs: 1000 }] },
+    });
+    try {
+      await stream.waitFor((event) => event.event === 'next', 5000);
+    } finally {
+      stream.close();
+    }
+    const calls = upstream.requests.slice(before);
+    expect(calls.length).toBeGreaterThan(0);
+    const sent = traceparentOf(calls[0]!);
+    await server.app.tracing!.flush();
+    const [out] = await receiver.waitFor((s) => s.spanId === sent.parentId);
+    expect(out).toMatchObject({ traceId: sent.traceId, kind: CLIENT_SPAN });
+    expect(out!.attributes.datasource_uid).toBe(ds.uid);
+  });
+});
+
 describe('GraphQL', () => {
   it('has a span per operation, with its type and name, under the request and over its SQL', async () => {
     const res = await gql(server, 'query TracedList { dataSources { id name } }');
@@ -239,6 +263,39 @@ describe('secrets', () => {
     expect(exported).not.toContain('api/v1/query');
     expect(exported).not.toContain('X-Scope-OrgID');
     expect(receiver.requests.every((r) => r.method === 'POST' && r.path === '/v1/traces' && r.contentType.startsWith('application/json'))).toBe(true);
+  });
+});
+
+describe('Jaeger propagation, and operational endpoints left out', () => {
+  it("continues a client's uber-trace-id and sends the data source its own, with no traceparent; /api/health has no span", async () => {
+    const jaeger = await startTestServer({
+      connection: server.connection,
+      overrides: {
+        'tracing.opentelemetry.jaeger': { address: `http://${receiver.address}`, propagation: 'jaeger' },
+        'tracing.opentelemetry': { filter_operational_endpoints: 'true' },
+      },
+    });
+    try {
+      const ds = await createDs(jaeger, 'traced-jaeger', upstream.url);
+      const traceId = '7bf92f3577b34da6a3ce929d0e0e4736';
+      const { calls } = await reaching(() => call(jaeger, 'GET', `/api/datasources/proxy/uid/${ds.uid}/x`, {
+        auth: VIEWER, headers: { 'uber-trace-id': `${traceId}:00f067aa0ba902b7:0:1` },
+      }));
+      expect(calls[0]!.headers.traceparent).toBeUndefined();
+      const [sentTrace, sentSpan, , flags] = String(calls[0]!.headers['uber-trace-id']).split(':');
+      expect([sentTrace, flags]).toEqual([traceId, '1']);
+      const { root, spans } = await traceOf(jaeger, (s) => s.traceId === traceId);
+      expect(root.parentSpanId).toBe('00f067aa0ba902b7');
+      expect(spans.find((s) => s.spanId === sentSpan)?.attributes.datasource_uid).toBe(ds.uid);
+
+      expect((await call(jaeger, 'GET', '/api/health', { auth: null })).status).toBe(200);
+      expect((await call(jaeger, 'GET', '/api/datasources')).status).toBe(200);
+      await jaeger.app.tracing!.flush();
+      await receiver.waitFor((s) => s.name === 'GET /api/datasources' && s.resource['service.name'] === 'dashgate');
+      expect(receiver.spans.filter((s) => s.attributes['http.route'] === '/api/health' && s.resource['service.name'] === 'dashgate')).toEqual([]);
+    } finally {
+      await jaeger.close();
+    }
   });
 });
 
