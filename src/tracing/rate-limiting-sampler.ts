@@ -1,4 +1,3 @@
-import type { Context } from '@opentelemetry/api';
 import { SamplingDecision, type Sampler, type SamplingResult } from '@opentelemetry/sdk-trace';
 
 /**
@@ -20,7 +19,7 @@ export class RateLimitingSampler implements Sampler {
     this.#last = now();
   }
 
-  shouldSample(_context: Context): SamplingResult {
+  shouldSample(..._decidedByTime: Parameters<Sampler['shouldSample']>): SamplingResult {
     const now = this.#now();
     this.#balance = Math.min(this.#capacity, this.#balance + ((now - this.#last) / 1000) * this.#perSecond);
     this.#last = now;
