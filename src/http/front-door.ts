@@ -191,6 +191,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
         requestId: ctx.requestId,
         // Named here: this runs after the request's own work, outside its span.
         trace_id: span?.spanContext().traceId,
+        span_id: span?.spanContext().spanId,
         method,
         route: ctx.route,
         status,
@@ -208,9 +209,9 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if ((declaredLength(req) ?? 0) > bodyLimit && readsBody(match.route, method)) return fail(match.route, res, tooLarge(), method);
     // The go-ahead only for a body that may be wanted (node:http would send it for any).
     if (expectsContinue) res.writeContinue();
-    const run = () => dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method, ctx.requestId));
-    if (span) tracing!.within(span, run);
-    else run();
+    const failed = (error: unknown) => fail(match.route, res, error, method, ctx.requestId);
+    if (span) tracing!.within(span, () => dispatch(match.route, match.params, ctx, req, res).catch(failed));
+    else dispatch(match.route, match.params, ctx, req, res).catch(failed);
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
 }
