@@ -19,6 +19,9 @@ import { JaegerPropagator } from './jaeger-propagator.ts';
 import { RateLimitingSampler } from './rate-limiting-sampler.ts';
 import type { SpanAttributes, SpanKindName, Tracing } from './types.ts';
 
+/** The longest a shutdown waits for the last spans to be sent. */
+const CLOSE_TIMEOUT_MS = 5_000;
+
 const KINDS: Record<SpanKindName, SpanKind> = { server: SpanKind.SERVER, client: SpanKind.CLIENT, internal: SpanKind.INTERNAL };
 
 /** The process-wide store of the active span; registered once, by the first tracing started. */
@@ -29,8 +32,8 @@ export function createTracing(settings: Settings['tracing'], endpoint: string, l
   if (!contextManagerRegistered) {
     contextManagerRegistered = context.setGlobalContextManager(new AsyncLocalStorageContextManager().enable());
   }
-  // Export failures (a receiver down or refusing) would otherwise go to OpenTelemetry's silent diag logger.
-  setGlobalErrorHandler((error) => log.warn({ component: 'tracing', error: error instanceof Error ? error.message : String(error) }, 'span export failed'));
+  const failed = exportFailures(log);
+  setGlobalErrorHandler(failed);
   const provider = new TracerProvider({
     sampler: new ParentBasedSampler({ root: sampler(settings, log) }),
     resource: resourceFromAttributes({
@@ -44,7 +47,29 @@ export function createTracing(settings: Settings['tracing'], endpoint: string, l
   });
   const propagators: TextMapPropagator[] = settings.propagation.flatMap((name) =>
     name === 'w3c' ? [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] : [new JaegerPropagator()]);
-  return new SdkTracing(provider, provider.getTracer('dashgate', VERSION), propagators.length === 1 ? propagators[0]! : new CompositePropagator({ propagators }), settings.filterOperationalEndpoints);
+  return new SdkTracing(provider, provider.getTracer('dashgate', VERSION), propagators.length === 1 ? propagators[0]! : new CompositePropagator({ propagators }), settings.filterOperationalEndpoints, failed);
+}
+
+/** Export failures are logged at most once a minute, with how many there were. */
+const FAILURE_LOG_INTERVAL_MS = 60_000;
+
+/**
+ * What OpenTelemetry reports failing (a receiver down or refusing a batch), which would otherwise
+ * go to its silent diag logger; under load a receiver that is down fails many batches a second.
+ */
+function exportFailures(log: Logger): (error: unknown) => void {
+  let loggedAt = -Infinity;
+  let unlogged = 0;
+  return (error) => {
+    const now = performance.now();
+    if (now - loggedAt < FAILURE_LOG_INTERVAL_MS) {
+      unlogged++;
+      return;
+    }
+    log.warn({ component: 'tracing', error: error instanceof Error ? error.message : String(error), failuresSinceLastLine: unlogged }, 'span export failed');
+    loggedAt = now;
+    unlogged = 0;
+  };
 }
 
 /** The root sampler for new traces, as the original reads `sampler_type` and `sampler_param`. */
@@ -71,9 +96,11 @@ class SdkTracing implements Tracing {
   readonly #propagator: TextMapPropagator;
   /** What a server span continues (the client's trace and baggage), for running its work. */
   readonly #continued = new WeakMap<Span, Context>();
+  readonly #exportFailed: (error: unknown) => void;
 
-  constructor(provider: TracerProvider, tracer: Tracer, propagator: TextMapPropagator, filterOperationalEndpoints: boolean) {
+  constructor(provider: TracerProvider, tracer: Tracer, propagator: TextMapPropagator, filterOperationalEndpoints: boolean, exportFailed: (error: unknown) => void) {
     this.#provider = provider;
+    this.#exportFailed = exportFailed;
     this.#tracer = tracer;
     this.#propagator = propagator;
     this.filterOperationalEndpoints = filterOperationalEndpoints;
@@ -115,11 +142,14 @@ class SdkTracing implements Tracing {
   }
 
   async flush(): Promise<void> {
-    await this.#provider.forceFlush();
+    await this.#provider.forceFlush().catch(this.#exportFailed);
   }
 
   async close(): Promise<void> {
-    await this.#provider.shutdown();
+    // A receiver that does not answer does not hold up the shutdown for the exporter's own timeout.
+    let timer: NodeJS.Timeout | undefined;
+    const bounded = new Promise<void>((resolve) => (timer = setTimeout(resolve, CLOSE_TIMEOUT_MS)));
+    await Promise.race([this.#provider.shutdown(), bounded]).finally(() => clearTimeout(timer));
   }
 }
 

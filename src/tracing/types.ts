@@ -34,7 +34,7 @@ export interface Tracing {
   failed(span: Span, errorType: string): void;
   /** The active span's ids, for a log line; null outside any span. */
   logFields(): { trace_id: string; span_id: string } | null;
-  /** Sends the spans ended so far. */
+  /** Sends the spans ended so far; a failure is logged as the batches' own are, not thrown. */
   flush(): Promise<void>;
   /** Sends the spans not sent yet, and stops. */
   close(): Promise<void>;

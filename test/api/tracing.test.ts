@@ -299,6 +299,31 @@ describe('Jaeger propagation, and operational endpoints left out', () => {
   });
 });
 
+describe('a receiver that is down', () => {
+  it('costs a warning in the log now and then, never a request', async () => {
+    const gone = await startOtlpReceiver();
+    await gone.close();
+    const orphan = await startTestServer({ connection: server.connection, overrides: { 'tracing.opentelemetry.otlp': { address: gone.address } } });
+    let closed = false;
+    try {
+      // Two failed exports (each retried by the exporter for some seconds), one line.
+      for (let i = 0; i < 2; i++) {
+        expect((await call(orphan, 'GET', '/api/datasources')).status).toBe(200);
+        await orphan.app.tracing!.flush();
+      }
+      const warnings = orphan.logs.filter((l) => l.msg === 'span export failed');
+      expect(warnings).toHaveLength(1);
+      expect(warnings[0]).toMatchObject({ level: 40, component: 'tracing' });
+      const started = performance.now();
+      closed = true;
+      await orphan.close();
+      expect(performance.now() - started).toBeLessThan(8000);
+    } finally {
+      if (!closed) await orphan.close();
+    }
+  });
+});
+
 describe('tracing off (the default)', () => {
   it('sends nothing and adds no trace header to any upstream call', async () => {
     const quiet = await startOtlpReceiver();
