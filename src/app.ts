@@ -90,8 +90,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   });
   const metrics = new Metrics(db.orm);
   const liveQueries = new LiveQueries(live, log, {
-    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
-    authorize: (caller, requested) => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested),
+    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes, tracing),
+    // Ticks run on timers started by a subscriber's request, whose trace they are not part of.
+    authorize: (caller, requested) => {
+      const check = () => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested);
+      return tracing ? tracing.outside(check) : check();
+    },
     minRefreshMs: settings.live.minRefreshMs,
     maxUpstreamCallsPerSecond: settings.live.maxUpstreamCallsPerSecond,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
@@ -171,10 +175,25 @@ function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener
   return { principal, em: () => orm.em.fork(), changeMark: changes.mark(), signal };
 }
 
-/** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
-function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
-  return async (caller, request, signal) => {
+/**
+ * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org.
+ * Traced, each refresh is a trace of its own (shared by every viewer, so in no viewer's request).
+ */
+function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener, tracing: Tracing | null): QueryRunner {
+  const run: QueryRunner = async (caller, request, signal) => {
     const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to });
     return outcome.responses;
+  };
+  if (!tracing) return run;
+  return async (caller, request, signal) => {
+    const span = tracing.rootSpan('live query refresh', 'internal', { org_id: caller.orgId, queries: request.queries.length });
+    try {
+      return await tracing.within(span, () => run(caller, request, signal));
+    } catch (error) {
+      tracing.failed(span, 'error');
+      throw error;
+    } finally {
+      span.end();
+    }
   };
 }

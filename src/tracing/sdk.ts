@@ -122,6 +122,14 @@ class SdkTracing implements Tracing {
     return this.#tracer.startSpan(name, { kind: KINDS[kind], attributes: defined(attributes) });
   }
 
+  rootSpan(name: string, kind: SpanKindName, attributes: SpanAttributes): Span {
+    return this.#tracer.startSpan(name, { kind: KINDS[kind], attributes: defined(attributes), root: true });
+  }
+
+  outside<T>(fn: () => T): T {
+    return context.with(ROOT_CONTEXT, fn);
+  }
+
   within<T>(span: Span, fn: () => T): T {
     return context.with(trace.setSpan(this.#continued.get(span) ?? context.active(), span), fn);
   }

@@ -23,6 +23,10 @@ export interface Tracing {
   span(name: string, kind: SpanKindName, attributes: SpanAttributes): Span;
   /** A span under the active one when that one is recorded; null otherwise (statements no sampled request makes get none). */
   childSpan(name: string, kind: SpanKindName, attributes: SpanAttributes): Span | null;
+  /** The first span of a new trace, whatever span is active (work no request asked for, such as a live query's refresh). */
+  rootSpan(name: string, kind: SpanKindName, attributes: SpanAttributes): Span;
+  /** Runs `fn` with no span active: what it does belongs to no trace. */
+  outside<T>(fn: () => T): T;
   /** Runs `fn` with `span` active. */
   within<T>(span: Span, fn: () => T): T;
   /**

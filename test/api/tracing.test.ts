@@ -177,7 +177,7 @@ describe('every call through the one way out carries the trace', () => {
 });
 
 describe('live queries', () => {
-  it("tell the data source each refresh's trace, under the call's span", async () => {
+  it("make a trace of each refresh, and tell the data source its trace, under the call's span", async () => {
     const ds = await createDs(server, 'traced-live', upstream.url);
     const before = upstream.requests.length;
     const stream = await subscribe(server, 'subscription($q: [JSONObject!]!) { liveQuery(queries: $q, from: "now-10s", to: "now", refresh: "200ms") { refreshedAt } }', {
@@ -195,6 +195,10 @@ describe('live queries', () => {
     const [out] = await receiver.waitFor((s) => s.spanId === sent.parentId);
     expect(out).toMatchObject({ traceId: sent.traceId, kind: CLIENT_SPAN });
     expect(out!.attributes.datasource_uid).toBe(ds.uid);
+    // Shared by every viewer, a refresh is a trace of its own, not part of the subscriber's request.
+    const [refresh] = await receiver.waitFor((s) => s.spanId === out!.parentSpanId);
+    expect(refresh).toMatchObject({ name: 'live query refresh', parentSpanId: '', traceId: sent.traceId });
+    expect(refresh!.attributes).toMatchObject({ queries: 1 });
   });
 });
 
