@@ -1,7 +1,7 @@
 import { hostname } from 'node:os';
 import type { IncomingHttpHeaders } from 'node:http';
 import {
-  context, defaultTextMapGetter, defaultTextMapSetter, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace,
+  context, defaultTextMapGetter, diag, DiagLogLevel, defaultTextMapSetter, isSpanContextValid, ROOT_CONTEXT, SpanKind, SpanStatusCode, trace,
   type Context, type Span, type TextMapPropagator, type Tracer,
 } from '@opentelemetry/api';
 import { AsyncLocalStorageContextManager } from '@opentelemetry/context-async-hooks';
@@ -34,6 +34,9 @@ export function createTracing(settings: Settings['tracing'], endpoint: string, l
   }
   const failed = exportFailures(log);
   setGlobalErrorHandler(failed);
+  // The SDK's own warnings (spans dropped from a full queue) go to the log too, rather than nowhere.
+  const warn = (message: string) => log.warn({ component: 'tracing' }, message);
+  diag.setLogger({ error: warn, warn, info: () => {}, debug: () => {}, verbose: () => {} }, { logLevel: DiagLogLevel.WARN, suppressOverrideMessage: true });
   const provider = new TracerProvider({
     sampler: new ParentBasedSampler({ root: sampler(settings, log) }),
     resource: resourceFromAttributes({

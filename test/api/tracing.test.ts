@@ -317,6 +317,7 @@ describe('a receiver that is down', () => {
       }
       const warnings = orphan.logs.filter((l) => l.msg === 'span export failed');
       expect(warnings).toHaveLength(1);
+      expect(orphan.logs.filter((l) => l.component === 'tracing')).toEqual(warnings);
       expect(warnings[0]).toMatchObject({ level: 40, component: 'tracing' });
       const started = performance.now();
       closed = true;
