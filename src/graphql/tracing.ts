@@ -2,6 +2,9 @@ import { getOperationAST, type DocumentNode, type ExecutionResult } from 'graphq
 import type { Plugin } from 'graphql-yoga';
 import type { Tracing } from '../tracing/index.ts';
 
+/** A client names its operations: span names stay short whatever it sends. */
+const MAX_NAME_LENGTH = 128;
+
 /**
  * A span for each GraphQL operation `/graphql` executes (queries and mutations; a subscription's
  * request span covers its stream), with its type and name, never its document or variables (either
@@ -13,7 +16,7 @@ export function useOperationTracing(tracing: Tracing): Plugin {
     onExecute({ args, executeFn, setExecuteFn }) {
       const operation = getOperationAST(args.document, args.operationName);
       const type = operation?.operation ?? 'query';
-      const name = operation?.name?.value ?? args.operationName ?? undefined;
+      const name = (operation?.name?.value ?? args.operationName ?? undefined)?.slice(0, MAX_NAME_LENGTH);
       setExecuteFn((execution) => traceOperation(tracing, type, name, () => executeFn(execution)));
     },
   };

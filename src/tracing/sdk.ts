@@ -19,6 +19,9 @@ import { JaegerPropagator } from './jaeger-propagator.ts';
 import { RateLimitingSampler } from './rate-limiting-sampler.ts';
 import type { SpanAttributes, SpanKindName, Tracing } from './types.ts';
 
+/** The longest attribute value kept (longer ones are cut). */
+const MAX_ATTRIBUTE_LENGTH = 1024;
+
 /** The longest a shutdown waits for the last spans to be sent. */
 const CLOSE_TIMEOUT_MS = 5_000;
 
@@ -47,6 +50,8 @@ export function createTracing(settings: Settings['tracing'], endpoint: string, l
       ...Object.fromEntries(settings.customAttributes),
     }),
     spanProcessors: [new BatchSpanProcessor({ exporter: new OTLPTraceExporter({ url: endpoint }) })],
+    // Some values come from clients (a GraphQL operation's name): none may make a span large.
+    spanLimits: { attributeValueLengthLimit: MAX_ATTRIBUTE_LENGTH },
   });
   const propagators: TextMapPropagator[] = settings.propagation.flatMap((name) =>
     name === 'w3c' ? [new W3CTraceContextPropagator(), new W3CBaggagePropagator()] : [new JaegerPropagator()]);

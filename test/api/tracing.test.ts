@@ -221,6 +221,15 @@ describe('GraphQL', () => {
     expect(operation).toBeDefined();
   });
 
+  it("keeps a client's operation name short in the span", async () => {
+    const name = `Long${'x'.repeat(5000)}`;
+    expect((await gql(server, `query ${name} { dataSources { id } }`)).status).toBe(200);
+    await server.app.tracing!.flush();
+    const [operation] = await receiver.waitFor((s) => s.name.startsWith('query Longxxx'));
+    expect(operation!.name).toBe(`query ${name.slice(0, 128)}`);
+    expect(operation!.attributes['graphql.operation.name']).toBe(name.slice(0, 128));
+  });
+
   it('marks a failed operation with its error code, never its message', async () => {
     const res = await gql(server, 'mutation TracedDenied { deleteDataSourceByName(name: "nope-none") { message } }', {}, VIEWER);
     const code = res.body.errors?.[0]?.extensions?.code;
