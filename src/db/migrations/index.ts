@@ -9,6 +9,7 @@ import { Migration20261126000100_datasource_change_notify } from './Migration202
 import { Migration20261126000200_bind_data_source_secrets } from './Migration20261126000200_bind_data_source_secrets.ts';
 import { Migration20261126000300_login_attempt_reservation } from './Migration20261126000300_login_attempt_reservation.ts';
 import { Migration20261127000000_teams } from './Migration20261127000000_teams.ts';
+import { Migration20261128100000_live_query_sharing } from './Migration20261128100000_live_query_sharing.ts';
 
 /** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
@@ -23,6 +24,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261126000200_bind_data_source_secrets', class: Migration20261126000200_bind_data_source_secrets },
   { name: 'Migration20261126000300_login_attempt_reservation', class: Migration20261126000300_login_attempt_reservation },
   { name: 'Migration20261127000000_teams', class: Migration20261127000000_teams },
+  { name: 'Migration20261128100000_live_query_sharing', class: Migration20261128100000_live_query_sharing },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */

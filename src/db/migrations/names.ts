@@ -14,4 +14,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261126000200_bind_data_source_secrets',
   'Migration20261126000300_login_attempt_reservation',
   'Migration20261127000000_teams',
+  'Migration20261128100000_live_query_sharing',
 ];
