@@ -14,8 +14,9 @@ import { decodeOutcome, encodeOutcome, type SharedOutcome } from './answer-codec
  * process exited, was killed, or lost its connection. At every tick each instance watching a
  * query claims the tick in `live_query_lease` (one statement for every query due at once). The
  * claim goes to the current holder while it holds its lock and claimed the previous tick; to
- * anyone else once the holder's lock is free (tried with `pg_try_advisory_xact_lock`, which fails
- * while another session holds it) or once the holder let a tick pass unclaimed (alive but stuck).
+ * anyone else once the holder's lock is free (tried in shared mode for the statement's length,
+ * which fails while the holder's session holds it and never fails because another instance tries
+ * at the same moment) or once the holder let a tick pass unclaimed (alive but stuck).
  * A row lock serializes the claims of one tick, and a claim needs a newer tick than the row's, so
  * at most one instance fetches a tick. An instance whose last viewer of a query leaves, or that
  * shuts down, deletes its leases and says so (`<key>:released`): an instance still waiting for
@@ -90,7 +91,7 @@ const CLAIM: PreparedStatement = {
      order by c.key
     on conflict (key) do update set holder = excluded.holder, tick = excluded.tick, refresh_ms = excluded.refresh_ms
      where l.tick < excluded.tick
-       and (l.holder = excluded.holder or l.tick < excluded.tick - l.refresh_ms or pg_try_advisory_xact_lock(l.holder))
+       and (l.holder = excluded.holder or l.tick < excluded.tick - l.refresh_ms or pg_try_advisory_xact_lock_shared(l.holder))
     returning l.key`,
 };
 
@@ -179,9 +180,16 @@ export class LiveQuerySharing implements LiveQueryPeers {
       reset: () => undefined,
     });
     this.#sweep = setInterval(() => {
-      if (this.#changes.listening) this.#track(queryPrepared(this.#em, SWEEP, [this.#now()]));
+      if (this.#changes.listening) this.#track(this.sweep());
     }, SWEEP_INTERVAL_MS);
     this.#sweep.unref();
+  }
+
+  /** Deletes the answers and leases nobody renewed for two refreshes (queries no longer watched anywhere). */
+  async sweep(): Promise<void> {
+    await queryPrepared(this.#em, SWEEP, [this.#now()]).catch((error: unknown) => {
+      this.#log.warn({ err: error }, 'could not sweep the answers of live queries no longer watched');
+    });
   }
 
   claim(query: PeerQuery, at: number): Promise<boolean> {
