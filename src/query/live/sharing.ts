@@ -81,6 +81,12 @@ export interface SharingOptions {
 
 /** How often an instance deletes answers and leases nobody renewed for two refreshes. */
 const SWEEP_INTERVAL_MS = 60_000;
+/**
+ * Longest an answer or a lease is kept without being renewed, whatever the refresh: a query
+ * refreshed weekly and no longer watched must not keep its rows for weeks. One swept while still
+ * watched costs nothing but a claim inserting its lease again, or a new subscriber's own first run.
+ */
+const MAX_KEPT_MS = 24 * 60 * 60 * 1000;
 
 const CLAIM: PreparedStatement = {
   name: 'dashgate_live_claim',
@@ -126,7 +132,7 @@ const RELEASE_ALL: PreparedStatement = {
 const SWEEP: PreparedStatement = {
   name: 'dashgate_live_sweep',
   text: `with answers as (delete from live_query_answer where expires_at < $1)
-    delete from live_query_lease where tick + 2 * refresh_ms < $1`,
+    delete from live_query_lease where tick + least(2 * refresh_ms, ${MAX_KEPT_MS}) < $1`,
 };
 
 /** The key of a shared query in PostgreSQL: a digest of its share key (which holds the org). */
@@ -210,7 +216,7 @@ export class LiveQuerySharing implements LiveQueryPeers {
       }
       answer = encodeOutcome({ kind: 'unshared' });
     }
-    const expiresAt = at + 2 * query.refreshMs;
+    const expiresAt = at + Math.min(2 * query.refreshMs, MAX_KEPT_MS);
     this.#track(queryPrepared(this.#em, SHARE, [key, query.orgId, at, expiresAt, answer]).catch((error: unknown) => {
       this.#log.warn({ err: error }, 'could not share a live query answer with the other instances');
     }));

@@ -207,5 +207,20 @@ describe('answers', () => {
     clock = 12_001;
     await x.sharing.sweep();
     expect(await rows()).toBe(0);
+
+    // A query refreshed weekly keeps its rows a day at most.
+    const weekly = newQuery(7 * 24 * 3600_000);
+    const day = 24 * 3600_000;
+    const weeklyKey = peerKey(weekly.shareKey);
+    expect(await x.sharing.claim(weekly, clock)).toBe(true);
+    x.sharing.share(weekly, clock, { kind: 'results', results: results(1) });
+    await eventually(async () => (await x.sharing.latest(weekly, 0))?.at, clock, 3000);
+    const weeklyRows = async () => Number((await sql.query('select (select count(*) from live_query_lease where key = $1) + (select count(*) from live_query_answer where key = $1) as n', [weeklyKey])).rows[0].n);
+    clock += day;
+    await x.sharing.sweep();
+    expect(await weeklyRows()).toBe(2);
+    clock += 1;
+    await x.sharing.sweep();
+    expect(await weeklyRows()).toBe(0);
   });
 });
