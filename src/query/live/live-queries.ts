@@ -115,7 +115,9 @@ interface Shared {
 
 /**
  * Live queries: subscribers whose requests share a key (share-key.ts: same org, queries, range
- * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet. Each
+ * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet; with
+ * peers (sharing.ts), by one run per tick across every instance on the database, the others
+ * handing out the answer of the instance that leads the query. Each
  * subscriber's stream is a one-slot "latest state": a reader slower than the ticks gets, when it
  * reads, the delta from what it last had to the newest answer, never a queue. The streams are
  * registered with LiveStreams (limits, rights rechecked on credential changes, the final event at shutdown);
