@@ -28,7 +28,7 @@ import { decodeOutcome, encodeOutcome, type SharedOutcome } from './answer-codec
  * read the row; one that falls behind reads the newest answer and skips what it missed, as a
  * slow reader of a stream does. An answer encoded larger than `[live] max_shared_answer_bytes` is
  * replaced by a marker telling the others to run that tick themselves. Rows of queries no longer
- * watched are swept once two refreshes passed.
+ * watched are swept once two refreshes passed (a day at most).
  */
 
 /** The notification channel of shared answers and released leases. */
