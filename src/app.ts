@@ -13,6 +13,7 @@ import { getSchema } from './graphql/schema/index.ts';
 import { createChangeFeeds } from './live/feeds/index.ts';
 import { LiveStreams } from './live/streams.ts';
 import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
+import { LiveQuerySharing } from './query/live/sharing.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
@@ -76,6 +77,10 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     queueSize: settings.graphql.subscriptionQueueSize,
   });
   const metrics = new Metrics(db.orm);
+  // Live queries watched through several instances are fetched by one of them (a PostgreSQL lease).
+  const liveQueryPeers = settings.live.maxSharedAnswerBytes > 0
+    ? new LiveQuerySharing(db.orm, changes, log, { maxAnswerBytes: settings.live.maxSharedAnswerBytes })
+    : undefined;
   const liveQueries = new LiveQueries(live, log, {
     runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
     authorize: (caller, requested) => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested),
@@ -85,6 +90,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
     onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
     onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
+    peers: liveQueryPeers,
   });
   const services: Runtime = {
     ...domain,
@@ -136,12 +142,14 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       // Subscriptions never finish by themselves: each ends now with a final event, and the
       // connection it leaves idle is closed as soon as it is.
       live.close();
-      liveQueries.close();
+      // Hands this instance's live query leases to the others (awaited before the pool closes).
+      const liveQueriesClosed = liveQueries.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
       // Reads for subscribers still running finish before the pool can be closed.
       await live.settled();
+      await liveQueriesClosed;
       upstream.close();
       await changes.close();
     },

@@ -177,6 +177,8 @@ export interface Settings {
     readonly minRefreshMs: number;
     /** Data source calls per second one caller's live queries may ask for on this instance; 0: no limit. */
     readonly maxUpstreamCallsPerSecond: number;
+    /** Largest encoded answer shared with the other instances through PostgreSQL, in bytes; 0: live queries are not shared. */
+    readonly maxSharedAnswerBytes: number;
   };
 }
 
@@ -475,7 +477,12 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       trustedDocumentsPath: resolve(homePath, required('graphql', 'trusted_documents_path')),
     },
     metrics: { enabled: bool('metrics', 'enabled') },
-    live: { minRefreshMs: period('live', 'min_refresh'), maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0) },
+    live: {
+      minRefreshMs: period('live', 'min_refresh'),
+      maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0),
+      // Below PostgreSQL's 1 GB bound on one value.
+      maxSharedAnswerBytes: int('live', 'max_shared_answer_bytes', 0, 512 * 1024 * 1024),
+    },
   };
 }
 
