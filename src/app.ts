@@ -132,6 +132,8 @@ function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListen
       { orgId: caller.orgId, principal: caller, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
       { queries: request.queries, from: request.from, to: request.to },
     );
+    // Built within the request's budgets; what the live query keeps of them is its own.
+    outcome.release();
     return outcome.responses;
   };
 }

@@ -109,7 +109,16 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       const queries = ctx.queries;
       const body = parseObject(await readBody(req, bodyLimit));
       const outcome = await queries.query(queryCaller(ctx, req), body);
-      const { chunks, byteLength } = queries.encode(outcome);
+      let encoded;
+      try {
+        encoded = await queries.encode(outcome);
+      } catch (error) {
+        queries.sent(outcome);
+        throw error;
+      }
+      const { chunks, byteLength } = encoded;
+      // Its bytes count against the instance's budget until the answer is written or the client gone.
+      res.once('close', () => outcome.release());
       res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': byteLength });
       // Corked, the chunks leave in one writev when `end` uncorks; once written, nothing reads them.
       res.cork();
@@ -161,7 +170,7 @@ export function createFrontDoor(services: Services, handlers: FrontDoorHandlers,
       : rendered.body;
     // The client of a refused upload may still be sending it: the connection closes once it stops.
     if (rendered.status === 413) return refuseBody(res.req, res, rendered.status, body);
-    sendJson(res, rendered.status, body);
+    sendJson(res, rendered.status, body, rendered.headers);
   }
 
   const frontDoor = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {

@@ -6,16 +6,25 @@ import type { Logger } from '../logging/logger.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
+import { AnswerMemory, RequestBudget, type QueryLimits, type Size } from './budget.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
-import { encodeResultsToChunks, type EncodedChunks } from './frames/encode.ts';
+import { encodeResultsSliced, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse, type UpstreamAnswer, type UpstreamCall } from './kinds/kind.ts';
 import { mapLimited } from './limit.ts';
-import { checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
+import { checkQueryCount, checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
 import type { TimeRange } from './time-range.ts';
+
+/** A resolved query as its kind receives it. */
+function dataQuery(r: Resolved, range: TimeRange): DataQuery {
+  return {
+    refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
+    maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
+  };
+}
 
 /** Who asks, and what ends the request's calls. */
 export interface QueryCaller {
@@ -35,6 +44,8 @@ export interface QueryCaller {
 export interface QueryOutcome {
   responses: Map<string, DataResponse>;
   status: 200 | 400;
+  /** Gives back the answers' bytes in the instance's budget: once they are sent, or no longer read. */
+  release(): void;
 }
 
 /** A failed upstream call as a kind sees it: the refId's error text and status. */
@@ -71,34 +82,55 @@ export class QueryService {
   readonly #dataSources: DataSourceService;
   readonly #upstream: Upstream;
   readonly #log: Logger;
+  readonly #limits: QueryLimits;
+  /** Bytes of answers in flight on this instance (`[query] max_answer_bytes_in_flight`). */
+  readonly memory: AnswerMemory;
 
   constructor(settings: Settings, dataSources: DataSourceService, upstream: Upstream, log: Logger) {
     this.#settings = settings;
     this.#dataSources = dataSources;
     this.#upstream = upstream;
     this.#log = log;
+    const q = settings.query;
+    this.#limits = {
+      pointsPerRefId: q.maxPointsPerResponse, seriesPerRefId: q.maxSeriesPerResponse,
+      pointsPerRequest: q.maxPointsPerRequest, seriesPerRequest: q.maxSeriesPerRequest, bytesInFlight: q.maxAnswerBytesInFlight,
+    };
+    this.memory = new AnswerMemory(q.maxAnswerBytesInFlight);
   }
 
-  /** The request body as the original reads it; throws its 400s and 404s as domain errors. */
+  /**
+   * The request body as the original reads it; throws its 400s and 404s as domain errors, and 503
+   * when the instance has no room for its answers now. The outcome holds its answers' bytes until
+   * `release` (or `sent`).
+   */
   async query(caller: QueryCaller, body: Record<string, unknown>): Promise<QueryOutcome> {
+    checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
     const request = parseQueryRequest(body, Date.now());
     const resolved = await this.#resolve(caller, request.queries);
     checkRefIds(request.queries);
-    const responses = await this.#run(caller, request.range, resolved);
-    this.#capTotal(responses);
-    let status: 200 | 400 = 200;
-    for (const response of responses.values()) if (response.error !== undefined) status = 400;
-    return { responses, status };
+    const budget = new RequestBudget(this.#limits, this.memory);
+    try {
+      const responses = await this.#run(caller, request.range, resolved, budget);
+      budget.settle(this.#capTotal(responses));
+      let status: 200 | 400 = 200;
+      for (const response of responses.values()) if (response.error !== undefined) status = 400;
+      return { responses, status, release: () => budget.release() };
+    } catch (error) {
+      budget.release();
+      throw error;
+    }
   }
 
-  /** The SDK's JSON of an outcome's results, as the chunks sent. */
-  encode(outcome: QueryOutcome): EncodedChunks {
-    return encodeResultsToChunks(outcome.responses);
+  /** The SDK's JSON of an outcome's results, as the chunks sent; large answers are written in slices. */
+  encode(outcome: QueryOutcome): Promise<EncodedChunks> {
+    return encodeResultsSliced(outcome.responses);
   }
 
-  /** An outcome's answer has been sent and nothing reads it again: its column buffers are reused. */
+  /** An outcome's answer has been sent (or dropped) and nothing reads it again: its column buffers are reused, its bytes given back. */
   sent(outcome: QueryOutcome): void {
     releaseColumns(outcome.responses.values());
+    outcome.release();
   }
 
   /**
@@ -147,28 +179,34 @@ export class QueryService {
     return out;
   }
 
-  async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[]): Promise<Map<string, DataResponse>> {
+  async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     // As the original: one expression makes the whole request the expression engine's.
-    if (resolved.some((r) => r.type === '__expr__')) return this.#runExpressions(caller, range, resolved);
-    return this.#runGroups(caller, range, resolved);
+    if (resolved.some((r) => r.type === '__expr__')) return this.#runExpressions(caller, range, resolved, budget);
+    return this.#runGroups(caller, range, resolved, budget);
   }
 
-  /** Data source queries grouped by data source, the groups run concurrently. */
-  async #runGroups(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
+  /**
+   * Data source queries grouped by data source, the groups run concurrently. First the budget:
+   * a query whose known size does not fit is answered with why, and never runs.
+   */
+  async #runGroups(caller: QueryCaller, range: TimeRange, all: readonly Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const responses = new Map<string, DataResponse>();
+    const refused = budget.admit(all.map((r) => [r.query.refId, this.#estimate(r, range)] as const));
+    const resolved = refused.size === 0 ? all : all.filter((r) => !refused.has(r.query.refId));
+    for (const [refId, reason] of refused) responses.set(refId, failed(reason, 'plugin', 400));
     const groups = new Map<string, Resolved[]>();
     for (const r of resolved) {
       const group = groups.get(r.uid);
       if (group) group.push(r);
       else groups.set(r.uid, [r]);
     }
-    const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group));
+    const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group, budget));
     for (const answer of answers) for (const [refId, response] of answer) responses.set(refId, response);
     return responses;
   }
 
   /** Server-side expressions: the data source queries they need run once through #runGroups. */
-  async #runExpressions(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
+  async #runExpressions(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const byRefId = new Map(resolved.map((r) => [r.query.refId, r]));
     const queries = resolved.map((r): ExpressionRequestQuery => ({
       refId: r.query.refId, datasource: { uid: r.uid, type: r.type }, model: r.query.model,
@@ -178,24 +216,28 @@ export class QueryService {
       return await runExpressionRequest(queries, range, (dataQueries) => this.#runGroups(caller, range, dataQueries.map((q) => {
         const r = byRefId.get(q.refId)!;
         return { ...r, query: { ...r.query, intervalMs: q.intervalMs, maxDataPoints: q.maxDataPoints } };
-      })));
+      }), budget), budget);
     } catch (error) {
       if (error instanceof ExpressionRequestError) throw badRequest(error.message);
       throw error;
     }
   }
 
+  /** What a query will build, when its kind knows before running it; null when only its answer tells. */
+  #estimate(r: Resolved, range: TimeRange): Size | null {
+    const kind = kindFor(r.type);
+    if (!kind || !r.record) return { points: 0, series: 0 };
+    return kind.estimate ? kind.estimate(dataQuery(r, range)) : null;
+  }
+
   /** One data source's queries through its kind; anything it throws is each refId's error. */
-  async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[]): Promise<Map<string, DataResponse>> {
+  async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const { record, type } = group[0]!;
-    const queries = group.map((r): DataQuery => ({
-      refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
-      maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
-    }));
+    const queries = group.map((r) => dataQuery(r, range));
     const kind = kindFor(type);
     const everyRefId = (response: () => DataResponse) => new Map(queries.map((q) => [q.refId, response()]));
     if (!kind || !record) return everyRefId(() => failed(MESSAGES.query.kindNotSupported(type), 'plugin', 501));
-    const ctx = this.#kindContext(caller, record);
+    const ctx = this.#kindContext(caller, record, budget);
     let answers: Map<string, DataResponse>;
     try {
       answers = await kind.query(ctx, queries);
@@ -207,22 +249,34 @@ export class QueryService {
     for (const [refId, response] of answers) {
       // The plugin client's rule: frames without a refId get their result's.
       for (const frame of response.frames ?? []) frame.refId ||= refId;
-      if (countPoints(response.frames ?? []) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
+      const frames = response.frames ?? [];
+      if (frames.length > ctx.maxSeries) answers.set(refId, failed(MESSAGES.query.tooManySeries(ctx.maxSeries), 'plugin', 400));
+      else if (countPoints(frames) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
     }
     return answers;
   }
 
-  /** Past the cap summed over every refId, the later refIds (in answer order) fail too. */
-  #capTotal(responses: Map<string, DataResponse>): void {
-    const max = this.#settings.query.maxPointsPerResponse;
-    let total = 0;
+  /**
+   * Past the request's budgets summed over its refIds (in answer order), the later refIds fail
+   * too. Answers what the answers kept take.
+   */
+  #capTotal(responses: Map<string, DataResponse>): Size {
+    const total: Size = { points: 0, series: 0 };
+    const limits = this.#limits;
     for (const [refId, response] of [...responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      total += countPoints(response.frames ?? []);
-      if (total > max) responses.set(refId, failed(MESSAGES.query.tooManyPoints(max), 'plugin', 400));
+      const frames = response.frames ?? [];
+      const points = countPoints(frames);
+      if (total.series + frames.length > limits.seriesPerRequest) responses.set(refId, failed(MESSAGES.query.requestTooManySeries(limits.seriesPerRequest), 'plugin', 400));
+      else if (total.points + points > limits.pointsPerRequest) responses.set(refId, failed(MESSAGES.query.requestTooManyPoints(limits.pointsPerRequest), 'plugin', 400));
+      else {
+        total.points += points;
+        total.series += frames.length;
+      }
     }
+    return total;
   }
 
-  #kindContext(caller: QueryCaller, record: DataSourceRecord): KindContext {
+  #kindContext(caller: QueryCaller, record: DataSourceRecord, budget?: RequestBudget): KindContext {
     const dataSource: DataSourceInfo = {
       id: record.id, uid: record.uid, orgId: record.orgId, name: record.name, type: record.type,
       url: record.url, database: record.database, jsonData: record.jsonData ?? {},
@@ -230,13 +284,14 @@ export class QueryService {
     return {
       dataSource,
       signal: caller.signal,
-      maxPoints: this.#settings.query.maxPointsPerResponse,
-      call: (request) => this.#call(caller, record, request),
+      maxPoints: this.#limits.pointsPerRefId,
+      maxSeries: this.#limits.seriesPerRefId,
+      call: (request) => this.#call(caller, record, request, budget),
     };
   }
 
-  /** One call through the upstream layer, its failures worded for the refId. */
-  async #call(caller: QueryCaller, record: DataSourceRecord, request: UpstreamCall): Promise<UpstreamAnswer> {
+  /** One call through the upstream layer, its failures worded for the refId; a query's answer is spent from its request's budget. */
+  async #call(caller: QueryCaller, record: DataSourceRecord, request: UpstreamCall, budget?: RequestBudget): Promise<UpstreamAnswer> {
     let target;
     try {
       target = await this.#upstream.target(caller.em, caller.orgId, { kind: 'uid', uid: record.uid }, caller.changeMark);
@@ -255,6 +310,7 @@ export class QueryService {
         method: request.method, path: request.path, query: request.query, body: request.body,
         headers, signal: caller.signal,
       });
+      if (budget && !budget.body(answer.body.length)) throw new CallError(MESSAGES.query.answersBusy, 503);
       return answer;
     } catch (error) {
       if (error instanceof UpstreamError) throw new CallError(error.message, CALL_STATUS[error.kind]);

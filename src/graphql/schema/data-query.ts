@@ -123,6 +123,8 @@ async function run(ctx: RequestContext, body: Record<string, unknown>, asIn: Dat
   const caller: QueryCaller = { orgId: asIn.orgId, principal: asIn, em: () => ctx.em, changeMark: ctx.changeMark, signal: ctx.signal };
   const outcome = await ctx.queries.query(caller, body);
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
+  // Built and within the request's budgets; the graph's serialization of them is not counted in flight.
+  outcome.release();
   return { status: outcome.status, results };
 }
 

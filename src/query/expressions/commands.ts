@@ -8,7 +8,7 @@ import { classicConditionsCommand } from './classic.ts';
 import type { Command } from './command.ts';
 import { evaluateMath } from './math-eval.ts';
 import { parseMath, type ParsedExpression } from './math-parse.ts';
-import { isNull, newSeries, setNull, typeName, type NumberValue, type Results, type Series, type Value } from './values.ts';
+import { checkFits, isNull, newSeries, setNull, typeName, type NumberValue, type Results, type Series, type Value } from './values.ts';
 
 export type { Command };
 
@@ -240,7 +240,14 @@ function resampleCommand(refId: string, model: Readonly<Record<string, unknown>>
     needs: [input],
     execute(vars, range) {
       const out: Value[] = [];
-      for (const value of vars.get(input)?.values ?? []) {
+      const inputs = vars.get(input)?.values ?? [];
+      // The whole output is known before any of it is built: every series gets the range's windows.
+      const windows = Math.trunc((range.to - range.from) / interval) + 1;
+      if (windows > 0 && windows <= MAX_RESAMPLE_POINTS) {
+        const series = inputs.filter((value) => value.kind === 'series').length;
+        checkFits(series * windows, series);
+      }
+      for (const value of inputs) {
         if (value.kind === 'series') out.push(resampleSeries(refId, value, interval, downsampler, upsampler, range.from, range.to));
         else if (value.kind === 'nodata') return [...out, { kind: 'nodata' }];
         else throw new Error(`can only resample type series, got type ${typeName(value)}`);

@@ -6,7 +6,7 @@
 import type { Notice } from '../frames/frame.ts';
 import { nodeText, type Node, type ParsedExpression } from './math-parse.ts';
 import {
-  isNull, labelCount, labelsContain, labelsString, newSeries,
+  isNull, labelCount, labelsContain, labelsString, newSeries, spendRows,
   type Labels, type NumberValue, type Results, type Scalar, type Series, type Value,
 } from './values.ts';
 
@@ -268,6 +268,8 @@ class Evaluation {
       }
       return out;
     }
+    const out = newSeries(this.refId, labels, 0);
+    spendRows(a.times.length);
     const bIndex = new Map<number, number>();
     for (let i = 0; i < b.times.length; i++) bIndex.set(b.times[i], i);
     const times = new Float64Array(a.times.length);
@@ -284,7 +286,6 @@ class Evaluation {
       } else values[n] = fn(a.values[i], b.values[j]);
       n++;
     }
-    const out = newSeries(this.refId, labels, 0);
     out.times = times.slice(0, n);
     out.values = values.slice(0, n);
     if (nulls) out.nulls = nulls.slice(0, n);

@@ -59,7 +59,42 @@ export function typeName(value: Value): string {
   return { series: 'seriesSet', number: 'numberSet', scalar: 'scalar', nodata: 'noData' }[value.kind];
 }
 
+/**
+ * What the expression running now may still build: every series it makes (its intermediate ones
+ * included) is spent here before its arrays are allocated, and a whole command's output may be
+ * checked before it starts. Set around one command's synchronous run (`guarded`), so concurrent
+ * requests never see each other's; both throw the refId's error when it does not fit.
+ */
+export interface SeriesGuard {
+  spend(rows: number, series: number): void;
+  check(rows: number, series: number): void;
+}
+
+let guard: SeriesGuard | undefined;
+
+/** Runs `run` (synchronous) with `active` as the guard of what it builds. */
+export function guarded<T>(active: SeriesGuard, run: () => T): T {
+  const before = guard;
+  guard = active;
+  try {
+    return run();
+  } finally {
+    guard = before;
+  }
+}
+
+/** `rows` more rows for a series already spent (one whose arrays are allocated apart). */
+export function spendRows(rows: number): void {
+  guard?.spend(rows, 0);
+}
+
+/** Throws when `series` series of `rows` rows in all would not fit; spends nothing. */
+export function checkFits(rows: number, series: number): void {
+  guard?.check(rows, series);
+}
+
 export function newSeries(name: string, labels: Labels | undefined, length: number): Series {
+  guard?.spend(length, 1);
   return { kind: 'series', name, labels, times: new Float64Array(length), values: new Float64Array(length) };
 }
 
