@@ -27,3 +27,24 @@ export async function nextSlice(): Promise<void> {
 export function slice(): Promise<void> | undefined {
   return sliceDue() ? nextSlice() : undefined;
 }
+
+/**
+ * Work written as a generator that stops (`yield`) at its slice points: `drain` runs it at once
+ * (pure callers, tests), `drainSliced` gives the event loop a turn at a stop when the slice is used up.
+ */
+export type Steps<T = void> = Generator<void, T, void>;
+
+export function drain<T>(steps: Steps<T>): T {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+  }
+}
+
+export async function drainSliced<T>(steps: Steps<T>): Promise<T> {
+  for (;;) {
+    const step = steps.next();
+    if (step.done) return step.value;
+    if (sliceDue()) await nextSlice();
+  }
+}

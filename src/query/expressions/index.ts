@@ -5,10 +5,10 @@
  */
 import type { Size } from '../budget.ts';
 import type { DataResponse, Frame } from '../frames/frame.ts';
-import { nextSlice, sliceDue } from '../slices.ts';
+import { drainSliced, nextSlice, sliceDue } from '../slices.ts';
 import { buildCommand, goType, type Command } from './commands.ts';
-import { framesToValues } from './convert.ts';
-import { guarded, toFrame, type Results, type SeriesGuard } from './values.ts';
+import { framesToValuesSteps } from './convert.ts';
+import { Framer, toFrame, type Results, type SeriesGuard } from './values.ts';
 
 /** The expression data source's uids (`__expr__`, and `-100` before 8.3). */
 export const EXPRESSION_UIDS: ReadonlySet<string> = new Set(['__expr__', '-100']);
@@ -118,8 +118,9 @@ function executionOrder(nodes: readonly Node[]): Node[] {
 
 async function answer(results: Results, refId: string): Promise<DataResponse> {
   const frames: Frame[] = [];
+  const framer = new Framer();
   for (const value of results.values) {
-    frames.push(toFrame(refId, value));
+    frames.push(toFrame(refId, value, framer));
     if (sliceDue()) await nextSlice();
   }
   if (results.error === undefined) return { frames };
@@ -190,11 +191,10 @@ export async function runExpressionRequest(
         continue;
       }
       try {
-        vars.set(query.refId, { values: framesToValues(query.datasource.type, response?.frames ?? []) });
+        vars.set(query.refId, { values: await drainSliced(framesToValuesSteps(query.datasource.type, response?.frames ?? [])) });
       } catch (error) {
         vars.set(query.refId, { values: [], error: conversionError(query.refId, (error as Error).message) });
       }
-      if (sliceDue()) await nextSlice();
     }
   }
 
@@ -209,7 +209,7 @@ export async function runExpressionRequest(
     }
     try {
       // Every series it builds is spent from the budget before it is allocated.
-      const values = budget ? guarded(guardFor(refId, budget), () => command.execute(vars, range)) : command.execute(vars, range);
+      const values = await drainSliced(command.steps(vars, range, budget ? guardFor(refId, budget) : undefined));
       const refusal = budget?.spend(refId, numbersOf(values)) ?? null;
       vars.set(refId, refusal === null ? { values } : { values: [], error: refusal });
     } catch (error) {

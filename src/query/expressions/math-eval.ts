@@ -4,10 +4,11 @@
  * joined on equal timestamps, null and NaN carried as the original carries them.
  */
 import type { Notice } from '../frames/frame.ts';
+import { drain, type Steps } from '../slices.ts';
 import { nodeText, type Node, type ParsedExpression } from './math-parse.ts';
 import {
-  isNull, labelCount, labelsContain, labelsString, newSeries, spendRows,
-  type Labels, type NumberValue, type Results, type Scalar, type Series, type Value,
+  isNull, labelCount, labelsContain, labelsString, newSeries,
+  type Labels, type NumberValue, type Results, type Scalar, type SeriesGuard, type Series, type Value,
 } from './values.ts';
 
 /** Ours: how many pairs one binary operation may compare before it is refused. */
@@ -81,33 +82,81 @@ function sameTimes(a: Float64Array, b: Float64Array): boolean {
   return true;
 }
 
+/**
+ * One evaluation: a walk of the expression's tree that stops (`yield`) after each value it makes,
+ * so that a caller may give the event loop a turn between series.
+ */
 class Evaluation {
   private readonly refId: string;
   private readonly vars: ReadonlyMap<string, Results>;
+  private readonly guard: SeriesGuard | undefined;
   /** Binary node text -> operand text -> labels of the values it dropped. */
   readonly drops = new Map<string, Map<string, Labels[]>>();
   dropCount = 0;
 
-  constructor(refId: string, vars: ReadonlyMap<string, Results>) {
+  constructor(refId: string, vars: ReadonlyMap<string, Results>, guard: SeriesGuard | undefined) {
     this.refId = refId;
     this.vars = vars;
+    this.guard = guard;
   }
 
-  walk(node: Node): Value[] {
-    switch (node.type) {
-      case 'number':
-        return [scalar(node.value)];
-      case 'var':
-        return this.vars.get(node.name)?.values ?? [];
-      case 'string':
-        throw new MathEvalError(`expr: can not walk node type: string`);
-      case 'unary':
-        return this.walk(node.arg).map((value) => this.unary(node.op, value));
-      case 'binary':
-        return this.binary(node);
-      case 'func':
-        return this.func(node);
+  /**
+   * The tree evaluated children first, with a stack of its own rather than recursion: a flat
+   * chain of thousands of terms is as deep as it is long.
+   */
+  *walk(root: Node): Steps<Value[]> {
+    const results: Value[][] = [];
+    const pending: Array<{ node: Node; ready: boolean }> = [{ node: root, ready: false }];
+    while (pending.length > 0) {
+      const { node, ready } = pending.pop()!;
+      if (!ready) {
+        switch (node.type) {
+          case 'number':
+            results.push([scalar(node.value)]);
+            break;
+          case 'var':
+            results.push(this.vars.get(node.name)?.values ?? []);
+            break;
+          case 'string':
+            throw new MathEvalError(`expr: can not walk node type: string`);
+          case 'unary':
+            pending.push({ node, ready: true }, { node: node.arg, ready: false });
+            break;
+          case 'binary':
+            // Left first, then right, as the original walks them.
+            pending.push({ node, ready: true }, { node: node.right, ready: false }, { node: node.left, ready: false });
+            break;
+          case 'func':
+            if (node.name in CONSTANTS) results.push([scalar(CONSTANTS[node.name])]);
+            else pending.push({ node, ready: true }, { node: node.args[0], ready: false });
+            break;
+        }
+        continue;
+      }
+      switch (node.type) {
+        case 'unary': {
+          const out: Value[] = [];
+          for (const value of results.pop()!) {
+            out.push(this.unary(node.op, value));
+            yield;
+          }
+          results.push(out);
+          break;
+        }
+        case 'binary': {
+          const right = results.pop()!;
+          const left = results.pop()!;
+          results.push(yield* this.binary(node, left, right));
+          break;
+        }
+        case 'func':
+          results.push(yield* this.func(node, results.pop()!));
+          break;
+        default:
+          break;
+      }
     }
+    return results.pop()!;
   }
 
   private unary(op: '!' | '-', value: Value): Value {
@@ -118,7 +167,7 @@ class Evaluation {
       case 'number':
         return { kind: 'number', name: this.refId, labels: value.labels, value: value.value === null ? null : fn(value.value) };
       case 'series': {
-        const out = newSeries(this.refId, value.labels, value.times.length);
+        const out = newSeries(this.refId, value.labels, value.times.length, this.guard);
         out.times.set(value.times);
         if (value.nulls) out.nulls = value.nulls.slice();
         for (let i = 0; i < out.values.length; i++) out.values[i] = fn(value.values[i]);
@@ -200,6 +249,8 @@ class Evaluation {
         aMatched[iA] = 1;
         bMatched[index] = 1;
       }
+      // Each pair is a value of the answer: past the series the budget leaves, none more is paired.
+      if (matches.length > 0) this.guard?.check(0, unions.length);
     });
     // One value on each side and no match: combined anyway, labels dropped, as the original does.
     if (unions.length === 0 && a.length === 1 && b.length === 1) unions.push({ labels: undefined, a: a[0], b: b[0] });
@@ -207,12 +258,11 @@ class Evaluation {
     return unions;
   }
 
-  private binary(node: Extract<Node, { type: 'binary' }>): Value[] {
-    const left = this.walk(node.left);
-    const right = this.walk(node.right);
+  private *binary(node: Extract<Node, { type: 'binary' }>, left: Value[], right: Value[]): Steps<Value[]> {
     const fn = binaryFn(node.op);
     const out: Value[] = [];
     for (const { labels, a, b } of this.union(left, right, node)) {
+      yield;
       if (a.kind === 'nodata') {
         out.push(a);
         continue;
@@ -241,7 +291,7 @@ class Evaluation {
 
   private seriesNumber(labels: Labels | undefined, fn: BinaryFn, series: Series, value: number | null, seriesFirst: boolean): Series {
     const length = series.times.length;
-    const out = newSeries(this.refId, labels, length);
+    const out = newSeries(this.refId, labels, length, this.guard);
     out.times.set(series.times);
     if (value === null) {
       out.nulls = new Uint8Array(length).fill(1);
@@ -258,7 +308,7 @@ class Evaluation {
   /** `biSeriesSeries`: points where both have the same time, in A's order; the rest dropped. */
   private seriesSeries(labels: Labels | undefined, fn: BinaryFn, a: Series, b: Series): Series {
     if (sameTimes(a.times, b.times)) {
-      const out = newSeries(this.refId, labels, a.times.length);
+      const out = newSeries(this.refId, labels, a.times.length, this.guard);
       out.times.set(a.times);
       for (let i = 0; i < a.values.length; i++) out.values[i] = fn(a.values[i], b.values[i]);
       if (a.nulls || b.nulls) {
@@ -268,8 +318,9 @@ class Evaluation {
       }
       return out;
     }
-    const out = newSeries(this.refId, labels, 0);
-    spendRows(a.times.length);
+    // Its arrays are allocated apart, A's length each: spent before they are.
+    const out = newSeries(this.refId, labels, 0, this.guard);
+    this.guard?.spend(a.times.length, 0);
     const bIndex = new Map<number, number>();
     for (let i = 0; i < b.times.length; i++) bIndex.set(b.times[i], i);
     const times = new Float64Array(a.times.length);
@@ -292,21 +343,19 @@ class Evaluation {
     return out;
   }
 
-  private func(node: Extract<Node, { type: 'func' }>): Value[] {
-    if (node.name in CONSTANTS) return [scalar(CONSTANTS[node.name])];
-    const input = this.walk(node.args[0]);
+  private *func(node: Extract<Node, { type: 'func' }>, input: Value[]): Steps<Value[]> {
     const perFloat = PER_FLOAT[node.name];
     const perNullable = PER_NULLABLE[node.name];
     // `perFloat` turns null into NaN without calling the function; `perNullableFloat` sees the null.
     const apply = perFloat ? (x: number | null) => (x === null ? NaN : perFloat(x)) : perNullable;
-    return input.map((value): Value => {
+    const each = (value: Value): Value => {
       switch (value.kind) {
         case 'scalar':
           return scalar(apply(value.value));
         case 'number':
           return { kind: 'number', name: this.refId, labels: value.labels, value: apply(value.value) };
         case 'series': {
-          const out = newSeries(this.refId, value.labels, value.times.length);
+          const out = newSeries(this.refId, value.labels, value.times.length, this.guard);
           out.times.set(value.times);
           for (let i = 0; i < out.values.length; i++) out.values[i] = apply(isNull(value, i) ? null : value.values[i]);
           return out;
@@ -314,7 +363,13 @@ class Evaluation {
         case 'nodata':
           return { kind: 'nodata' };
       }
-    });
+    };
+    const out: Value[] = [];
+    for (const value of input) {
+      out.push(each(value));
+      yield;
+    }
+    return out;
   }
 
   /** `addDropNotices`: one warning on the first value, naming at most five dropped items per operand. */
@@ -333,8 +388,13 @@ class Evaluation {
 
 /** Runs `expression` for refId `refId` over the results of the refIds it names. */
 export function evaluateMath(refId: string, parsed: ParsedExpression, vars: ReadonlyMap<string, Results>): Value[] {
-  const evaluation = new Evaluation(refId, vars);
-  let values = evaluation.walk(parsed.root);
+  return drain(mathSteps(refId, parsed, vars));
+}
+
+/** The same as steps, stopping after each value made; every series built is spent from `guard` first. */
+export function* mathSteps(refId: string, parsed: ParsedExpression, vars: ReadonlyMap<string, Results>, guard?: SeriesGuard): Steps<Value[]> {
+  const evaluation = new Evaluation(refId, vars, guard);
+  let values = yield* evaluation.walk(parsed.root);
   const notice = evaluation.dropNotice();
   if (notice && values.length > 0) {
     // Values may be another refId's own (`$A` alone): copy before annotating.

@@ -1,5 +1,5 @@
 import type { ColumnEntities as Entities, DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta, Notice } from './frame.ts';
-import { nextSlice, sliceDue } from '../slices.ts';
+import { drain, drainSliced, type Steps } from '../slices.ts';
 
 /**
  * Data frames and query answers as JSON, byte for byte as the original's plugin SDK writes them
@@ -226,16 +226,11 @@ export function encodeFrame(frame: Frame): string {
   return pieces.join('');
 }
 
-/**
+/*
  * The writers below are generators that stop after each frame and each slice of a long column:
  * `drain` runs one at once, `encodeResultsSliced` gives the event loop a turn between stops when
  * its slice is used up.
  */
-type Steps = Generator<void, void, void>;
-
-function drain(steps: Steps): void {
-  for (let step = steps.next(); !step.done; step = steps.next());
-}
 
 /** Rows of a column written at once: a longer one (an expression's million points) is written in slices of this many. */
 export const COLUMN_SLICE_ROWS = 65536;
@@ -366,8 +361,7 @@ export function encodeResultsToChunks(responses: ReadonlyMap<string, DataRespons
  */
 export async function encodeResultsSliced(responses: ReadonlyMap<string, DataResponse>): Promise<EncodedChunks> {
   const out = new ChunkWriter();
-  const steps = writeResults(responses, out.write);
-  for (let step = steps.next(); !step.done; step = steps.next()) if (sliceDue()) await nextSlice();
+  await drainSliced(writeResults(responses, out.write));
   return out.done();
 }
 
