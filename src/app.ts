@@ -31,6 +31,8 @@ export interface App {
   live: LiveChanges;
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
+  /** `/api/ds/query` and the graph's queries (its budgets, the bytes of answers in flight). */
+  queries: QueryService;
   listen(port: number, host?: string): Promise<AddressInfo>;
   close(): Promise<void>;
 }
@@ -97,6 +99,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     upstream,
     live,
     liveQueries,
+    queries,
     async listen(port, host) {
       await changes.start();
       return new Promise((resolve, reject) => {
