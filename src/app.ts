@@ -83,6 +83,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   });
   services.liveQueries = liveQueries;
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
+  metrics.watchAnswerMemory(() => ({ bytes: queries.memory.used, requests: queries.memory.holders }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,

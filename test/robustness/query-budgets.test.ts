@@ -1,3 +1,4 @@
+import { readFileSync } from 'node:fs';
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { MESSAGES } from '../../src/errors/messages.ts';
 import { ADMIN, basic, call, gql, startTestServer, type Reply, type TestServer } from '../support/server.ts';
@@ -48,21 +49,49 @@ const sleep = (ms: number) => new Promise((resolve) => setTimeout(resolve, ms));
 
 interface Probed<T> {
   reply: T;
-  /** `/api/health` latencies while it ran, in ms. */
+  /**
+   * Each `/api/health` answer's wait, in milliseconds of CPU time of the event loop's thread: what
+   * the server did before it got to answer. On a machine shared with other work the wall time also
+   * counts the time the process waited for a core, which says nothing about the server.
+   */
   latencies: number[];
   p99: number;
   worst: number;
+  /** The same in wall time, for the record. */
+  worstWall: number;
 }
+
+/**
+ * CPU time of this process's main thread (the event loop's) in ms, where Linux tells it (10 ms
+ * steps); the whole process's elsewhere, which also counts the collector's helper threads.
+ */
+function mainThreadCpuMs(): number {
+  try {
+    const fields = readFileSync(`/proc/self/task/${process.pid}/stat`, 'latin1').split(') ')[1]!.split(' ');
+    return (Number(fields[11]) + Number(fields[12])) * 10;
+  } catch {
+    const used = process.cpuUsage();
+    return (used.user + used.system) / 1000;
+  }
+}
+
+const percentile = (values: number[], p: number) => {
+  const sorted = [...values].sort((a, b) => a - b);
+  return sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * p))]!;
+};
 
 /** Runs `work` while asking `/api/health` every 5 ms (each ask waiting for the one before). */
 async function probed<T>(work: () => Promise<T>): Promise<Probed<T>> {
   const latencies: number[] = [];
+  const walls: number[] = [];
   let done = false;
   const probe = (async () => {
     while (!done) {
       const started = performance.now();
+      const cpu = mainThreadCpuMs();
       const res = await call(server, 'GET', '/api/health', { auth: null });
-      latencies.push(performance.now() - started);
+      latencies.push(mainThreadCpuMs() - cpu);
+      walls.push(performance.now() - started);
       expect(res.status).toBe(200);
       await sleep(5);
     }
@@ -70,11 +99,25 @@ async function probed<T>(work: () => Promise<T>): Promise<Probed<T>> {
   await sleep(20);
   const reply = await work().finally(() => (done = true));
   await probe;
-  const sorted = [...latencies].sort((a, b) => a - b);
-  return { reply, latencies, p99: sorted[Math.min(sorted.length - 1, Math.floor(sorted.length * 0.99))]!, worst: sorted.at(-1)! };
+  return { reply, latencies, p99: percentile(latencies, 0.99), worst: Math.max(...latencies), worstWall: Math.max(...walls) };
 }
 
 const dsQuery = (body: unknown, auth: string | null = VIEWER): Promise<Reply> => call(server, 'POST', '/api/ds/query', { body, auth });
+
+/**
+ * The same, its answer's bytes read as they come, joined and parsed only once `probed` has stopped
+ * asking: joining and parsing 200 MB of JSON holds this (the test's) process, the server's too.
+ */
+function dsQueryBytes(body: unknown): () => Promise<{ status: number; chunks: Uint8Array[] }> {
+  return async () => {
+    const res = await fetch(`${server.url}/api/ds/query`, { method: 'POST', headers: { authorization: VIEWER, 'content-type': 'application/json' }, body: JSON.stringify(body) });
+    const chunks: Uint8Array[] = [];
+    for await (const chunk of res.body as unknown as AsyncIterable<Uint8Array>) chunks.push(chunk);
+    return { status: res.status, chunks };
+  };
+}
+
+const parsed = (reply: { status: number; chunks: Uint8Array[] }) => ({ status: reply.status, body: JSON.parse(Buffer.concat(reply.chunks).toString('utf8')) });
 
 async function stillAnswers(): Promise<void> {
   const health = await call(server, 'GET', '/api/health', { auth: null });
@@ -85,9 +128,9 @@ async function stillAnswers(): Promise<void> {
   expect(server.app.queries.memory.used).toBe(0);
 }
 
-const report: Record<string, { p99: number; worst: number; probes: number }> = {};
+const report: Record<string, { p99: number; worst: number; worstWall: number; probes: number }> = {};
 function judge(name: string, run: Probed<unknown>): void {
-  report[name] = { p99: Math.round(run.p99), worst: Math.round(run.worst), probes: run.latencies.length };
+  report[name] = { p99: Math.round(run.p99), worst: Math.round(run.worst), worstWall: Math.round(run.worstWall), probes: run.latencies.length };
   expect(run.latencies.length).toBeGreaterThan(0);
   expect(run.p99).toBeLessThan(HEALTH_P99_MS);
 }
@@ -106,10 +149,10 @@ beforeAll(async () => {
   loki = await createDs({ name: 'loki', type: 'loki', url: upstream.url });
   const user = await call(server, 'POST', '/api/admin/users', { body: { login: 'budget-viewer', password: 'viewer-pass-1' }, auth: ADMIN });
   expect(user.status).toBe(200);
-}, 60_000);
+}, 180_000);
 
 afterAll(async () => {
-  // The worst /api/health latency seen during each hostile request (ms), for the record.
+  // The /api/health waits seen during each hostile request (ms of CPU; the worst in wall time too), for the record.
   process.stdout.write(`query budgets, /api/health while each hostile request ran: ${JSON.stringify(report)}\n`);
   await server?.close();
   await upstream?.close();
@@ -119,9 +162,9 @@ const PROM_BODY = manySeries(100_000);
 const LOKI_BODY = manyLines(40_000);
 
 describe('requests that would build more than a server holds fail before building it', () => {
-  it('60 refIds of random_walk, 500 series at 1 ms over an hour (a 7 KB Viewer request): every refId fails at once', async () => {
-    const queries = Array.from({ length: 60 }, (_, i) => ({ refId: `Q${i}`, datasource: td, scenarioId: 'random_walk', seriesCount: 500, intervalMs: 1 }));
-    expect(JSON.stringify({ from: FROM, to: TO, queries }).length).toBeLessThan(8000);
+  it('60 refIds of random_walk, 500 series at 1 ms over an hour (an 8 KB Viewer request): every refId fails at once', async () => {
+    const queries = Array.from({ length: 60 }, (_, i) => ({ refId: `Q${i}`, datasource: { uid: td.uid }, scenarioId: 'random_walk', seriesCount: 500, intervalMs: 1 }));
+    expect(JSON.stringify({ from: FROM, to: TO, queries }).length).toBeLessThan(9000);
     const run = await probed(() => dsQuery({ from: FROM, to: TO, queries }));
     expect(run.reply.status).toBe(400);
     for (let i = 0; i < 60; i++) expect(run.reply.body.results[`Q${i}`]).toEqual({ error: M.tooManyPoints(5_000_000), errorSource: 'plugin', status: 400 });
@@ -148,10 +191,11 @@ describe('requests that would build more than a server holds fail before buildin
 
   it('1,000 default refIds, within the limits: all built, in slices', async () => {
     const queries = Array.from({ length: 1000 }, (_, i) => ({ refId: `R${i}`, datasource: td, seed: i }));
-    const run = await probed(() => dsQuery({ from: FROM, to: TO, queries }));
-    expect(run.reply.status).toBe(200);
-    expect(Object.keys(run.reply.body.results)).toHaveLength(1000);
-    expect(run.reply.body.results.R999.frames[0].data.values[0]).toHaveLength(3600);
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(200);
+    expect(Object.keys(reply.body.results)).toHaveLength(1000);
+    expect(reply.body.results.R999.frames[0].data.values[0]).toHaveLength(3600);
     judge('1,000 refIds x 3,600 points', run);
     await stillAnswers();
   });
@@ -167,14 +211,15 @@ describe('requests that would build more than a server holds fail before buildin
 
   it('the largest request the defaults take (10,000,000 points) is built and sent in slices; the refIds past it fail', async () => {
     const queries = ['A', 'B', 'C'].map((refId) => ({ refId, datasource: td, scenarioId: 'random_walk', seriesCount: 250, intervalMs: 360, seed: 1 }));
-    const run = await probed(() => dsQuery({ from: FROM, to: TO, queries }));
-    expect(run.reply.status).toBe(400);
-    expect(run.reply.body.results.A.frames).toHaveLength(250);
-    expect(run.reply.body.results.B.frames).toHaveLength(250);
-    expect(run.reply.body.results.C).toEqual({ error: M.requestTooManyPoints(10_000_000), errorSource: 'plugin', status: 400 });
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(400);
+    expect(reply.body.results.A.frames).toHaveLength(250);
+    expect(reply.body.results.B.frames).toHaveLength(250);
+    expect(reply.body.results.C).toEqual({ error: M.requestTooManyPoints(10_000_000), errorSource: 'plugin', status: 400 });
     judge('10,000,000 points built', run);
     await stillAnswers();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('expressions', () => {
@@ -183,9 +228,10 @@ describe('expressions', () => {
 
   it('40 math expressions over a million points: the ones past the request budget fail before they are computed', async () => {
     const maths = Array.from({ length: 40 }, (_, i) => ({ refId: `M${String(i).padStart(2, '0')}`, datasource: expr, type: 'math', expression: `$A * ${i + 1}` }));
-    const run = await probed(() => dsQuery({ from: FROM, to: TO, queries: [input(), ...maths] }));
-    expect(run.reply.status).toBe(400);
-    const results = run.reply.body.results as Record<string, { error?: string; frames?: unknown[] }>;
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [input(), ...maths] }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(400);
+    const results = reply.body.results as Record<string, { error?: string; frames?: unknown[] }>;
     const answered = Object.values(results).filter((r) => r.error === undefined);
     const refused = Object.values(results).filter((r) => r.error !== undefined);
     // A (2,000,000 points, hidden) leaves room for four of them.
@@ -195,7 +241,7 @@ describe('expressions', () => {
     for (const r of refused) expect(r.error).toBe(M.requestTooManyPoints(10_000_000));
     judge('40 math expressions x 1,000,000 points', run);
     await stillAnswers();
-  }, 60_000);
+  }, 180_000);
 
   it('resampling 40 series to about a million points each: refused before any is built', async () => {
     const series = { ...input(), seriesCount: 40, intervalMs: 60_000 };
@@ -216,25 +262,27 @@ describe('expressions', () => {
     expect(run.reply.body.results.J.error).toBe(M.tooManySeries(100_000));
     judge('join 1,000 x 1,000 series', run);
     await stillAnswers();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('large upstream answers are converted in slices', () => {
   it('a Prometheus answer of 100,000 one-point series', async () => {
-    const run = await probed(() => dsQuery({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: prom, expr: 'up', instant: true }] }));
-    expect(run.reply.status).toBe(200);
-    expect(run.reply.body.results.A.frames).toHaveLength(100_000);
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: prom, expr: 'up', instant: true }] }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.A.frames).toHaveLength(100_000);
     judge('Prometheus 100,000 series', run);
     await stillAnswers();
-  }, 60_000);
+  }, 180_000);
 
   it('a Loki answer of 40,000 log lines', async () => {
-    const run = await probed(() => dsQuery({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: loki, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] }));
-    expect(run.reply.status).toBe(200);
-    expect(run.reply.body.results.A.frames[0].data.values[0]).toHaveLength(40_000);
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: loki, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.A.frames[0].data.values[0]).toHaveLength(40_000);
     judge('Loki 40,000 lines', run);
     await stillAnswers();
-  }, 60_000);
+  }, 180_000);
 });
 
 describe('[query] max_answer_bytes_in_flight', () => {

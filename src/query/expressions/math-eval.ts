@@ -178,7 +178,7 @@ class Evaluation {
     }
   }
 
-  private union(a: Value[], b: Value[], node: Extract<Node, { type: 'binary' }>): { labels: Labels | undefined; a: Value; b: Value }[] {
+  private *union(a: Value[], b: Value[], node: Extract<Node, { type: 'binary' }>): Steps<{ labels: Labels | undefined; a: Value; b: Value }[]> {
     const unions: { labels: Labels | undefined; a: Value; b: Value }[] = [];
     if (a.length === 0 || b.length === 0) return unions;
     const aMatched = new Uint8Array(a.length);
@@ -223,7 +223,8 @@ class Evaluation {
       work += n;
       if (work > MAX_UNION_PAIRS) throw new MathEvalError(`expr: joining ${a.length} by ${b.length} values is more than ${MAX_UNION_PAIRS} pairs`);
     };
-    a.forEach((aValue, iA) => {
+    for (let iA = 0; iA < a.length; iA++) {
+      const aValue = a[iA]!;
       const aKey = keyed(aValue);
       const matches: { index: number; labels: Labels | undefined }[] = [];
       if (aKey.count === 0) {
@@ -251,7 +252,8 @@ class Evaluation {
       }
       // Each pair is a value of the answer: past the series the budget leaves, none more is paired.
       if (matches.length > 0) this.guard?.check(0, unions.length);
-    });
+      yield;
+    }
     // One value on each side and no match: combined anyway, labels dropped, as the original does.
     if (unions.length === 0 && a.length === 1 && b.length === 1) unions.push({ labels: undefined, a: a[0], b: b[0] });
     collectDrops();
@@ -261,7 +263,7 @@ class Evaluation {
   private *binary(node: Extract<Node, { type: 'binary' }>, left: Value[], right: Value[]): Steps<Value[]> {
     const fn = binaryFn(node.op);
     const out: Value[] = [];
-    for (const { labels, a, b } of this.union(left, right, node)) {
+    for (const { labels, a, b } of yield* this.union(left, right, node)) {
       yield;
       if (a.kind === 'nodata') {
         out.push(a);

@@ -1,7 +1,7 @@
 import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
-import { prometheusResponse, TooManyPoints } from './frames.ts';
+import { prometheusResponseSliced, TooManyPoints, TooManySeries } from './frames.ts';
 import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
 
 /**
@@ -47,9 +47,10 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
 async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 'range'): Promise<DataResponse> {
   try {
     const answer = await ctx.call(prometheusCall(ctx.dataSource.jsonData, q, type));
-    return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
+    return await prometheusResponseSliced(q, answer.status, answer.body, ctx);
   } catch (error) {
     if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
+    if (error instanceof TooManySeries) return failed(MESSAGES.query.tooManySeries(ctx.maxSeries), 'plugin', 400);
     const e = error as { message?: string; status?: number };
     // Transport failures: 502 unreachable, 504 timeout, 403 refused by the egress policy.
     return failed(e.message ?? String(error), 'downstream', e.status ?? 502);
