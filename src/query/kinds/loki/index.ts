@@ -1,7 +1,7 @@
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
-import { lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, parseLokiQuery } from './frames.ts';
+import { lokiErrorMessage, lokiFramesSliced, lokiRequest, lokiResourceAllowed, parseLokiQuery } from './frames.ts';
 
 /** Loki (`pkg/tsdb/loki`): one GET per refId, answered as frames; resources GET-only on an allow-list. */
 
@@ -20,7 +20,7 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
   }
   if (answer.status < 200 || answer.status > 299) return failed(lokiErrorMessage(answer.body), 'downstream', answer.status);
   try {
-    return framesOrLimit(lokiFrames(answer.body, parsed), ctx.maxPoints);
+    return framesOrLimit(await lokiFramesSliced(answer.body, parsed), ctx.maxPoints);
   } catch (error) {
     return failed((error as Error).message, 'downstream', 502);
   }

@@ -2,7 +2,7 @@ import { fieldLength, writtenField, type DataResponse, type Field, type Frame, t
 import { executedQueryString, type PrometheusQuery } from './model.ts';
 import { goQuote } from '../../go-text.ts';
 import { drain, drainSliced, type Steps } from '../../slices.ts';
-import { chunkDocuments, resultLayoutSteps, withoutResult } from './result-chunks.ts';
+import { chunkDocuments, resultLayoutSteps, withoutResult } from '../result-chunks.ts';
 import { parseSampleValue, scanPrometheus, type ScannedDocument } from './scan.ts';
 
 /**
@@ -25,12 +25,28 @@ export interface AnswerLimits {
   maxSeries: number;
 }
 
-/** Bodies from `from` bytes up are read in chunks of about `bytes` of series, the event loop given turns in between. */
+/**
+ * Bodies from `from` bytes up holding more than `series` series, or of `always` bytes and more,
+ * are read in chunks of about `bytes` of series, the event loop given turns in between. Reading
+ * costs mostly per series (labels): a range answer of 100 series of 1,000 points is read at once,
+ * as fast as it is read.
+ */
 export interface Chunking {
   from: number;
+  series: number;
+  always: number;
   bytes: number;
 }
-export const CHUNKING: Chunking = { from: 1 << 20, bytes: 256 * 1024 };
+export const CHUNKING: Chunking = { from: 1 << 20, series: 2000, always: 8 << 20, bytes: 256 * 1024 };
+
+const METRIC = Buffer.from('"metric"');
+
+/** Whether the body names more than `limit` series (its `"metric"` keys, found by the native search; a label value saying so counts too). */
+function moreSeriesThan(body: Buffer, limit: number): boolean {
+  let found = 0;
+  for (let at = body.indexOf(METRIC); at >= 0; at = body.indexOf(METRIC, at + METRIC.length)) if (++found > limit) return true;
+  return false;
+}
 /** Series converted between two stops. */
 const SERIES_PER_STEP = 256;
 
@@ -80,7 +96,8 @@ export function* responseSteps(q: PrometheusQuery, status: number, body: Buffer,
   }
   let doc: ReadDocument;
   try {
-    doc = body.length >= chunking.from ? yield* readInChunks(body, limits.maxSeries, chunking.bytes) : readDocument(body);
+    const chunked = body.length >= chunking.always || (body.length >= chunking.from && moreSeriesThan(body, chunking.series));
+    doc = chunked ? yield* readInChunks(body, limits.maxSeries, chunking.bytes) : readDocument(body);
   } catch (error) {
     if (error instanceof TooManySeries) throw error;
     return withMeta(q, { error: `failed to parse the Prometheus response: ${(error as Error).message}`, errorSource: 'downstream', status, frames: [] });

@@ -1,15 +1,15 @@
 /**
- * A large Prometheus answer read in chunks of its `data.result` elements, so that reading 100,000
- * series gives the event loop turns in between: where the elements lie is found by a quick pass
- * over the bytes (strings and brackets only, nothing parsed), then each chunk of elements is read
- * by the byte reader as a document of its own, and the rest of the answer (status, warnings, the
- * result type) as one whose result is empty. The reader sees the same bytes as in one pass, so it
- * takes and refuses the same; anything this pass does not find simply (escaped keys, a result
- * before its type, a member twice) answers null, and the caller reads the whole answer at once.
- * Pure.
+ * A large answer of Prometheus's API shape (`{"data":{"resultType":...,"result":[...]}}`, Loki's
+ * too) read in chunks of its `data.result` elements, so that reading 100,000 series gives the
+ * event loop turns in between: where the elements lie is found by a quick pass over the bytes
+ * (strings and brackets only, nothing parsed), then each chunk of elements is read by the kind's
+ * byte reader as a document of its own, and the rest of the answer (status, warnings, the result
+ * type) as one whose result is empty. The reader sees the same bytes as in one pass, so it takes
+ * and refuses the same; anything this pass does not find simply (escaped keys, a result before
+ * its type, a member twice) answers null, and the caller reads the whole answer at once. Pure.
  */
 
-import { drain, type Steps } from '../../slices.ts';
+import { drain, type Steps } from '../slices.ts';
 
 const QUOTE = 0x22;
 const BACKSLASH = 0x5c;
@@ -33,7 +33,22 @@ export interface ResultLayout {
 class NotSimple extends Error {}
 const NOT_SIMPLE = new NotSimple();
 
-function ws(b: Uint8Array, i: number): number {
+/** Ends the pass: what it met is not what it takes (`simply` answers null). */
+export function notSimple(): never {
+  throw NOT_SIMPLE;
+}
+
+/** `steps`' answer, or null where it met what this pass does not take. */
+export function* simply<T>(steps: Steps<T>): Steps<T | null> {
+  try {
+    return yield* steps;
+  } catch (error) {
+    if (error === NOT_SIMPLE) return null;
+    throw error;
+  }
+}
+
+export function ws(b: Uint8Array, i: number): number {
   while (i < b.length && (b[i] === 0x20 || b[i] === 0x0a || b[i] === 0x0d || b[i] === 0x09)) i++;
   return i;
 }
@@ -48,7 +63,7 @@ function stringEnd(b: Uint8Array, i: number): number {
 }
 
 /** The index after the value starting at `i` (found by its brackets and strings, not checked). */
-function valueEnd(b: Uint8Array, i: number): number {
+export function valueEnd(b: Uint8Array, i: number): number {
   const first = b[i];
   if (first === QUOTE) return stringEnd(b, i);
   if (first !== OPEN_BRACE && first !== OPEN_BRACKET) {
@@ -85,7 +100,7 @@ function key(b: Uint8Array, i: number): [string, number] {
 }
 
 /** The members of the object opening at `i`, each given its key and value start; answers the index after the object. */
-function* members(b: Uint8Array, i: number, member: (name: string, at: number) => Steps<number>): Steps<number> {
+export function* members(b: Uint8Array, i: number, member: (name: string, at: number) => Steps<number>): Steps<number> {
   if (b[i] !== OPEN_BRACE) throw NOT_SIMPLE;
   i = ws(b, i + 1);
   if (b[i] === CLOSE_BRACE) return i + 1;
@@ -142,7 +157,7 @@ export function* resultLayoutSteps(body: Uint8Array): Steps<ResultLayout | null>
 const ELEMENTS_PER_STEP = 4096;
 
 /** The array's elements into `elements`; answers where its closing bracket is. */
-function* elementsOf(b: Uint8Array, open: number, elements: Array<[number, number]>): Steps<number> {
+export function* elementsOf(b: Uint8Array, open: number, elements: Array<[number, number]>): Steps<number> {
   let i = ws(b, open + 1);
   if (b[i] === CLOSE_BRACKET) return i;
   for (;;) {

@@ -1,10 +1,10 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
-import { encodeResponse } from '../../../../src/query/frames/encode.ts';
-import { responseSteps, TooManySeries } from '../../../../src/query/kinds/prometheus/frames.ts';
-import { parsePrometheusQuery, type PrometheusQuery } from '../../../../src/query/kinds/prometheus/model.ts';
-import { chunkDocuments, resultLayout, withoutResult } from '../../../../src/query/kinds/prometheus/result-chunks.ts';
-import { drain } from '../../../../src/query/slices.ts';
+import { encodeResponse } from '../../../src/query/frames/encode.ts';
+import { responseSteps, TooManySeries } from '../../../src/query/kinds/prometheus/frames.ts';
+import { parsePrometheusQuery, type PrometheusQuery } from '../../../src/query/kinds/prometheus/model.ts';
+import { chunkDocuments, resultLayout, withoutResult } from '../../../src/query/kinds/result-chunks.ts';
+import { drain } from '../../../src/query/slices.ts';
 
 // A large Prometheus answer is read a chunk of series at a time: the same response as read in one
 // pass, whatever the chunk size, for every document; documents whose layout is not simply found
@@ -16,8 +16,8 @@ const q = parsePrometheusQuery({
 }, '') as PrometheusQuery;
 
 const limits = { maxPoints: 1e9, maxSeries: 1e9 };
-const whole = (body: string) => encodeResponse(drain(responseSteps(q, 200, Buffer.from(body), limits, { from: Infinity, bytes: 0 })));
-const chunked = (body: string, bytes: number) => encodeResponse(drain(responseSteps(q, 200, Buffer.from(body), limits, { from: 0, bytes })));
+const whole = (body: string) => encodeResponse(drain(responseSteps(q, 200, Buffer.from(body), limits, { from: Infinity, series: 0, always: Infinity, bytes: 0 })));
+const chunked = (body: string, bytes: number) => encodeResponse(drain(responseSteps(q, 200, Buffer.from(body), limits, { from: 0, series: 0, always: 0, bytes })));
 
 const matrix = (n: number) => JSON.stringify({
   status: 'success',
@@ -69,7 +69,7 @@ describe('a response read in chunks', () => {
   });
 
   it('stops reading past the series budget', () => {
-    const read = () => drain(responseSteps(q, 200, Buffer.from(matrix(50)), { maxPoints: 1e9, maxSeries: 10 }, { from: 0, bytes: 300 }));
+    const read = () => drain(responseSteps(q, 200, Buffer.from(matrix(50)), { maxPoints: 1e9, maxSeries: 10 }, { from: 0, series: 0, always: 0, bytes: 300 }));
     expect(read).toThrow(TooManySeries);
   });
 
