@@ -129,12 +129,16 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   };
 }
 
-/** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
+/**
+ * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org;
+ * their answers go out through the graph, so each refresh has the graph's budget.
+ */
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
   return async (caller, request, signal) => {
     const outcome = await queries.query(
       { orgId: caller.orgId, principal: caller, em: () => orm.em.fork(), changeMark: changes.mark(), signal },
       { queries: request.queries, from: request.from, to: request.to },
+      { pointsUsed: 0 },
     );
     // Built within the request's budgets; what the live query keeps of them is its own.
     outcome.release();

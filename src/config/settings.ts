@@ -152,6 +152,8 @@ export interface Settings {
     readonly maxPointsPerRequest: number;
     /** Most series all refIds of one request may answer together. */
     readonly maxSeriesPerRequest: number;
+    /** Most data points the query fields of one GraphQL request may answer together. */
+    readonly maxPointsPerGraphRequest: number;
     /** Bytes of answers built and sent at once on this instance, over every request. */
     readonly maxAnswerBytesInFlight: number;
   };
@@ -456,6 +458,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxSeriesPerResponse: int('query', 'max_series_per_response', 1),
       maxPointsPerRequest: int('query', 'max_points_per_request', 1),
       maxSeriesPerRequest: int('query', 'max_series_per_request', 1),
+      maxPointsPerGraphRequest: int('query', 'max_points_per_graph_request', 1),
       maxAnswerBytesInFlight: int('query', 'max_answer_bytes_in_flight', 1),
     },
     log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },

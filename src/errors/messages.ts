@@ -198,6 +198,7 @@ export const MESSAGES = {
     /** Ours: the refIds answered before this one (by refId) leave it no room under the request's budget. */
     requestTooManyPoints: (limit: number) => `the request's responses have more than ${limit} data points ([query] max_points_per_request)`,
     requestTooManySeries: (limit: number) => `the request's responses have more than ${limit} series ([query] max_series_per_request)`,
+    graphTooManyPoints: (limit: number) => `the GraphQL request's responses have more than ${limit} data points ([query] max_points_per_graph_request)`,
     /** Ours: more queries in one request than `[query] max_queries_per_request`. */
     tooManyQueries: (limit: number) => `Too many queries in one request: at most ${limit} ([query] max_queries_per_request)`,
     /** Ours: the instance holds `[query] max_answer_bytes_in_flight` of answers; the request (503) or refId may try again. */

@@ -18,6 +18,8 @@ export interface QueryLimits {
   readonly seriesPerRequest: number;
   /** Bytes of answers in flight on the instance, over every request. */
   readonly bytesInFlight: number;
+  /** A GraphQL request's: `pointsPerRequest` is then what `[query] max_points_per_graph_request` leaves it. */
+  readonly graph?: { readonly pointsPerRequest: number };
 }
 
 /** Points (rows summed over fields, as `countPoints` counts them) and series (frames). */
@@ -56,7 +58,9 @@ export function refIdVerdict(size: Size, limits: QueryLimits): string | null {
 /** Why `size` more may not be added to a request that has `used`, or null. */
 export function requestVerdict(used: Size, size: Size, limits: QueryLimits): string | null {
   if (used.series + size.series > limits.seriesPerRequest) return MESSAGES.query.requestTooManySeries(limits.seriesPerRequest);
-  if (used.points + size.points > limits.pointsPerRequest) return MESSAGES.query.requestTooManyPoints(limits.pointsPerRequest);
+  if (used.points + size.points > limits.pointsPerRequest) {
+    return limits.graph ? MESSAGES.query.graphTooManyPoints(limits.graph.pointsPerRequest) : MESSAGES.query.requestTooManyPoints(limits.pointsPerRequest);
+  }
   return null;
 }
 

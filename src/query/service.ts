@@ -6,7 +6,7 @@ import type { Logger } from '../logging/logger.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { DataSourceRecord, DataSourceService } from '../services/data-sources.ts';
 import { TargetSecretsError, UpstreamError, type Upstream, type UpstreamErrorKind } from '../upstream/index.ts';
-import { AnswerMemory, RequestBudget, type QueryLimits, type Size } from './budget.ts';
+import { AnswerMemory, RequestBudget, requestVerdict, type QueryLimits, type Size } from './budget.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { encodeResultsSliced, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
@@ -44,8 +44,15 @@ export interface QueryCaller {
 export interface QueryOutcome {
   responses: Map<string, DataResponse>;
   status: 200 | 400;
+  /** What the answers kept hold. */
+  size: Size;
   /** Gives back the answers' bytes in the instance's budget: once they are sent, or no longer read. */
   release(): void;
+}
+
+/** For the graph's query fields: the points the GraphQL request's earlier query fields have answered. */
+export interface GraphShare {
+  pointsUsed: number;
 }
 
 /** A failed upstream call as a kind sees it: the refId's error text and status. */
@@ -104,18 +111,19 @@ export class QueryService {
    * when the instance has no room for its answers now. The outcome holds its answers' bytes until
    * `release` (or `sent`).
    */
-  async query(caller: QueryCaller, body: Record<string, unknown>): Promise<QueryOutcome> {
+  async query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
     checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
     const request = parseQueryRequest(body, Date.now());
     const resolved = await this.#resolve(caller, request.queries);
     checkRefIds(request.queries);
-    const budget = new RequestBudget(this.#limits, this.memory);
+    const budget = new RequestBudget(graph ? this.#graphLimits(graph) : this.#limits, this.memory);
     try {
       const responses = await this.#run(caller, request.range, resolved, budget);
-      budget.settle(this.#capTotal(responses));
+      const size = this.#capTotal(responses, budget.limits);
+      budget.settle(size);
       let status: 200 | 400 = 200;
       for (const response of responses.values()) if (response.error !== undefined) status = 400;
-      return { responses, status, release: () => budget.release() };
+      return { responses, status, size, release: () => budget.release() };
     } catch (error) {
       budget.release();
       throw error;
@@ -257,17 +265,25 @@ export class QueryService {
   }
 
   /**
+   * The graph's limits: the GraphQL executor writes each value on its own and in one go, so its
+   * query fields share `[query] max_points_per_graph_request` over the whole GraphQL request.
+   */
+  #graphLimits(graph: GraphShare): QueryLimits {
+    const cap = this.#settings.query.maxPointsPerGraphRequest;
+    return { ...this.#limits, pointsPerRequest: Math.max(0, Math.min(this.#limits.pointsPerRequest, cap - graph.pointsUsed)), graph: { pointsPerRequest: cap } };
+  }
+
+  /**
    * Past the request's budgets summed over its refIds (in answer order), the later refIds fail
    * too. Answers what the answers kept take.
    */
-  #capTotal(responses: Map<string, DataResponse>): Size {
+  #capTotal(responses: Map<string, DataResponse>, limits: QueryLimits): Size {
     const total: Size = { points: 0, series: 0 };
-    const limits = this.#limits;
     for (const [refId, response] of [...responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
       const frames = response.frames ?? [];
       const points = countPoints(frames);
-      if (total.series + frames.length > limits.seriesPerRequest) responses.set(refId, failed(MESSAGES.query.requestTooManySeries(limits.seriesPerRequest), 'plugin', 400));
-      else if (total.points + points > limits.pointsPerRequest) responses.set(refId, failed(MESSAGES.query.requestTooManyPoints(limits.pointsPerRequest), 'plugin', 400));
+      const verdict = requestVerdict(total, { points, series: frames.length }, limits);
+      if (verdict) responses.set(refId, failed(verdict, 'plugin', 400));
       else {
         total.points += points;
         total.series += frames.length;

@@ -277,6 +277,34 @@ describe('expressions', () => {
   }, 180_000);
 });
 
+describe('the graph', () => {
+  const walk = (refId: string, seriesCount: number) => ({ refId, datasource: td, scenarioId: 'random_walk', seriesCount, intervalMs: 360, seed: 1 });
+  const document = 'query Q($a: [JSONObject!]!, $b: [JSONObject!]!) { one: dataQuery(from: "1700000000000", to: "1700003600000", queries: $a) { results { refId error frames { fields { numbers } } } } two: dataQuery(from: "1700000000000", to: "1700003600000", queries: $b) { results { refId error } } }';
+
+  it('holds the query fields of one GraphQL request, aliases together, to [query] max_points_per_graph_request: the GraphQL executor writes each value in one go', async () => {
+    // 40,000 points each: A and B fit the default 100,000; C, and the second alias, do not.
+    const variables = { a: [walk('A', 2), walk('B', 2), walk('C', 2)], b: [walk('D', 2)] };
+    // The document compiled once (as any document is on its first use), then measured.
+    await gql(server, document, variables, VIEWER);
+    const run = await probed(() => gql(server, document, variables, VIEWER));
+    expect(run.reply.status).toBe(200);
+    const [one, two] = [run.reply.body.data.one.results, run.reply.body.data.two.results];
+    expect(one.map((r: { refId: string; error: string | null }) => [r.refId, r.error])).toEqual([['A', null], ['B', null], ['C', M.graphTooManyPoints(100_000)]]);
+    expect(one[0].frames[0].fields[1].numbers).toHaveLength(10_000);
+    expect(two).toEqual([{ refId: 'D', error: M.graphTooManyPoints(100_000) }]);
+    judge('GraphQL 100,000 points', run);
+    await stillAnswers();
+  }, 180_000);
+
+  it('refuses a data query of the largest REST size at once', async () => {
+    const run = await probed(() => gql(server, document, { a: [walk('A', 250), walk('B', 250)], b: [walk('C', 0)] }, VIEWER));
+    expect(run.reply.body.data.one.results.map((r: { error: string | null }) => r.error)).toEqual([M.graphTooManyPoints(100_000), M.graphTooManyPoints(100_000)]);
+    expect(run.reply.body.data.two.results).toEqual([{ refId: 'C', error: null }]);
+    judge('GraphQL 10,000,000 points', run);
+    await stillAnswers();
+  }, 180_000);
+});
+
 describe('large upstream answers are converted in slices', () => {
   it('a Prometheus answer of 100,000 one-point series', async () => {
     const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: prom, expr: 'up', instant: true }] }));
