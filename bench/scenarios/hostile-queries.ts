@@ -29,7 +29,11 @@ interface Case {
   name: string;
   queries: (ds: Record<string, { uid: string }>) => unknown[];
   from?: string;
+  /** Sent as the graph's `dataQuery` (numbers of every field selected) rather than to `POST /api/ds/query`. */
+  graph?: boolean;
 }
+
+const DATA_QUERY = 'query Q($from: String!, $to: String!, $queries: [JSONObject!]!) { dataQuery(from: $from, to: $to, queries: $queries) { results { refId error frames { fields { numbers } } } } }';
 
 const expr = { uid: '__expr__', type: '__expr__' };
 const walk = (ds: { uid: string }, extra: Record<string, unknown>) => ({ refId: 'A', datasource: ds, scenarioId: 'random_walk', seed: 1, ...extra });
@@ -56,6 +60,8 @@ const CASES: Case[] = [
       { refId: 'J', datasource: expr, type: 'math', expression: '$A + $B' }],
   },
   { name: 'predictable_csv_wave of 10,000 waves (refused)', queries: ({ td }) => [{ refId: 'A', datasource: td, scenarioId: 'predictable_csv_wave', csvWave: Array.from({ length: 10_000 }, () => ({ timeStep: 1, valuesCSV: '1,2' })) }] },
+  { name: 'GraphQL dataQuery of 10,000,000 points (past [query] max_points_per_graph_request)', graph: true, queries: ({ td }) => ['A', 'B', 'C'].map((refId) => walk(td!, { refId, seriesCount: 250, intervalMs: 360 })) },
+  { name: 'GraphQL dataQuery of 100,000 points (all of [query] max_points_per_graph_request)', graph: true, queries: ({ td }) => ['A', 'B', 'C', 'D', 'E'].map((refId) => walk(td!, { refId, seriesCount: 1, intervalMs: 360 })) },
   { name: 'Prometheus answer of 100,000 one-point series (5 MB)', queries: ({ prom }) => [{ refId: 'A', datasource: prom, expr: 'up', instant: true }] },
   { name: 'Loki answer of 40,000 log lines, each its own', queries: ({ loki }) => [{ refId: 'A', datasource: loki, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] },
   { name: 'Loki answer of 40,000 identical log lines', queries: ({ lokiAlike }) => [{ refId: 'A', datasource: lokiAlike, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] },
@@ -107,6 +113,9 @@ export default async function hostileQueries(ctx: BenchContext): Promise<BenchRo
     };
     const user = await post(target, '/api/admin/users', { login: 'bench-viewer', password: 'viewer-pass-1' });
     if (user.status !== 200) throw new Error(`creating the viewer: ${user.status}`);
+    // The graph's document compiled once, as any is on its first use: the cases measure the answers.
+    const warm = await post(target, '/graphql', { query: DATA_QUERY, variables: { from: FROM, to: TO, queries: [walk(ds.td, {})] } }, VIEWER);
+    if (warm.status !== 200) throw new Error(`the graph's dataQuery: ${warm.status}`);
 
     for (const c of CASES) {
       await target.resetLoopDelay!();
@@ -125,9 +134,10 @@ export default async function hostileQueries(ctx: BenchContext): Promise<BenchRo
       let status = 0;
       let bytes = 0;
       try {
-        const res = await fetch(`${target.url}/api/ds/query`, {
+        const variables = { from: c.from ?? FROM, to: TO, queries: c.queries(ds) };
+        const res = await fetch(`${target.url}${c.graph ? '/graphql' : '/api/ds/query'}`, {
           method: 'POST', headers: { authorization: VIEWER, 'content-type': 'application/json' },
-          body: JSON.stringify({ from: c.from ?? FROM, to: TO, queries: c.queries(ds) }),
+          body: JSON.stringify(c.graph ? { query: DATA_QUERY, variables } : variables),
         });
         status = res.status;
         // Read and dropped: parsing it here would take this process's loop, the probes'.
