@@ -36,6 +36,8 @@ export interface App {
   live: LiveStreams;
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
+  /** `/api/ds/query` and the graph's queries (its budgets, the bytes of answers in flight). */
+  queries: QueryService;
   listen(port: number, host?: string): Promise<AddressInfo>;
   /**
    * The first step of stopping behind a load balancer: `/api/health` answers 503 and every response
@@ -106,6 +108,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   // Set by drain(), read by the health check.
   let draining = false;
+  metrics.watchAnswerMemory(() => ({ bytes: queries.memory.used, requests: queries.memory.holders }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
     proxy,
@@ -121,6 +124,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     upstream,
     live,
     liveQueries,
+    queries,
     async listen(port, host) {
       await changes.start();
       return new Promise((resolve, reject) => {
@@ -161,10 +165,15 @@ function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener
   return { principal, em: () => orm.em.fork(), changeMark: changes.mark(), signal };
 }
 
-/** Live queries run through the query service as `POST /api/ds/query` does, in the caller's org. */
+/**
+ * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org;
+ * their answers go out through the graph, so each refresh has the graph's budget.
+ */
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
   return async (caller, request, signal) => {
-    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to });
+    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to }, { pointsUsed: 0 });
+    // Built within the request's budgets; what the live query keeps of them is its own.
+    outcome.release();
     return outcome.responses;
   };
 }
