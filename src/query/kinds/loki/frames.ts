@@ -218,9 +218,13 @@ export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
   try {
     return readFrames(typeof body === 'string' ? Buffer.from(body) : body, q);
   } catch (error) {
-    if (error instanceof AnswerError) throw new AnswerError(`failed to parse the Loki response: ${error.message}`);
-    throw error;
+    throw asLokiAnswerError(error);
   }
+}
+
+/** An answer the original refuses, in its words; any other error as it is. */
+function asLokiAnswerError(error: unknown): unknown {
+  return error instanceof AnswerError ? new AnswerError(`failed to parse the Loki response: ${error.message}`) : error;
 }
 
 /** Streams answers from `from` bytes up are read in chunks of about `bytes` of log lines, the event loop given turns in between. */
@@ -238,7 +242,12 @@ export function lokiFramesSliced(body: Buffer, q: LokiQuery): Promise<Frame[]> {
 /** The same as steps; `chunking` for tests (any size, chunks of a few lines). */
 export function* lokiFramesSteps(body: Buffer, q: LokiQuery, chunking = CHUNKING): Steps<Frame[]> {
   if (body.length >= chunking.from) {
-    const frames = yield* streamsInChunks(body, q, chunking.bytes);
+    let frames: Frame[] | null;
+    try {
+      frames = yield* streamsInChunks(body, q, chunking.bytes);
+    } catch (error) {
+      throw asLokiAnswerError(error);
+    }
     if (frames) return frames;
   }
   return lokiFrames(body, q);
