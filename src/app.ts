@@ -13,6 +13,7 @@ import { getSchema } from './graphql/schema/index.ts';
 import { createChangeFeeds } from './live/feeds/index.ts';
 import { LiveStreams } from './live/streams.ts';
 import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
+import { LiveQuerySharing } from './query/live/sharing.ts';
 import { createFrontDoor } from './http/front-door.ts';
 import { createHealthCheck } from './http/health.ts';
 import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
@@ -39,6 +40,8 @@ export interface App {
   liveQueries: LiveQueries;
   /** The traces it makes; null when tracing is off. */
   tracing: Tracing | null;
+  /** `/api/ds/query` and the graph's queries (its budgets, the bytes of answers in flight). */
+  queries: QueryService;
   listen(port: number, host?: string): Promise<AddressInfo>;
   /**
    * The first step of stopping behind a load balancer: `/api/health` answers 503 and every response
@@ -89,6 +92,10 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     queueSize: settings.graphql.subscriptionQueueSize,
   });
   const metrics = new Metrics(db.orm);
+  // Live queries watched through several instances are fetched by one of them (a PostgreSQL lease).
+  const liveQueryPeers = settings.live.maxSharedAnswerBytes > 0
+    ? new LiveQuerySharing(db.orm, changes, log, { maxAnswerBytes: settings.live.maxSharedAnswerBytes })
+    : undefined;
   const liveQueries = new LiveQueries(live, log, {
     runner: options.queryRunner ?? queryRunner(queries, db.orm, changes, tracing),
     // Ticks run on timers started by a subscriber's request, whose trace they are not part of.
@@ -102,6 +109,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     runTimeoutMs: settings.dataproxy.timeoutSeconds * 1000 + 1000,
     onUpstreamCall: () => metrics.liveQueryUpstreamCalls.inc(),
     onSkippedTick: () => metrics.liveQuerySkippedTicks.inc(),
+    peers: liveQueryPeers,
   });
   const services: Runtime = {
     ...domain,
@@ -117,6 +125,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));
   // Set by drain(), read by the health check.
   let draining = false;
+  metrics.watchAnswerMemory(() => ({ bytes: queries.memory.used, requests: queries.memory.holders }));
   const frontDoor = createFrontDoor(services, {
     graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath, tracing }),
     proxy,
@@ -134,6 +143,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     live,
     liveQueries,
     tracing,
+    queries,
     async listen(port, host) {
       await changes.start();
       await sqlTraced;
@@ -156,12 +166,14 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       // Subscriptions never finish by themselves: each ends now with a final event, and the
       // connection it leaves idle is closed as soon as it is.
       live.close();
-      liveQueries.close();
+      // Hands this instance's live query leases to the others (awaited before the pool closes).
+      const liveQueriesClosed = liveQueries.close();
       const sweep = setInterval(() => server.closeIdleConnections(), 50);
       server.closeIdleConnections();
       await closed.finally(() => clearInterval(sweep));
       // Reads for subscribers still running finish before the pool can be closed.
       await live.settled();
+      await liveQueriesClosed;
       upstream.close();
       await changes.close();
       // The spans of the last requests go out before the process ends.
@@ -176,12 +188,15 @@ function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener
 }
 
 /**
- * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org.
- * Traced, each refresh is a trace of its own (shared by every viewer, so in no viewer's request).
+ * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org;
+ * their answers go out through the graph, so each refresh has the graph's budget. Traced, each
+ * refresh is a trace of its own (shared by every viewer, so in no viewer's request).
  */
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener, tracing: Tracing | null): QueryRunner {
   const run: QueryRunner = async (caller, request, signal) => {
-    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to });
+    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to }, { pointsUsed: 0 });
+    // Built within the request's budgets; what the live query keeps of them is its own.
+    outcome.release();
     return outcome.responses;
   };
   if (!tracing) return run;

@@ -152,8 +152,20 @@ export interface Settings {
   readonly query: {
     /** Data sources one request queries at once. */
     readonly concurrentQueryLimit: number;
+    /** Queries (refIds) one request may hold. */
+    readonly maxQueriesPerRequest: number;
     /** Most data points (rows times fields) one refId may answer. */
     readonly maxPointsPerResponse: number;
+    /** Most series (frames) one refId may answer. */
+    readonly maxSeriesPerResponse: number;
+    /** Most data points all refIds of one request may answer together. */
+    readonly maxPointsPerRequest: number;
+    /** Most series all refIds of one request may answer together. */
+    readonly maxSeriesPerRequest: number;
+    /** Most data points the query fields of one GraphQL request may answer together. */
+    readonly maxPointsPerGraphRequest: number;
+    /** Bytes of answers built and sent at once on this instance, over every request. */
+    readonly maxAnswerBytesInFlight: number;
   };
   readonly log: { readonly mode: readonly LogMode[]; readonly level: LogLevel };
   readonly alerting: { readonly enabled: boolean };
@@ -193,6 +205,8 @@ export interface Settings {
     readonly minRefreshMs: number;
     /** Data source calls per second one caller's live queries may ask for on this instance; 0: no limit. */
     readonly maxUpstreamCallsPerSecond: number;
+    /** Largest encoded answer shared with the other instances through PostgreSQL, in bytes; 0: live queries are not shared. */
+    readonly maxSharedAnswerBytes: number;
   };
 }
 
@@ -472,7 +486,13 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     },
     query: {
       concurrentQueryLimit: int('query', 'concurrent_query_limit', 1, 64),
+      maxQueriesPerRequest: int('query', 'max_queries_per_request', 1),
       maxPointsPerResponse: int('query', 'max_points_per_response', 1),
+      maxSeriesPerResponse: int('query', 'max_series_per_response', 1),
+      maxPointsPerRequest: int('query', 'max_points_per_request', 1),
+      maxSeriesPerRequest: int('query', 'max_series_per_request', 1),
+      maxPointsPerGraphRequest: int('query', 'max_points_per_graph_request', 1),
+      maxAnswerBytesInFlight: int('query', 'max_answer_bytes_in_flight', 1),
     },
     log: { mode: logModes as LogMode[], level: oneOf('log', 'level', ['trace', 'debug', 'info', 'warn', 'error', 'critical'] as const) },
     alerting: { enabled: bool('alerting', 'enabled') },
@@ -492,7 +512,12 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
     },
     metrics: { enabled: bool('metrics', 'enabled') },
     tracing: tracingSettings(text, bool, invalid),
-    live: { minRefreshMs: period('live', 'min_refresh'), maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0) },
+    live: {
+      minRefreshMs: period('live', 'min_refresh'),
+      maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0),
+      // Below PostgreSQL's 1 GB bound on one value.
+      maxSharedAnswerBytes: int('live', 'max_shared_answer_bytes', 0, 512 * 1024 * 1024),
+    },
   };
 }
 

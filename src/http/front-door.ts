@@ -111,7 +111,16 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
       const queries = services.queries;
       const body = parseObject(await readBody(req, bodyLimit));
       const outcome = await queries.query(ctx.dataSourceCaller(), body);
-      const { chunks, byteLength } = queries.encode(outcome);
+      let encoded;
+      try {
+        encoded = await queries.encode(outcome);
+      } catch (error) {
+        queries.sent(outcome);
+        throw error;
+      }
+      const { chunks, byteLength } = encoded;
+      // Its bytes count against the instance's budget until the answer is written or the client gone.
+      res.once('close', () => outcome.release());
       res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': byteLength });
       // Corked, the chunks leave in one writev when `end` uncorks; once written, nothing reads them.
       res.cork();
@@ -165,7 +174,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
       : rendered.body;
     // The client of a refused upload may still be sending it: the connection closes once it stops.
     if (rendered.status === 413) return refuseBody(res.req, res, rendered.status, body);
-    sendJson(res, rendered.status, body);
+    sendJson(res, rendered.status, body, rendered.headers);
   }
 
   const frontDoor = (req: IncomingMessage, res: ServerResponse, expectsContinue = false) => {

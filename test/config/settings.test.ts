@@ -68,6 +68,13 @@ describe('loadSettings defaults', () => {
       trustedDocuments: 'off', trustedDocumentsPath: join(dir, 'trusted-documents'),
     });
     expect(s.metrics.enabled).toBe(true);
+    expect(s.live).toEqual({ minRefreshMs: 1000, maxUpstreamCallsPerSecond: 50, maxSharedAnswerBytes: 16 * 1024 * 1024 });
+  });
+
+  it('bounds [live] max_shared_answer_bytes below what one PostgreSQL value holds; 0 turns sharing off', () => {
+    expect(load({ overrides: { live: { max_shared_answer_bytes: '0' } } }).live.maxSharedAnswerBytes).toBe(0);
+    expect(() => load({ overrides: { live: { max_shared_answer_bytes: String(2 ** 30) } } })).toThrow('invalid setting [live] max_shared_answer_bytes = "1073741824": expected an integer from 0 to 536870912');
+    expect(() => load({ overrides: { live: { max_shared_answer_bytes: '16MiB' } } })).toThrow('expected an integer from 0 to 536870912');
   });
 
   it('never lets one request have more calls in flight than the whole instance', () => {
