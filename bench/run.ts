@@ -37,6 +37,8 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   'query-kinds': async () => (await import('./scenarios/query-kinds.ts')).default,
   'live-queries': async () => (await import('./scenarios/live-queries.ts')).default,
   graph: async () => (await import('./scenarios/graph.ts')).default,
+  hostile: async () => (await import('./scenarios/hostile-queries.ts')).default,
+  tracing: async () => (await import('./scenarios/tracing.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).
 const PROXY_SCENARIO = new URL('./proxy.ts', import.meta.url);

@@ -78,6 +78,8 @@ export async function startTarget(options: TargetOptions): Promise<Target> {
     reduced: () => ask<number>('reduced'),
     queries: () => ask<number>('queries'),
     cpu: () => ask<number>('cpu'),
+    resetLoopDelay: () => ask<boolean>('loop-reset').then(() => undefined),
+    loopDelay: () => ask<{ maxMs: number; p99Ms: number }>('loop'),
     async close() {
       const exited = new Promise((resolve) => child.once('exit', resolve));
       await ask('close');

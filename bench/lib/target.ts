@@ -6,6 +6,7 @@
 import { createWriteStream } from 'node:fs';
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
+import { monitorEventLoopDelay, type IntervalHistogram } from 'node:perf_hooks';
 import { MikroORM } from '@mikro-orm/postgresql';
 import pg from 'pg';
 import { createApp } from '../../src/app.ts';
@@ -16,12 +17,15 @@ import { ChangeListener } from '../../src/db/change-listener.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { DataSource } from '../../src/db/entities/index.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { startTracing } from '../../src/tracing/index.ts';
 import { typeLogoUrl } from '../../src/services/data-source-types.ts';
 import { createServices } from '../../src/services/index.ts';
 import type { TargetOptions } from './types.ts';
 
 const options = JSON.parse(process.env.BENCH_TARGET ?? '{}') as TargetOptions;
 let queries = 0;
+/** The event loop's delays since the last `loop-reset`. */
+let loopDelay: IntervalHistogram | undefined;
 
 function settingsFor(): Settings {
   const c = options.connection;
@@ -142,7 +146,7 @@ async function main(): Promise<void> {
     const orm = await initOrm(settings);
     await migrate(orm, options.connection, () => bootstrap(orm.em.fork(), settings));
     const log = createLogger(settings.log.level, createWriteStream('/dev/null'));
-    const app = createApp(settings, { orm, connection: options.connection }, log, options.app);
+    const app = createApp(settings, { orm, connection: options.connection }, log, { tracing: await startTracing(settings.tracing, log), ...options.app });
     port = (await app.listen(0, '127.0.0.1')).port;
     close = async () => {
       await app.close();
@@ -176,6 +180,15 @@ async function main(): Promise<void> {
       void settledRss().then(reply);
     }
     else if (message.type === 'queries') reply(queries);
+    else if (message.type === 'loop-reset') {
+      // Made on first use: a timer every few milliseconds would cost the other scenarios' CPU figures a little.
+      loopDelay ??= monitorEventLoopDelay({ resolution: 5 });
+      loopDelay.disable();
+      loopDelay.reset();
+      loopDelay.enable();
+      reply(true);
+    }
+    else if (message.type === 'loop') reply(loopDelay ? { maxMs: loopDelay.max / 1e6, p99Ms: loopDelay.percentile(99) / 1e6 } : null);
     else if (message.type === 'cpu') {
       const { user, system } = process.cpuUsage();
       reply(user + system);

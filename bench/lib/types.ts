@@ -83,6 +83,10 @@ export interface Target {
   queries(): Promise<number>;
   /** CPU time (user + system) the process has used so far, in µs; optional for targets of other runners. */
   cpu?(): Promise<number>;
+  /** Starts (again) recording the delays of the process's event loop (`perf_hooks.monitorEventLoopDelay`, 5 ms resolution). */
+  resetLoopDelay?(): Promise<void>;
+  /** The event loop's worst and 99th-percentile delay since `resetLoopDelay`, in ms. */
+  loopDelay?(): Promise<{ maxMs: number; p99Ms: number }>;
   close(): Promise<void>;
 }
 

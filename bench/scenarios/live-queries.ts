@@ -2,12 +2,15 @@ import { createServer } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { seed } from '../lib/harness.ts';
 import { fmt } from '../lib/report.ts';
-import type { BenchContext, BenchRow } from '../lib/types.ts';
+import type { BenchContext, BenchRow, Target } from '../lib/types.ts';
 
-const STREAMS = 1000;
+/** A smaller run to check the scenario works (not for RESULTS.md): BENCH_LIVE_STREAMS=30 BENCH_LIVE_TICKS=2. */
+const STREAMS = Number(process.env.BENCH_LIVE_STREAMS) || 1000;
 const QUERIES = 10;
 const REFRESH_S = 5;
-const TICKS = 6;
+const TICKS = Number(process.env.BENCH_LIVE_TICKS) || 6;
+/** The instances the subscriptions are spread over, one variant each: alone, and three on one database. */
+const INSTANCES = [1, 3];
 const DELIVERY_LIMIT_MS = 250;
 const MEMORY_LIMIT = 40 * 1024;
 const SUBSCRIPTION = `subscription($queries: [JSONObject!]!) {
@@ -95,21 +98,35 @@ async function open(url: string, authorization: string, expr: string, uid: strin
 const sleep = (ms: number) => new Promise((r) => setTimeout(r, ms));
 
 /**
- * 1,000 `liveQuery` subscriptions over 10 distinct queries at a 5 s refresh, on one instance,
+ * 1,000 `liveQuery` subscriptions over 10 distinct queries at a 5 s refresh, on one instance and
+ * spread over three instances on one database (each subscription on the next instance in turn),
  * against an upstream that counts its calls: calls per tick (10 expected, whatever the number of
- * viewers), the slowest subscriber's delay from the upstream's answer, server memory per
- * subscription and server CPU per tick.
+ * viewers and instances), the slowest subscriber's delay from the upstream's answer, server
+ * memory per subscription (all instances' together) and server CPU per tick.
  */
 export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]> {
+  const rows: BenchRow[] = [];
+  for (const instances of INSTANCES) rows.push(...(await measure(ctx, instances)));
+  return rows;
+}
+
+const sum = async (targets: Target[], read: (t: Target) => Promise<number> | undefined) => (await Promise.all(targets.map((t) => read(t) ?? 0))).reduce((a, b) => a + b, 0);
+
+async function measure(ctx: BenchContext, instances: number): Promise<BenchRow[]> {
   const upstream = await startUpstream();
-  const connection = await ctx.createDatabase('bench_live_queries');
-  const target = await ctx.startTarget({
-    kind: 'app',
-    connection,
-    overrides: { graphql: { max_subscriptions: String(STREAMS * 2), max_subscriptions_per_principal: String(STREAMS * 2) } },
-  });
+  const connection = await ctx.createDatabase(`bench_live_queries_${instances}`);
+  const targets: Target[] = [];
   const streams: Stream[] = [];
   try {
+    // One after another: the first migrates the new database.
+    for (let i = 0; i < instances; i++) {
+      targets.push(await ctx.startTarget({
+        kind: 'app',
+        connection,
+        overrides: { graphql: { max_subscriptions: String(STREAMS * 2), max_subscriptions_per_principal: String(STREAMS * 2) } },
+      }));
+    }
+    const target = targets[0]!;
     const { token } = await seed(target);
     const created = await fetch(`${target.url}/api/datasources`, {
       method: 'POST',
@@ -118,27 +135,29 @@ export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]
     });
     if (!created.ok) throw new Error(`data source: ${created.status} ${await created.text()}`);
     const uid = ((await created.json()) as { datasource: { uid: string } }).datasource.uid;
-    const warm = await open(target.url, token, 'warm', uid);
-    while (warm.arrived.size === 0) await sleep(10);
-    warm.close();
+    // Warm every instance's code through one tick (its first answer, then a tick's: fetched, or
+    // received from the instance that fetched it), as the measured ticks find it.
+    const warm = await Promise.all(targets.map((instance) => open(instance.url, token, 'warm', uid)));
+    while (warm.some((w) => w.arrived.size < 2)) await sleep(10);
+    for (const w of warm) w.close();
     await sleep(2000);
-    const rssBefore = await target.rss();
-    const retainedBefore = (await target.retained?.()) ?? rssBefore;
-    const reducedBefore = (await target.reduced?.()) ?? retainedBefore;
+    const rssBefore = await sum(targets, (t) => t.rss());
+    const retainedBefore = await sum(targets, (t) => t.retained?.() ?? t.rss());
+    const reducedBefore = await sum(targets, (t) => t.reduced?.() ?? t.retained?.() ?? t.rss());
 
     for (let i = 0; i < STREAMS; i += 100) {
-      streams.push(...(await Promise.all(Array.from({ length: Math.min(100, STREAMS - i) }, (_, j) => open(target.url, token, `q${(i + j) % QUERIES}`, uid)))));
+      streams.push(...(await Promise.all(Array.from({ length: Math.min(100, STREAMS - i) }, (_, j) => open(targets[(i + j) % instances]!.url, token, `q${(i + j) % QUERIES}`, uid)))));
     }
     // Measure whole ticks from the next one on, all streams open and their first answers in.
     const firstTick = (Math.floor(Date.now() / (REFRESH_S * 1000)) + 1) * REFRESH_S * 1000;
     await sleep(firstTick - Date.now() + 100);
-    const cpuBefore = (await target.cpu?.()) ?? 0;
+    const cpuBefore = await sum(targets, (t) => t.cpu?.());
     await sleep(TICKS * REFRESH_S * 1000);
-    const cpuAfter = (await target.cpu?.()) ?? 0;
+    const cpuAfter = await sum(targets, (t) => t.cpu?.());
     await sleep(1000);
-    const rssOpen = await target.rss();
-    const retainedOpen = (await target.retained?.()) ?? rssOpen;
-    const reducedOpen = (await target.reduced?.()) ?? retainedOpen;
+    const rssOpen = await sum(targets, (t) => t.rss());
+    const retainedOpen = await sum(targets, (t) => t.retained?.() ?? t.rss());
+    const reducedOpen = await sum(targets, (t) => t.reduced?.() ?? t.retained?.() ?? t.rss());
 
     const ticks = Array.from({ length: TICKS }, (_, i) => firstTick + i * REFRESH_S * 1000);
     const perTick = ticks.map((t) => upstream.calls.get(t) ?? 0);
@@ -148,8 +167,9 @@ export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]
       return answer === undefined || got === undefined ? Infinity : got - answer;
     })));
     const perStream = (reducedOpen - reducedBefore) / STREAMS;
-    const scenario = `Live queries: ${STREAMS} subscriptions over ${QUERIES} distinct queries, ${REFRESH_S} s refresh`;
-    ctx.log(`live queries: calls per tick ${perTick.join(', ')}; slowest delivery ${slowest.map((n) => Math.round(n)).join(', ')} ms`);
+    const where = instances === 1 ? '' : `, spread over ${instances} instances on one database`;
+    const scenario = `Live queries: ${STREAMS} subscriptions over ${QUERIES} distinct queries, ${REFRESH_S} s refresh${where}`;
+    ctx.log(`live queries (${instances} instance${instances === 1 ? '' : 's'}): calls per tick ${perTick.join(', ')}; slowest delivery ${slowest.map((n) => Math.round(n)).join(', ')} ms`);
     return [
       {
         scenario,
@@ -157,7 +177,7 @@ export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]
         value: Math.max(...perTick),
         unit: 'count',
         target: { on: 'value', op: '<=', bound: QUERIES, label: `exactly ${QUERIES}` },
-        notes: `per tick: ${perTick.join(', ')} (fewest ${Math.min(...perTick)})`,
+        notes: `per tick: ${perTick.join(', ')} (fewest ${Math.min(...perTick)})${instances === 1 ? '' : `, from every instance together`}`,
       },
       {
         scenario,
@@ -169,7 +189,7 @@ export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]
       },
       {
         scenario,
-        measurement: 'server memory per subscription (extra RSS after a last-resort collection / subscriptions)',
+        measurement: `server memory per subscription (extra RSS after a last-resort collection / subscriptions${instances === 1 ? '' : ', every instance\'s together'})`,
         value: perStream / 1024,
         unit: 'KiB',
         target: { on: 'value', op: '<=', bound: MEMORY_LIMIT / 1024, label: '≤ 40 KiB' },
@@ -182,12 +202,12 @@ export default async function liveQueries(ctx: BenchContext): Promise<BenchRow[]
         measurement: 'server CPU per tick',
         value: (cpuAfter - cpuBefore) / TICKS / 1000,
         unit: 'ms',
-        notes: `over ${TICKS} ticks: ${QUERIES} runs, ${STREAMS} events each tick`,
+        notes: `over ${TICKS} ticks: ${QUERIES} runs, ${STREAMS} events each tick${instances === 1 ? '' : `, every instance's CPU together (one runs each query, the others read its answer)`}`,
       },
     ];
   } finally {
     for (const stream of streams) stream.close();
-    await target.close();
+    for (const target of targets.reverse()) await target.close();
     await upstream.close();
   }
 }

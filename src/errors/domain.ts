@@ -40,13 +40,16 @@ export class DomainError extends Error {
    * (for example its structured 401s); `message` is still the human text.
    */
   readonly body: Record<string, unknown> | undefined;
+  /** Response headers that go with it on either face (`Retry-After` of a 503). */
+  readonly headers: Readonly<Record<string, string>> | undefined;
 
-  constructor(code: ErrorCode, message: string, body?: Record<string, unknown>) {
+  constructor(code: ErrorCode, message: string, body?: Record<string, unknown>, headers?: Readonly<Record<string, string>>) {
     super(message);
     this.name = 'DomainError';
     this.code = code;
     this.status = STATUS[code];
     this.body = body;
+    this.headers = headers;
   }
 }
 
@@ -65,6 +68,8 @@ export const forbidden = (message: string) => new DomainError('FORBIDDEN', messa
 export const preconditionFailed = (message: string) => new DomainError('PRECONDITION_FAILED', message);
 export const tooLarge = () => new DomainError('PAYLOAD_TOO_LARGE', MESSAGES.http.tooLarge);
 export const unavailable = () => new DomainError('UNAVAILABLE', MESSAGES.database.unavailable);
+/** 503 for work this instance has no room for now, with when to ask again. */
+export const busy = (message: string, retryAfterSeconds: number) => new DomainError('UNAVAILABLE', message, undefined, { 'retry-after': String(retryAfterSeconds) });
 
 /** The legacy role middleware's 403. */
 export const permissionDenied = () => new CallerRefusal('FORBIDDEN', MESSAGES.http.permissionDenied);

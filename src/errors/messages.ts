@@ -200,6 +200,16 @@ export const MESSAGES = {
     kindNotSupported: (type: string) => `data source type "${type}" is not supported by this server's query API`,
     /** Ours: the refId's answer is past `[query] max_points_per_response`. */
     tooManyPoints: (limit: number) => `the response has more than ${limit} data points ([query] max_points_per_response)`,
+    /** Ours: the refId's answer is past `[query] max_series_per_response`. */
+    tooManySeries: (limit: number) => `the response has more than ${limit} series ([query] max_series_per_response)`,
+    /** Ours: the refIds answered before this one (by refId) leave it no room under the request's budget. */
+    requestTooManyPoints: (limit: number) => `the request's responses have more than ${limit} data points ([query] max_points_per_request)`,
+    requestTooManySeries: (limit: number) => `the request's responses have more than ${limit} series ([query] max_series_per_request)`,
+    graphTooManyPoints: (limit: number) => `the GraphQL request's responses have more than ${limit} data points ([query] max_points_per_graph_request)`,
+    /** Ours: more queries in one request than `[query] max_queries_per_request`. */
+    tooManyQueries: (limit: number) => `Too many queries in one request: at most ${limit} ([query] max_queries_per_request)`,
+    /** Ours: the instance holds `[query] max_answer_bytes_in_flight` of answers; the request (503) or refId may try again. */
+    answersBusy: 'Too many query answers are being built on this server; try again shortly ([query] max_answer_bytes_in_flight)',
     /** Ours: the request was cancelled (client gone) before the refId was answered. */
     cancelled: 'context canceled',
     /** A kind failed in a way it did not report itself. */

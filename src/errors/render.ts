@@ -69,6 +69,8 @@ export interface RenderedError {
   /** The GraphQL `extensions.code`. */
   code: string;
   message: string;
+  /** Headers the answer carries (`Retry-After`). */
+  headers?: Readonly<Record<string, string>>;
   /** Set for failures no one anticipated: the caller logs it, the client sees only a 500. */
   unexpected?: unknown;
 }
@@ -76,6 +78,10 @@ export interface RenderedError {
 /** THE mapping from any thrown value to what a client sees. */
 export function renderError(error: unknown): RenderedError {
   const known = classify(error);
-  if (known) return { status: known.status, body: known.body ?? { message: known.message }, code: known.code, message: known.message };
+  if (known) {
+    const rendered: RenderedError = { status: known.status, body: known.body ?? { message: known.message }, code: known.code, message: known.message };
+    if (known.headers) rendered.headers = known.headers;
+    return rendered;
+  }
   return { status: 500, body: { message: MESSAGES.http.internal }, code: 'INTERNAL_SERVER_ERROR', message: MESSAGES.http.internal, unexpected: error };
 }

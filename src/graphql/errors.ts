@@ -17,7 +17,8 @@ export function maskError(error: unknown, message: string): Error {
   if (rendered.unexpected !== undefined) {
     return new GraphQLError(message, { path: location.path, extensions: { code: rendered.code, http: { status: 500 } } });
   }
-  return new GraphQLError(rendered.message, { ...location, extensions: { code: rendered.code, http: { status: rendered.status } } });
+  const http = rendered.headers ? { status: rendered.status, headers: rendered.headers } : { status: rendered.status };
+  return new GraphQLError(rendered.message, { ...location, extensions: { code: rendered.code, http } });
 }
 
 /** What the error stands for: its original when GraphQL wrapped it, else itself. */

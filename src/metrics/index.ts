@@ -116,6 +116,27 @@ export class Metrics {
     });
   }
 
+  /** Reads the query API's answer memory (`[query] max_answer_bytes_in_flight`) when scraped. */
+  watchAnswerMemory(read: () => { bytes: number; requests: number }): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'dashgate_query_answer_bytes_in_flight',
+      help: 'Estimated bytes of query answers being built and sent on this instance ([query] max_answer_bytes_in_flight bounds it).',
+      registers,
+      collect() {
+        this.set(read().bytes);
+      },
+    });
+    new Gauge({
+      name: 'dashgate_query_answers_in_flight',
+      help: 'Query requests holding answer memory on this instance.',
+      registers,
+      collect() {
+        this.set(read().requests);
+      },
+    });
+  }
+
   recordRequest(method: string, route: string, status: number, seconds: number): void {
     this.#requests.observe([method, route, status], seconds);
   }

@@ -25,14 +25,14 @@ export class DataSourceHealthChecks {
   readonly #upstream: Upstream;
   readonly #log: Logger;
   readonly #bodyLimit: number;
-  readonly #maxPoints: number;
+  readonly #limits: { pointsPerRefId: number; seriesPerRefId: number };
 
   constructor(settings: Settings, upstream: Upstream, log: Logger) {
     this.#upstream = upstream;
     this.#log = log;
     const limit = settings.dataproxy.responseLimit;
     this.#bodyLimit = limit > 0 ? Math.min(limit, BODY_LIMIT) : BODY_LIMIT;
-    this.#maxPoints = settings.query.maxPointsPerResponse;
+    this.#limits = { pointsPerRefId: settings.query.maxPointsPerResponse, seriesPerRefId: settings.query.maxSeriesPerResponse };
   }
 
   async check(caller: UpstreamCaller, ref: { id: number } | { uid: string }): Promise<DataSourceHealth> {
@@ -61,7 +61,7 @@ export class DataSourceHealthChecks {
 
   /** The kind's context, its calls asking for JSON, reading at most `BODY_LIMIT`, and answered 403 as the proxy for an address the policy denies. */
   #context(handle: DataSourceHandle): KindContext {
-    const ctx = kindContext(handle, handle.caller.signal ?? new AbortController().signal, this.#maxPoints);
+    const ctx = kindContext(handle, handle.caller.signal ?? new AbortController().signal, this.#limits);
     ctx.call = async (probe) => {
       try {
         return await handle.call({ ...probe, headers: { accept: 'application/json', ...probe.headers }, bodyLimit: this.#bodyLimit });

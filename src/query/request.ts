@@ -43,6 +43,7 @@ export function queryError(messageId: string, message: string): DomainError {
 
 export const QUERY_ERRORS = {
   noQueries: () => queryError('query.noQueries', MESSAGES.query.noQueries),
+  tooManyQueries: (limit: number) => queryError('query.tooManyQueries', MESSAGES.query.tooManyQueries(limit)),
   invalidDatasourceId: () => queryError('query.invalidDatasourceId', MESSAGES.query.invalidDatasourceId),
   duplicateRefId: () => queryError('query.duplicateRefId', MESSAGES.query.duplicateRefId),
 };
@@ -82,6 +83,14 @@ export function referenceOf(model: Record<string, unknown>): DataSourceReference
   if (uid !== '') return { uid, id: null };
   const id = int64(model.datasourceId, 0);
   return { uid: null, id: id > 0 ? id : null };
+}
+
+/**
+ * Ours: a request of more than `limit` queries is refused (400) before any is read, as each costs
+ * a data source lookup, a refId's answer and often an upstream call.
+ */
+export function checkQueryCount(body: Record<string, unknown>, limit: number): void {
+  if (Array.isArray(body.queries) && body.queries.length > limit) throw QUERY_ERRORS.tooManyQueries(limit);
 }
 
 /** Refused after the data sources are found, as the original validates the parsed request. */

@@ -4,14 +4,15 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
 import { checkPassedOn, safeProxyPath, UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
-import { encodeResultsToChunks, type EncodedChunks } from './frames/encode.ts';
+import { AnswerMemory, RequestBudget, requestVerdict, type QueryLimits, type Size } from './budget.ts';
+import { encodeResultsSliced, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse } from './kinds/kind.ts';
 import { mapLimited } from './limit.ts';
-import { checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
+import { checkQueryCount, checkRefIds, GRAFANA_UID, isExpressionUid, parseQueryRequest, QUERY_ERRORS, type DataSourceReference, type RequestedQuery } from './request.ts';
 import type { TimeRange } from './time-range.ts';
 
 /**
@@ -29,6 +30,23 @@ export interface QueryCaller extends UpstreamCaller {
 export interface QueryOutcome {
   responses: Map<string, DataResponse>;
   status: 200 | 400;
+  /** What the answers kept hold. */
+  size: Size;
+  /** Gives back the answers' bytes in the instance's budget: once they are sent, or no longer read. */
+  release(): void;
+}
+
+/** For the graph's query fields: the points the GraphQL request's earlier query fields have answered. */
+export interface GraphShare {
+  pointsUsed: number;
+}
+
+/** A resolved query as its kind receives it. */
+function dataQuery(r: Resolved, range: TimeRange): DataQuery {
+  return {
+    refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
+    maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
+  };
 }
 
 interface Resolved {
@@ -55,33 +73,55 @@ export class QueryService {
   readonly #settings: Settings;
   readonly #upstream: Upstream;
   readonly #log: Logger;
+  readonly #limits: QueryLimits;
+  /** Bytes of answers in flight on this instance (`[query] max_answer_bytes_in_flight`). */
+  readonly memory: AnswerMemory;
 
   constructor(settings: Settings, upstream: Upstream, log: Logger) {
     this.#settings = settings;
     this.#upstream = upstream;
     this.#log = log;
+    const q = settings.query;
+    this.#limits = {
+      pointsPerRefId: q.maxPointsPerResponse, seriesPerRefId: q.maxSeriesPerResponse,
+      pointsPerRequest: q.maxPointsPerRequest, seriesPerRequest: q.maxSeriesPerRequest, bytesInFlight: q.maxAnswerBytesInFlight,
+    };
+    this.memory = new AnswerMemory(q.maxAnswerBytesInFlight);
   }
 
-  /** The request body as the original reads it; throws its 400s and 404s (508 for a loop) as domain errors. */
-  async query(caller: QueryCaller, body: Record<string, unknown>): Promise<QueryOutcome> {
+  /**
+   * The request body as the original reads it; throws its 400s and 404s (508 for a loop) as domain
+   * errors, and 503 when the instance has no room for its answers now. The outcome holds its
+   * answers' bytes until `release` (or `sent`).
+   */
+  async query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
+    checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
     const request = parseQueryRequest(body, Date.now());
     const resolved = await this.#resolve(caller, request.queries);
     checkRefIds(request.queries);
-    const responses = await this.#run(caller, request.range, resolved);
-    this.#capTotal(responses);
-    let status: 200 | 400 = 200;
-    for (const response of responses.values()) if (response.error !== undefined) status = 400;
-    return { responses, status };
+    const budget = new RequestBudget(graph ? this.#graphLimits(graph) : this.#limits, this.memory);
+    try {
+      const responses = await this.#run(caller, request.range, resolved, budget);
+      const size = this.#capTotal(responses, budget.limits);
+      budget.settle(size);
+      let status: 200 | 400 = 200;
+      for (const response of responses.values()) if (response.error !== undefined) status = 400;
+      return { responses, status, size, release: () => budget.release() };
+    } catch (error) {
+      budget.release();
+      throw error;
+    }
   }
 
-  /** The SDK's JSON of an outcome's results, as the chunks sent. */
-  encode(outcome: QueryOutcome): EncodedChunks {
-    return encodeResultsToChunks(outcome.responses);
+  /** The SDK's JSON of an outcome's results, as the chunks sent; large answers are written in slices. */
+  encode(outcome: QueryOutcome): Promise<EncodedChunks> {
+    return encodeResultsSliced(outcome.responses);
   }
 
-  /** An outcome's answer has been sent and nothing reads it again: its column buffers are reused. */
+  /** An outcome's answer has been sent (or dropped) and nothing reads it again: its column buffers are reused, its bytes given back. */
   sent(outcome: QueryOutcome): void {
     releaseColumns(outcome.responses.values());
+    outcome.release();
   }
 
   /**
@@ -117,28 +157,34 @@ export class QueryService {
     return out;
   }
 
-  async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[]): Promise<Map<string, DataResponse>> {
+  async #run(caller: QueryCaller, range: TimeRange, resolved: Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     // As the original: one expression makes the whole request the expression engine's.
-    if (resolved.some((r) => r.type === '__expr__')) return this.#runExpressions(caller, range, resolved);
-    return this.#runGroups(caller, range, resolved);
+    if (resolved.some((r) => r.type === '__expr__')) return this.#runExpressions(caller, range, resolved, budget);
+    return this.#runGroups(caller, range, resolved, budget);
   }
 
-  /** Data source queries grouped by data source, the groups run concurrently. */
-  async #runGroups(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
+  /**
+   * Data source queries grouped by data source, the groups run concurrently. First the budget:
+   * a query whose known size does not fit is answered with why, and never runs.
+   */
+  async #runGroups(caller: QueryCaller, range: TimeRange, all: readonly Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const responses = new Map<string, DataResponse>();
+    const refused = budget.admit(all.map((r) => [r.query.refId, this.#estimate(r, range)] as const));
+    const resolved = refused.size === 0 ? all : all.filter((r) => !refused.has(r.query.refId));
+    for (const [refId, reason] of refused) responses.set(refId, failed(reason, 'plugin', 400));
     const groups = new Map<string, Resolved[]>();
     for (const r of resolved) {
       const group = groups.get(r.uid);
       if (group) group.push(r);
       else groups.set(r.uid, [r]);
     }
-    const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group));
+    const answers = await mapLimited([...groups.values()], this.#settings.query.concurrentQueryLimit, (group) => this.#runGroup(caller, range, group, budget));
     for (const answer of answers) for (const [refId, response] of answer) responses.set(refId, response);
     return responses;
   }
 
   /** Server-side expressions: the data source queries they need run once through #runGroups. */
-  async #runExpressions(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[]): Promise<Map<string, DataResponse>> {
+  async #runExpressions(caller: QueryCaller, range: TimeRange, resolved: readonly Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const byRefId = new Map(resolved.map((r) => [r.query.refId, r]));
     const queries = resolved.map((r): ExpressionRequestQuery => ({
       refId: r.query.refId, datasource: { uid: r.uid, type: r.type }, model: r.query.model,
@@ -148,24 +194,28 @@ export class QueryService {
       return await runExpressionRequest(queries, range, (dataQueries) => this.#runGroups(caller, range, dataQueries.map((q) => {
         const r = byRefId.get(q.refId)!;
         return { ...r, query: { ...r.query, intervalMs: q.intervalMs, maxDataPoints: q.maxDataPoints } };
-      })));
+      }), budget), budget);
     } catch (error) {
       if (error instanceof ExpressionRequestError) throw badRequest(error.message);
       throw error;
     }
   }
 
+  /** What a query will build, when its kind knows before running it; null when only its answer tells. */
+  #estimate(r: Resolved, range: TimeRange): Size | null {
+    const kind = kindFor(r.type);
+    if (!kind || !r.handle) return { points: 0, series: 0 };
+    return kind.estimate ? kind.estimate(dataQuery(r, range)) : null;
+  }
+
   /** One data source's queries through its kind; anything it throws is each refId's error. */
-  async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[]): Promise<Map<string, DataResponse>> {
+  async #runGroup(caller: QueryCaller, range: TimeRange, group: Resolved[], budget: RequestBudget): Promise<Map<string, DataResponse>> {
     const { handle, type } = group[0]!;
-    const queries = group.map((r): DataQuery => ({
-      refId: r.query.refId, queryType: r.query.queryType, intervalMs: r.query.intervalMs,
-      maxDataPoints: r.query.maxDataPoints, range, model: r.query.model,
-    }));
+    const queries = group.map((r) => dataQuery(r, range));
     const kind = kindFor(type);
     const everyRefId = (response: () => DataResponse) => new Map(queries.map((q) => [q.refId, response()]));
     if (!kind || !handle) return everyRefId(() => failed(MESSAGES.query.kindNotSupported(type), 'plugin', 501));
-    const ctx = kindContext(handle, caller.signal, this.#settings.query.maxPointsPerResponse);
+    const ctx = kindContext(handle, caller.signal, this.#limits, budget);
     let answers: Map<string, DataResponse>;
     try {
       answers = await kind.query(ctx, queries);
@@ -177,19 +227,39 @@ export class QueryService {
     for (const [refId, response] of answers) {
       // The plugin client's rule: frames without a refId get their result's.
       for (const frame of response.frames ?? []) frame.refId ||= refId;
-      if (countPoints(response.frames ?? []) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
+      const frames = response.frames ?? [];
+      if (frames.length > ctx.maxSeries) answers.set(refId, failed(MESSAGES.query.tooManySeries(ctx.maxSeries), 'plugin', 400));
+      else if (countPoints(frames) > ctx.maxPoints) answers.set(refId, failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400));
     }
     return answers;
   }
 
-  /** Past the cap summed over every refId, the later refIds (in answer order) fail too. */
-  #capTotal(responses: Map<string, DataResponse>): void {
-    const max = this.#settings.query.maxPointsPerResponse;
-    let total = 0;
+  /**
+   * The graph's limits: the GraphQL executor writes each value on its own and in one go, so its
+   * query fields share `[query] max_points_per_graph_request` over the whole GraphQL request.
+   */
+  #graphLimits(graph: GraphShare): QueryLimits {
+    const cap = this.#settings.query.maxPointsPerGraphRequest;
+    return { ...this.#limits, pointsPerRequest: Math.max(0, Math.min(this.#limits.pointsPerRequest, cap - graph.pointsUsed)), graph: { pointsPerRequest: cap } };
+  }
+
+  /**
+   * Past the request's budgets summed over its refIds (in answer order), the later refIds fail
+   * too. Answers what the answers kept take.
+   */
+  #capTotal(responses: Map<string, DataResponse>, limits: QueryLimits): Size {
+    const total: Size = { points: 0, series: 0 };
     for (const [refId, response] of [...responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) {
-      total += countPoints(response.frames ?? []);
-      if (total > max) responses.set(refId, failed(MESSAGES.query.tooManyPoints(max), 'plugin', 400));
+      const frames = response.frames ?? [];
+      const points = countPoints(frames);
+      const verdict = requestVerdict(total, { points, series: frames.length }, limits);
+      if (verdict) responses.set(refId, failed(verdict, 'plugin', 400));
+      else {
+        total.points += points;
+        total.series += frames.length;
+      }
     }
+    return total;
   }
 
   /**
@@ -211,7 +281,7 @@ export class QueryService {
     const refused = checkPassedOn(type, request.method, request.path, principal.isServerAdmin ? 'Admin' : principal.orgRole);
     if (refused) throw new DomainError(refused.status === 400 ? 'BAD_REQUEST' : 'FORBIDDEN', refused.message);
     try {
-      return await kind.resource(kindContext(handle, caller.signal, this.#settings.query.maxPointsPerResponse), request);
+      return await kind.resource(kindContext(handle, caller.signal, this.#limits), request);
     } catch (error) {
       if (error instanceof UpstreamError) {
         // As the proxy answers a call that got no answer: 502/504 (or 403 for a denied address) with the reason.
@@ -224,9 +294,26 @@ export class QueryService {
   }
 }
 
-/** What a kind sees of an opened data source (never its secrets), and its one way to call it. */
-export function kindContext(handle: DataSourceHandle, signal: AbortSignal, maxPoints: number): KindContext {
+/**
+ * What a kind sees of an opened data source (never its secrets), and its one way to call it; a
+ * query's answers are spent from its request's budget as they arrive.
+ */
+export function kindContext(handle: DataSourceHandle, signal: AbortSignal, limits: Pick<QueryLimits, 'pointsPerRefId' | 'seriesPerRefId'>, budget?: RequestBudget): KindContext {
   const t = handle.target;
   const dataSource: DataSourceInfo = { id: t.id, uid: t.uid, orgId: t.orgId, name: t.name, type: t.type, url: t.rawUrl, database: t.database, jsonData: t.jsonData };
-  return { dataSource, signal, maxPoints, call: (request) => handle.call(request) };
+  const call: KindContext['call'] = !budget ? (request) => handle.call(request) : async (request) => {
+    const answer = await handle.call(request);
+    if (!budget.body(answer.body.length)) throw new AnswersBusy();
+    return answer;
+  };
+  return { dataSource, signal, maxPoints: limits.pointsPerRefId, maxSeries: limits.seriesPerRefId, call };
+}
+
+/** No room left in the instance's budget for this answer: the refId fails with 503, to be tried again. */
+class AnswersBusy extends Error {
+  readonly status = 503;
+  constructor() {
+    super(MESSAGES.query.answersBusy);
+    this.name = 'AnswersBusy';
+  }
 }

@@ -5,6 +5,7 @@ import { ChangeListener, LISTENER_APPLICATION_NAME } from '../../src/db/change-l
 import type { PgConnection } from '../../src/db/embedded.ts';
 import { createLogger } from '../../src/logging/logger.ts';
 import { createTestDatabase, dropTestDatabase } from '../support/database.ts';
+import { eventually } from '../support/instances.ts';
 
 // The change barrier: what makes a cache hit as current as a database read.
 
@@ -96,3 +97,55 @@ describe('ChangeListener barrier', () => {
     expect(heard.at(-1)).toBe('after');
   });
 });
+
+describe('ChangeListener session lock', () => {
+  /** Whether some session holds the advisory lock `key` (a bigint key: objsubid 1). */
+  const held = async (key: string) => {
+    const { rows } = await writer.query(
+      `select pid from pg_locks where locktype = 'advisory' and granted and objsubid = 1
+          and database = (select oid from pg_database where datname = current_database())
+          and ((classid::bigint << 32) | objid::bigint) = $1::bigint`,
+      [key],
+    );
+    return rows.map((r) => r.pid as number);
+  };
+  /** What another instance asks: the lock is free (tried, and let go again at once). */
+  const free = async (key: string) => (await writer.query('select pg_try_advisory_xact_lock($1::bigint) as free', [key])).rows[0].free as boolean;
+
+  it('is held by the listening connection, and freed, with a new one taken, when that connection is lost', async () => {
+    await eventuallyListening();
+    const key = listener.sessionLock!;
+    expect(key).toMatch(/^\d+$/);
+    const [pid] = await held(key);
+    const listenerPids = (await writer.query('select pid from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME])).rows.map((r) => r.pid);
+    expect(listenerPids).toEqual([pid]);
+    expect(await free(key)).toBe(false);
+
+    await writer.query('select pg_terminate_backend($1)', [pid]);
+    expect(await listener.caughtUp(listener.mark())).toBe(false);
+    expect(listener.sessionLock).toBeNull();
+    // The backend lets go of its locks as it exits, a moment after it was told to.
+    expect(await eventually(() => free(key), true, 2000)).toBe(true);
+
+    await eventuallyListening();
+    const next = listener.sessionLock!;
+    expect(next).not.toBe(key);
+    expect(await free(next)).toBe(false);
+  });
+
+  it('is freed when the listener closes', async () => {
+    const own = new ChangeListener(connection, createLogger('error', createWriteStream('/dev/null')));
+    await own.start();
+    const key = own.sessionLock!;
+    expect(await free(key)).toBe(false);
+    await own.close();
+    expect(own.sessionLock).toBeNull();
+    expect(await free(key)).toBe(true);
+  });
+});
+
+async function eventuallyListening(): Promise<void> {
+  const deadline = Date.now() + 5000;
+  while (!listener.listening && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+  expect(listener.listening).toBe(true);
+}

@@ -45,6 +45,9 @@ describe('start-up migrations', () => {
       expect(users.rows[0].password_hash).toMatch(/^\$argon2id\$/);
       const membership = await client.query('select org_id, role from org_user');
       expect(membership.rows).toEqual([{ org_id: 1, role: 'Admin' }]);
+      // Live queries' leases and shared answers: rewritten at every refresh, so kept out of the WAL.
+      const live = await client.query(`select relname, relpersistence from pg_class where relname in ('live_query_lease', 'live_query_answer') order by relname`);
+      expect(live.rows).toEqual([{ relname: 'live_query_answer', relpersistence: 'u' }, { relname: 'live_query_lease', relpersistence: 'u' }]);
     } finally {
       await client.end();
     }

@@ -31,6 +31,8 @@ beforeAll(async () => {
     openFiles: OPEN_FILES,
     env: {
       GF_SERVER_HTTP_ADDR: '127.0.0.1', GF_SERVER_HTTP_PORT: String(port), GF_LOG_LEVEL: 'info', GF_DATAPROXY_CONCURRENT_CALLS: String(PER_SERVER),
+      // Past its default (1,000), so that one request holds far more refIds than the queues' slots.
+      GF_QUERY_MAX_QUERIES_PER_REQUEST: '5000',
       GF_SECURITY_SECRET_KEY: 'upstream-sockets-test-key-0123456789', GF_DATABASE_TYPE: 'postgres', GF_DATABASE_HOST: `${database.host}:${database.port}`,
       GF_DATABASE_NAME: database.database, GF_DATABASE_USER: database.user, GF_DATABASE_PASSWORD: database.password,
     },
@@ -60,7 +62,7 @@ describe(`refIds on a hanging upstream, under ulimit -n ${OPEN_FILES}`, () => {
     expect(created.status).toBe(200);
     const baseline = openFiles();
 
-    // One request of 5,000 refIds, then two at once: more than the server's slots.
+    // One request of 5,000 refIds, then two of 3,000 at once: more than the server's slots.
     // Sampled every 100 ms while the refIds wait: the process's open files, and the sockets the
     // hanging upstream holds open (as it sees them: a socket we close goes from its count a moment later).
     const watched = async <T>(run: () => Promise<T>) => {
@@ -105,8 +107,10 @@ describe(`refIds on a hanging upstream, under ulimit -n ${OPEN_FILES}`, () => {
     expect(one.answered.length).toBeGreaterThan(10);
     expect(Math.max(...one.answered)).toBeLessThan(2000);
 
-    const many = await watched(() => Promise.all(Array.from({ length: 2 }, (_, i) => bigQuery('hanging', 5000, i + 1))));
-    for (const res of many.result) expect([res.status, Object.keys(res.body.results).length]).toEqual([400, 5000]);
+    // 3,000 each: two requests of 5,000 unknown-size refIds would pass the instance's answer
+    // memory ([query] max_answer_bytes_in_flight), and the second would be answered 503 at once.
+    const many = await watched(() => Promise.all(Array.from({ length: 2 }, (_, i) => bigQuery('hanging', 3000, i + 1))));
+    for (const res of many.result) expect([res.status, Object.keys(res.body.results ?? res.body).length]).toEqual([400, 3000]);
     expect(many.upstreamMost()).toBe(PER_SERVER);
     expect(many.most()).toBeLessThan(baseline + PER_SERVER + 40);
     expect(many.most()).toBeLessThan(OPEN_FILES / 2);

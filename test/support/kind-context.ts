@@ -6,7 +6,7 @@ import type { DataQuery, DataSourceInfo, KindContext, UpstreamAnswer, UpstreamCa
  * calls go through the upstream layer). A refused connection rejects as the upstream layer does,
  * with status 502.
  */
-export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {}, maxPoints = 1_000_000): KindContext & { calls: UpstreamCall[] } {
+export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {}, maxPoints = 1_000_000, maxSeries = 100_000): KindContext & { calls: UpstreamCall[] } {
   const calls: UpstreamCall[] = [];
   const base = new URL(baseUrl);
   const dataSource: DataSourceInfo = { id: 1, uid: 'ds', orgId: 1, name: 'ds', type: 'x', url: baseUrl, database: '', jsonData: {}, ...ds };
@@ -14,6 +14,7 @@ export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {},
     dataSource,
     signal: new AbortController().signal,
     maxPoints,
+    maxSeries,
     calls,
     call(call: UpstreamCall): Promise<UpstreamAnswer> {
       calls.push(call);

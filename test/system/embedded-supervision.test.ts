@@ -174,3 +174,35 @@ describe('an embedded PostgreSQL that cannot be started again', () => {
     await expect(fetch(`${url}/api/health`)).rejects.toThrow();
   }, 180_000);
 });
+
+describe('a server that dies without stopping its embedded PostgreSQL', () => {
+  const alive = (pid: number) => {
+    try {
+      process.kill(pid, 0);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+
+  it('takes it down too: killed (as a fatal out-of-memory abort ends it, no exit handler run), its postmaster shuts down within seconds', async () => {
+    const { main, clusterDir } = await startServer();
+    const postmaster = await postmasterPid(clusterDir);
+    expect(alive(postmaster)).toBe(true);
+    main.child.kill('SIGKILL');
+    await main.exited;
+    const deadline = Date.now() + 15_000;
+    while (alive(postmaster) && Date.now() < deadline) await sleep(50);
+    expect(alive(postmaster)).toBe(false);
+    // Shut down cleanly (fast shutdown): the next start needs no stale-postmaster clean-up.
+    await expect(readFile(`${clusterDir}/postmaster.pid`, 'utf8')).rejects.toThrow();
+  }, 120_000);
+
+  it('stops it itself on a clean stop, its watchdog leaving without a word', async () => {
+    const { main, clusterDir } = await startServer();
+    const postmaster = await postmasterPid(clusterDir);
+    expect(await stopMain(main)).toBe(0);
+    expect(alive(postmaster)).toBe(false);
+    expect(main.stderr()).not.toMatch(/watchdog/);
+  }, 120_000);
+});

@@ -12,6 +12,7 @@ import { Migration20261127000000_teams } from './Migration20261127000000_teams.t
 import { Migration20261128000000_team_members_any_org } from './Migration20261128000000_team_members_any_org.ts';
 import { Migration20261128000100_none_role } from './Migration20261128000100_none_role.ts';
 import { Migration20261128000200_preferences } from './Migration20261128000200_preferences.ts';
+import { Migration20261128100000_live_query_sharing } from './Migration20261128100000_live_query_sharing.ts';
 
 /** Every migration, in order (MIGRATION_NAMES lists their names). Explicit: no file globbing at start-up. */
 export const MIGRATIONS = [
@@ -29,6 +30,7 @@ export const MIGRATIONS = [
   { name: 'Migration20261128000000_team_members_any_org', class: Migration20261128000000_team_members_any_org },
   { name: 'Migration20261128000100_none_role', class: Migration20261128000100_none_role },
   { name: 'Migration20261128000200_preferences', class: Migration20261128000200_preferences },
+  { name: 'Migration20261128100000_live_query_sharing', class: Migration20261128100000_live_query_sharing },
 ];
 
 /** MIGRATIONS, with `[security] secret_key` handed to those that re-seal stored secrets. */

@@ -17,4 +17,5 @@ export const MIGRATION_NAMES: readonly string[] = [
   'Migration20261128000000_team_members_any_org',
   'Migration20261128000100_none_role',
   'Migration20261128000200_preferences',
+  'Migration20261128100000_live_query_sharing',
 ];

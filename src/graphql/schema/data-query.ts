@@ -2,6 +2,7 @@ import { builder } from '../builder.ts';
 import { authorize, orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { fieldLength, type DataResponse, type Field, type FieldType, type Frame } from '../../query/frames/frame.ts';
+import type { GraphShare } from '../../query/service.ts';
 import type { DataSourceRecord } from '../../services/data-sources.ts';
 import { DataSourceType } from './data-source.ts';
 import { DataSourceNode } from './graph.ts';
@@ -117,10 +118,29 @@ const ResultsRef = builder.objectRef<Results>('DataQueryResults').implement({
   }),
 });
 
+/**
+ * The points each GraphQL request's query fields have answered so far (`[query] max_points_per_graph_request`
+ * is over all of them), and the last of them: they run one after another, each knowing what the
+ * ones before it used.
+ */
+const graphShares = new WeakMap<RequestContext, GraphShare & { last: Promise<unknown> }>();
+
 /** Runs a query as the caller is in the org the request acts in, or, for a data source reached through the graph, in `asIn` (its own org). */
 async function run(ctx: RequestContext, body: Record<string, unknown>, asIn?: DataSourceCaller): Promise<Results> {
-  const outcome = await ctx.services.queries.query(ctx.dataSourceCaller(asIn), body);
+  const caller = ctx.dataSourceCaller(asIn);
+  let share = graphShares.get(ctx);
+  if (!share) graphShares.set(ctx, (share = { pointsUsed: 0, last: Promise.resolve() }));
+  const mine = share;
+  const turn = mine.last.then(async () => {
+    const done = await ctx.services.queries.query(caller, body, mine);
+    mine.pointsUsed += done.size.points;
+    return done;
+  });
+  mine.last = turn.catch(() => {});
+  const outcome = await turn;
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
+  // Built and within the request's budgets; the graph's serialization of them is not counted in flight.
+  outcome.release();
   return { status: outcome.status, results };
 }
 
@@ -129,7 +149,7 @@ builder.queryFields((t) => ({
   dataQuery: t.field({
     extensions: { access: QUERY },
     type: ResultsRef,
-    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph. Org members of any role (`None` included) (datasources:query); each data source\'s permissions then require Query.',
+    description: 'Runs queries of any data sources of the org, and server-side expressions, in one request: `POST /api/ds/query` in the graph. Org members of any role (`None` included) (datasources:query); each data source\'s permissions then require Query. The query fields of one GraphQL request answer at most `[query] max_points_per_graph_request` data points together (100,000 by default; `POST /api/ds/query` takes far more); past it the later refIds fail with an error.',
     args: {
       from: t.arg.string({ description: 'Epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`, `now/d`).', defaultValue: 'now-1h' }),
       to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),

@@ -42,7 +42,7 @@ const LiveQueryEventType = builder.objectRef<LiveQueryEvent>('LiveQueryEvent').i
   description: 'One refresh of a live query: the first carries every refId, later ones only what changed since the subscriber\'s previous event (a reader slower than the refresh gets the change to the newest answer, never a backlog).',
   fields: (t) => ({
     refreshedAt: t.exposeFloat('refreshedAt', { description: 'The refresh (epoch milliseconds) this answer is for: the `now` its range was evaluated at.' }),
-    viewers: t.exposeInt('viewers', { description: 'Subscribers of this same query on this server, who share its upstream runs.' }),
+    viewers: t.exposeInt('viewers', { description: 'Subscribers of this same query on this server instance (those of other instances share its upstream runs too, but are not counted).' }),
     results: t.field({ type: [LiveQueryResultDelta], description: 'What changed, by refId.', resolve: (e) => e.results }),
   }),
 });
@@ -57,7 +57,7 @@ builder.subscriptionFields((t) => ({
   liveQuery: t.field({
     type: LiveQueryEventType,
     description: 'A query of `POST /api/ds/query` kept current: its answer at once, then again every `refresh`, over a range that moves with the clock. '
-      + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock. '
+      + 'Subscribers of the same query in the same org (same data sources, models, range, refresh) share one upstream run per refresh, on refreshes aligned on the clock, across every server instance on the same database. '
       + 'The caller\'s rights are checked again at every refresh; the stream ends with `NOT_FOUND` once a data source it queries is deleted. '
       + 'A refId failing again exactly as before is not sent again. '
       + 'Each query naming a data source counts one call per refresh against the caller\'s `[live] max_upstream_calls_per_second` (a live query it already watches counts once); a subscription past it is refused with `TOO_MANY_REQUESTS`. '

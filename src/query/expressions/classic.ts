@@ -4,7 +4,7 @@
  * and the conditions combine left to right with `and`/`or`, no precedence. The answer is one
  * number: 1 firing, 0 normal, null no data; the matches go in `meta.custom`.
  */
-import type { Command } from './command.ts';
+import { command, type Command } from './command.ts';
 import { isNull, type Labels, type NumberValue, type Series, type Value } from './values.ts';
 
 type ClassicReducer = (series: Series) => number | null;
@@ -104,46 +104,43 @@ export function classicConditionsCommand(refId: string, model: Readonly<Record<s
     if (!reducer) throw new Error(`invalid reducer '${reducerName}' in condition ${i + 1}`);
     return { input, reducer, evaluator: evaluatorOf(object(condition.evaluator)), operator };
   });
-  return {
-    type: 'classic_conditions',
-    needs: conditions.map((c) => c.input),
-    execute(vars) {
-      let firing = false;
-      let noData = false;
-      const matches: Match[] = [];
-      conditions.forEach((condition, i) => {
-        const values: Value[] = vars.get(condition.input)?.values ?? [];
-        let condFiring = false;
-        let noDataCount = 0;
-        if (values.length === 0 && condition.evaluator.noValue) {
-          condFiring = true;
-          matches.push({ value: '', metric: '', labels: null });
-        } else {
-          for (const value of values) {
-            let name = '';
-            let number: { value: number | null; labels?: Labels };
-            if (value.kind === 'nodata') number = { value: null };
-            else if (value.kind === 'number') {
-              name = value.name;
-              number = value;
-            } else if (value.kind === 'series') {
-              name = value.name;
-              number = { value: condition.reducer(value), labels: value.labels };
-            } else throw new Error('can only reduce type series, got type scalar');
-            if (condition.evaluator.test(number.value)) {
-              condFiring = true;
-              matches.push({ value: number.value === null ? '' : String(number.value), metric: name, labels: number.labels ? { ...number.labels } : null });
-            } else if (number.value === null) noDataCount++;
-          }
+  // Each series is reduced to one number, nothing of its size is built: it runs at once.
+  return command('classic_conditions', conditions.map((c) => c.input), function* (vars) {
+    let firing = false;
+    let noData = false;
+    const matches: Match[] = [];
+    conditions.forEach((condition, i) => {
+      const values: Value[] = vars.get(condition.input)?.values ?? [];
+      let condFiring = false;
+      let noDataCount = 0;
+      if (values.length === 0 && condition.evaluator.noValue) {
+        condFiring = true;
+        matches.push({ value: '', metric: '', labels: null });
+      } else {
+        for (const value of values) {
+          let name = '';
+          let number: { value: number | null; labels?: Labels };
+          if (value.kind === 'nodata') number = { value: null };
+          else if (value.kind === 'number') {
+            name = value.name;
+            number = value;
+          } else if (value.kind === 'series') {
+            name = value.name;
+            number = { value: condition.reducer(value), labels: value.labels };
+          } else throw new Error('can only reduce type series, got type scalar');
+          if (condition.evaluator.test(number.value)) {
+            condFiring = true;
+            matches.push({ value: number.value === null ? '' : String(number.value), metric: name, labels: number.labels ? { ...number.labels } : null });
+          } else if (number.value === null) noDataCount++;
         }
-        const condNoData = !(values.length === 0 && condition.evaluator.noValue) && noDataCount === values.length;
-        if (condNoData) matches.push({ value: '', metric: 'NoData', labels: null });
-        const combine = (a: boolean, b: boolean) => (condition.operator === 'or' ? a || b : a && b);
-        firing = i === 0 ? condFiring : combine(firing, condFiring);
-        noData = i === 0 ? condNoData : combine(noData, condNoData);
-      });
-      const result: NumberValue = { kind: 'number', name: '', value: noData ? null : firing ? 1 : 0, custom: matches };
-      return [result];
-    },
-  };
+      }
+      const condNoData = !(values.length === 0 && condition.evaluator.noValue) && noDataCount === values.length;
+      if (condNoData) matches.push({ value: '', metric: 'NoData', labels: null });
+      const combine = (a: boolean, b: boolean) => (condition.operator === 'or' ? a || b : a && b);
+      firing = i === 0 ? condFiring : combine(firing, condFiring);
+      noData = i === 0 ? condNoData : combine(noData, condNoData);
+    });
+    const result: NumberValue = { kind: 'number', name: '', value: noData ? null : firing ? 1 : 0, custom: matches };
+    return [result];
+  });
 }

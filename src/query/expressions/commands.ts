@@ -6,10 +6,10 @@
 import { ownMessage } from '../answer-error.ts';
 import { parseSdkDuration } from '../durations.ts';
 import { classicConditionsCommand } from './classic.ts';
-import type { Command } from './command.ts';
-import { evaluateMath } from './math-eval.ts';
+import { command, type Command } from './command.ts';
+import { mathSteps } from './math-eval.ts';
 import { parseMath, type ParsedExpression } from './math-parse.ts';
-import { isNull, newSeries, setNull, typeName, type NumberValue, type Results, type Series, type Value } from './values.ts';
+import { isNull, newSeries, setNull, typeName, type NumberValue, type SeriesGuard, type Series, type Value } from './values.ts';
 
 export type { Command };
 
@@ -115,7 +115,7 @@ function mathCommand(refId: string, model: Readonly<Record<string, unknown>>): C
   } catch (error) {
     throw new Error(`invalid math command type: ${ownMessage(error)}`);
   }
-  return { type: 'math', needs: parsed.varNames, execute: (vars) => evaluateMath(refId, parsed, vars) };
+  return command('math', parsed.varNames, (vars, _range, guard) => mathSteps(refId, parsed, vars, guard));
 }
 
 function reduceCommand(refId: string, model: Readonly<Record<string, unknown>>): Command {
@@ -141,46 +141,45 @@ function reduceCommand(refId: string, model: Readonly<Record<string, unknown>>):
   }
   const reducer = REDUCERS[reducerName.toLowerCase()];
   if (!reducer) throw new Error(`reduction ${reducerName} not implemented`);
-  return {
-    type: 'reduce',
-    needs: [input],
-    execute(vars) {
-      const out: Value[] = [];
-      (vars.get(input)?.values ?? []).forEach((value, i) => {
-        switch (value.kind) {
-          case 'series':
-            out.push(reduceSeries(refId, reducer, value, mapper));
-            break;
-          case 'number': {
-            // Already one number: nothing to reduce, only the mode applies.
-            let result: number | null | undefined = value.value;
-            if (mapper) {
-              result = mapper.input(result);
-              if (result === undefined || result === null) break;
-            }
-            const copy: NumberValue = { kind: 'number', name: refId, labels: value.labels, value: result };
-            if (!mapper && i === 0) copy.notices = [{ severity: 'warning', text: `Reduce operation is not needed. Input query or expression ${input} is already reduced data.` }];
-            out.push(copy);
-            break;
+  return command('reduce', [input], function* (vars) {
+    const out: Value[] = [];
+    const values = vars.get(input)?.values ?? [];
+    for (let i = 0; i < values.length; i++) {
+      const value = values[i]!;
+      yield;
+      switch (value.kind) {
+        case 'series':
+          out.push(reduceSeries(refId, reducer, value, mapper));
+          break;
+        case 'number': {
+          // Already one number: nothing to reduce, only the mode applies.
+          let result: number | null | undefined = value.value;
+          if (mapper) {
+            result = mapper.input(result);
+            if (result === undefined || result === null) break;
           }
-          case 'nodata':
-            out.push({ kind: 'nodata' });
-            break;
-          default:
-            throw new Error(`can only reduce type series, got type ${typeName(value)}`);
+          const copy: NumberValue = { kind: 'number', name: refId, labels: value.labels, value: result };
+          if (!mapper && i === 0) copy.notices = [{ severity: 'warning', text: `Reduce operation is not needed. Input query or expression ${input} is already reduced data.` }];
+          out.push(copy);
+          break;
         }
-      });
-      return out;
-    },
-  };
+        case 'nodata':
+          out.push({ kind: 'nodata' });
+          break;
+        default:
+          throw new Error(`can only reduce type series, got type ${typeName(value)}`);
+      }
+    }
+    return out;
+  });
 }
 
 /** `Series.Resample`: one point every window from `from` to `to`, each from the points up to it. */
-export function resampleSeries(refId: string, series: Series, interval: number, downsampler: string, upsampler: string, from: number, to: number): Series {
+export function resampleSeries(refId: string, series: Series, interval: number, downsampler: string, upsampler: string, from: number, to: number, guard?: SeriesGuard): Series {
   const length = Math.trunc((to - from) / interval);
   if (length <= 0) throw new Error('the series cannot be sampled further; the time range is shorter than the interval');
   if (length + 1 > MAX_RESAMPLE_POINTS) throw new Error(`resampling would produce more than ${MAX_RESAMPLE_POINTS} points`);
-  const out = newSeries(refId, series.labels, length + 1);
+  const out = newSeries(refId, series.labels, length + 1, guard);
   const count = series.times.length;
   const window = new Float64Array(count);
   const windowNulls = new Uint8Array(count);
@@ -236,19 +235,23 @@ function resampleCommand(refId: string, model: Readonly<Record<string, unknown>>
   // The original prints the zero duration it failed to fill, not the text.
   if (interval === null) throw new Error(`failed to parse resample "window" duration field "0s": time: invalid duration ${JSON.stringify(windowText)}`);
   if (interval <= 0) throw new Error('the series cannot be sampled further; the time range is shorter than the interval');
-  return {
-    type: 'resample',
-    needs: [input],
-    execute(vars, range) {
-      const out: Value[] = [];
-      for (const value of vars.get(input)?.values ?? []) {
-        if (value.kind === 'series') out.push(resampleSeries(refId, value, interval, downsampler, upsampler, range.from, range.to));
-        else if (value.kind === 'nodata') return [...out, { kind: 'nodata' }];
-        else throw new Error(`can only resample type series, got type ${typeName(value)}`);
-      }
-      return out;
-    },
-  };
+  return command('resample', [input], function* (vars, range, guard) {
+    const out: Value[] = [];
+    const inputs = vars.get(input)?.values ?? [];
+    // The whole output is known before any of it is built: every series gets the range's windows.
+    const windows = Math.trunc((range.to - range.from) / interval) + 1;
+    if (windows > 1 && windows <= MAX_RESAMPLE_POINTS) {
+      const series = inputs.filter((value) => value.kind === 'series').length;
+      guard?.check(series * windows, series);
+    }
+    for (const value of inputs) {
+      if (value.kind === 'series') out.push(resampleSeries(refId, value, interval, downsampler, upsampler, range.from, range.to, guard));
+      else if (value.kind === 'nodata') return [...out, { kind: 'nodata' }];
+      else throw new Error(`can only resample type series, got type ${typeName(value)}`);
+      yield;
+    }
+    return out;
+  });
 }
 
 const THRESHOLDS: Readonly<Record<string, { args: number; test: (x: number, a: number, b: number) => boolean }>> = {
@@ -283,30 +286,33 @@ function thresholdCommand(refId: string, model: Readonly<Record<string, unknown>
   if (params.length < threshold.args) throw new Error(`invalid condition: incorrect number of arguments for threshold function '${type}': got ${params.length} but need ${threshold.args}`);
   const [a, b] = params;
   const test = (x: number | null) => (x === null ? null : threshold.test(x, a, b) ? 1 : 0);
-  return {
-    type: 'threshold',
-    // The original does not strip a `$` here: `$A` names no refId.
-    needs: [expression],
-    execute(vars) {
-      return (vars.get(expression)?.values ?? []).map((value): Value => {
-        switch (value.kind) {
-          case 'series': {
-            const out = newSeries(refId, value.labels, value.times.length);
-            out.times.set(value.times);
-            if (value.nulls) out.nulls = value.nulls.slice();
-            for (let i = 0; i < out.values.length; i++) out.values[i] = threshold.test(value.values[i], a, b) ? 1 : 0;
-            return out;
-          }
-          case 'number':
-            return { kind: 'number', name: refId, labels: value.labels, value: test(value.value) };
-          case 'scalar':
-            return { kind: 'scalar', value: test(value.value) };
-          case 'nodata':
-            return { kind: 'nodata' };
-        }
-      });
-    },
-  };
+  // The original does not strip a `$` here: `$A` names no refId.
+  return command('threshold', [expression], function* (vars, _range, guard) {
+    const out: Value[] = [];
+    for (const value of vars.get(expression)?.values ?? []) {
+      out.push(thresholded(value, guard));
+      yield;
+    }
+    return out;
+  });
+
+  function thresholded(value: Value, guard: SeriesGuard | undefined): Value {
+    switch (value.kind) {
+      case 'series': {
+        const out = newSeries(refId, value.labels, value.times.length, guard);
+        out.times.set(value.times);
+        if (value.nulls) out.nulls = value.nulls.slice();
+        for (let i = 0; i < out.values.length; i++) out.values[i] = threshold.test(value.values[i], a, b) ? 1 : 0;
+        return out;
+      }
+      case 'number':
+        return { kind: 'number', name: refId, labels: value.labels, value: test(value.value) };
+      case 'scalar':
+        return { kind: 'scalar', value: test(value.value) };
+      case 'nodata':
+        return { kind: 'nodata' };
+    }
+  }
 }
 
 const BUILDERS: Readonly<Record<string, (refId: string, model: Readonly<Record<string, unknown>>) => Command>> = {

@@ -4,6 +4,7 @@
  * with one numeric column a set of numbers labelled by its string columns, other wide frames series.
  */
 import type { Field, FieldType, Frame } from '../frames/frame.ts';
+import { drain, type Steps } from '../slices.ts';
 import type { Labels, NumberValue, Series, Value } from './values.ts';
 
 const NUMERIC: ReadonlySet<FieldType> = new Set(['int8', 'int16', 'int32', 'int64', 'uint8', 'uint16', 'uint32', 'uint64', 'float32', 'float64']);
@@ -62,7 +63,7 @@ function numberSet(frame: Frame): NumberValue[] {
   });
 }
 
-function dataplane(frames: readonly Frame[]): Value[] | undefined {
+function* dataplane(frames: readonly Frame[]): Steps<Value[] | undefined> {
   const meta = frames[0].meta;
   const version = meta?.typeVersion;
   if (!meta?.type || !version || (version[0] === 0 && version[1] === 0)) return undefined;
@@ -73,6 +74,7 @@ function dataplane(frames: readonly Frame[]): Value[] | undefined {
       const time = frame.fields.find((f) => f.type === 'time.Time');
       if (!time) continue;
       for (const field of frame.fields) if (isNumeric(field)) values.push(seriesOf({ ...frame, name: '' }, time, field));
+      yield;
     }
     return values.length > 0 ? values : [{ kind: 'nodata' }];
   }
@@ -88,8 +90,13 @@ function dataplane(frames: readonly Frame[]): Value[] | undefined {
 
 /** `ResultConverter.Convert`: throws the conversion error the refId then reports. */
 export function framesToValues(dataSourceType: string, frames: readonly Frame[]): Value[] {
+  return drain(framesToValuesSteps(dataSourceType, frames));
+}
+
+/** The same as steps, stopping after each series read from a wide frame. */
+export function* framesToValuesSteps(dataSourceType: string, frames: readonly Frame[]): Steps<Value[]> {
   if (frames.length === 0) return [{ kind: 'nodata' }];
-  const typed = dataplane(frames);
+  const typed = yield* dataplane(frames);
   if (typed) return typed;
   if (frames.length === 1) {
     const frame = frames[0];
@@ -117,6 +124,7 @@ export function framesToValues(dataSourceType: string, frames: readonly Frame[])
       const series = seriesOf(frame, time, field);
       if (fixName) series.labels = { __name__: fixName(field) };
       values.push(series);
+      yield;
     }
   }
   return values;

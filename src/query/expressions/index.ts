@@ -4,10 +4,12 @@
  * dependency order over the values of the refIds it names. Every refId not hidden is answered.
  */
 import { ownMessage } from '../answer-error.ts';
-import type { DataResponse } from '../frames/frame.ts';
+import type { Size } from '../budget.ts';
+import type { DataResponse, Frame } from '../frames/frame.ts';
+import { drainSliced, nextSlice, sliceDue } from '../slices.ts';
 import { buildCommand, goType, type Command } from './commands.ts';
-import { framesToValues } from './convert.ts';
-import { toFrame, type Results } from './values.ts';
+import { framesToValuesSteps } from './convert.ts';
+import { Framer, toFrame, type Results, type SeriesGuard } from './values.ts';
 
 /** The expression data source's uids (`__expr__`, and `-100` before 8.3). */
 export const EXPRESSION_UIDS: ReadonlySet<string> = new Set(['__expr__', '-100']);
@@ -115,10 +117,50 @@ function executionOrder(nodes: readonly Node[]): Node[] {
   return [...order.filter((node) => !node.command), ...order.filter((node) => node.command)];
 }
 
-function answer(results: Results, refId: string): DataResponse {
-  const frames = results.values.map((value) => toFrame(refId, value));
+async function answer(results: Results, refId: string): Promise<DataResponse> {
+  const frames: Frame[] = [];
+  const framer = new Framer();
+  for (const value of results.values) {
+    frames.push(toFrame(refId, value, framer));
+    if (sliceDue()) await nextSlice();
+  }
   if (results.error === undefined) return { frames };
   return { error: results.error, errorSource: results.errorSource ?? 'plugin', status: results.status ?? 400, frames };
+}
+
+/**
+ * Spends what an expression builds from its request's budget: null when `size` more fits the
+ * refId and the request, else the refId's error. Nothing is spent when it does not fit; `check`
+ * only asks.
+ */
+export interface ExpressionBudget {
+  spend(refId: string, size: Size): string | null;
+  check(refId: string, size: Size): string | null;
+}
+
+/** An expression's output past its budget: the refId fails with the budget's words. */
+class OverBudget extends Error {}
+
+/** Rows of a series are points twice over in its frame (time and value). */
+function guardFor(refId: string, budget: ExpressionBudget): SeriesGuard {
+  const size = (rows: number, series: number): Size => ({ points: rows * 2, series });
+  return {
+    spend(rows, series) {
+      const refusal = budget.spend(refId, size(rows, series));
+      if (refusal !== null) throw new OverBudget(refusal);
+    },
+    check(rows, series) {
+      const refusal = budget.check(refId, size(rows, series));
+      if (refusal !== null) throw new OverBudget(refusal);
+    },
+  };
+}
+
+/** What an output holds besides the series spent while it was built: its numbers (a frame of one point each). */
+function numbersOf(values: readonly Results['values'][number][]): Size {
+  let series = 0;
+  for (const value of values) if (value.kind !== 'series') series++;
+  return { points: series, series };
 }
 
 /**
@@ -130,6 +172,7 @@ export async function runExpressionRequest(
   queries: readonly ExpressionRequestQuery[],
   range: { from: number; to: number },
   runQueries: (queries: readonly ExpressionRequestQuery[]) => Promise<Map<string, DataResponse>>,
+  budget?: ExpressionBudget,
 ): Promise<Map<string, DataResponse>> {
   const order = executionOrder(buildNodes(queries));
   const needed = new Set(order.flatMap((node) => node.command?.needs ?? []));
@@ -149,7 +192,7 @@ export async function runExpressionRequest(
         continue;
       }
       try {
-        vars.set(query.refId, { values: framesToValues(query.datasource.type, response?.frames ?? []) });
+        vars.set(query.refId, { values: await drainSliced(framesToValuesSteps(query.datasource.type, response?.frames ?? [])) });
       } catch (error) {
         vars.set(query.refId, { values: [], error: conversionError(query.refId, ownMessage(error)) });
       }
@@ -166,17 +209,21 @@ export async function runExpressionRequest(
       continue;
     }
     try {
-      vars.set(refId, { values: command.execute(vars, range) });
+      // Every series it builds is spent from the budget before it is allocated.
+      const values = await drainSliced(command.steps(vars, range, budget ? guardFor(refId, budget) : undefined));
+      const refusal = budget?.spend(refId, numbersOf(values)) ?? null;
+      vars.set(refId, refusal === null ? { values } : { values: [], error: refusal });
     } catch (error) {
       vars.set(refId, { values: [], error: ownMessage(error) });
     }
+    if (sliceDue()) await nextSlice();
   }
 
   const out = new Map<string, DataResponse>();
   for (const node of order) {
     const results = vars.get(node.query.refId);
     if (node.hidden || !results) continue;
-    out.set(node.query.refId, answer(results, node.query.refId));
+    out.set(node.query.refId, await answer(results, node.query.refId));
   }
   return out;
 }

@@ -4,10 +4,11 @@
  * joined on equal timestamps, null and NaN carried as the original carries them.
  */
 import type { Notice } from '../frames/frame.ts';
+import { drain, type Steps } from '../slices.ts';
 import { nodeText, type Node, type ParsedExpression } from './math-parse.ts';
 import {
   isNull, labelCount, labelsContain, labelsString, newSeries,
-  type Labels, type NumberValue, type Results, type Scalar, type Series, type Value,
+  type Labels, type NumberValue, type Results, type Scalar, type SeriesGuard, type Series, type Value,
 } from './values.ts';
 
 /** Ours: how many pairs one binary operation may compare before it is refused. */
@@ -81,33 +82,81 @@ function sameTimes(a: Float64Array, b: Float64Array): boolean {
   return true;
 }
 
+/**
+ * One evaluation: a walk of the expression's tree that stops (`yield`) after each value it makes,
+ * so that a caller may give the event loop a turn between series.
+ */
 class Evaluation {
   private readonly refId: string;
   private readonly vars: ReadonlyMap<string, Results>;
+  private readonly guard: SeriesGuard | undefined;
   /** Binary node text -> operand text -> labels of the values it dropped. */
   readonly drops = new Map<string, Map<string, Labels[]>>();
   dropCount = 0;
 
-  constructor(refId: string, vars: ReadonlyMap<string, Results>) {
+  constructor(refId: string, vars: ReadonlyMap<string, Results>, guard: SeriesGuard | undefined) {
     this.refId = refId;
     this.vars = vars;
+    this.guard = guard;
   }
 
-  walk(node: Node): Value[] {
-    switch (node.type) {
-      case 'number':
-        return [scalar(node.value)];
-      case 'var':
-        return this.vars.get(node.name)?.values ?? [];
-      case 'string':
-        throw new MathEvalError(`expr: can not walk node type: string`);
-      case 'unary':
-        return this.walk(node.arg).map((value) => this.unary(node.op, value));
-      case 'binary':
-        return this.binary(node);
-      case 'func':
-        return this.func(node);
+  /**
+   * The tree evaluated children first, with a stack of its own rather than recursion: a flat
+   * chain of thousands of terms is as deep as it is long.
+   */
+  *walk(root: Node): Steps<Value[]> {
+    const results: Value[][] = [];
+    const pending: Array<{ node: Node; ready: boolean }> = [{ node: root, ready: false }];
+    while (pending.length > 0) {
+      const { node, ready } = pending.pop()!;
+      if (!ready) {
+        switch (node.type) {
+          case 'number':
+            results.push([scalar(node.value)]);
+            break;
+          case 'var':
+            results.push(this.vars.get(node.name)?.values ?? []);
+            break;
+          case 'string':
+            throw new MathEvalError(`expr: can not walk node type: string`);
+          case 'unary':
+            pending.push({ node, ready: true }, { node: node.arg, ready: false });
+            break;
+          case 'binary':
+            // Left first, then right, as the original walks them.
+            pending.push({ node, ready: true }, { node: node.right, ready: false }, { node: node.left, ready: false });
+            break;
+          case 'func':
+            if (node.name in CONSTANTS) results.push([scalar(CONSTANTS[node.name])]);
+            else pending.push({ node, ready: true }, { node: node.args[0], ready: false });
+            break;
+        }
+        continue;
+      }
+      switch (node.type) {
+        case 'unary': {
+          const out: Value[] = [];
+          for (const value of results.pop()!) {
+            out.push(this.unary(node.op, value));
+            yield;
+          }
+          results.push(out);
+          break;
+        }
+        case 'binary': {
+          const right = results.pop()!;
+          const left = results.pop()!;
+          results.push(yield* this.binary(node, left, right));
+          break;
+        }
+        case 'func':
+          results.push(yield* this.func(node, results.pop()!));
+          break;
+        default:
+          break;
+      }
     }
+    return results.pop()!;
   }
 
   private unary(op: '!' | '-', value: Value): Value {
@@ -118,7 +167,7 @@ class Evaluation {
       case 'number':
         return { kind: 'number', name: this.refId, labels: value.labels, value: value.value === null ? null : fn(value.value) };
       case 'series': {
-        const out = newSeries(this.refId, value.labels, value.times.length);
+        const out = newSeries(this.refId, value.labels, value.times.length, this.guard);
         out.times.set(value.times);
         if (value.nulls) out.nulls = value.nulls.slice();
         for (let i = 0; i < out.values.length; i++) out.values[i] = fn(value.values[i]);
@@ -129,7 +178,7 @@ class Evaluation {
     }
   }
 
-  private union(a: Value[], b: Value[], node: Extract<Node, { type: 'binary' }>): { labels: Labels | undefined; a: Value; b: Value }[] {
+  private *union(a: Value[], b: Value[], node: Extract<Node, { type: 'binary' }>): Steps<{ labels: Labels | undefined; a: Value; b: Value }[]> {
     const unions: { labels: Labels | undefined; a: Value; b: Value }[] = [];
     if (a.length === 0 || b.length === 0) return unions;
     const aMatched = new Uint8Array(a.length);
@@ -174,7 +223,8 @@ class Evaluation {
       work += n;
       if (work > MAX_UNION_PAIRS) throw new MathEvalError(`expr: joining ${a.length} by ${b.length} values is more than ${MAX_UNION_PAIRS} pairs`);
     };
-    a.forEach((aValue, iA) => {
+    for (let iA = 0; iA < a.length; iA++) {
+      const aValue = a[iA]!;
       const aKey = keyed(aValue);
       const matches: { index: number; labels: Labels | undefined }[] = [];
       if (aKey.count === 0) {
@@ -200,34 +250,21 @@ class Evaluation {
         aMatched[iA] = 1;
         bMatched[index] = 1;
       }
-    });
+      // Each pair is a value of the answer: past the series the budget leaves, none more is paired.
+      if (matches.length > 0) this.guard?.check(0, unions.length);
+      yield;
+    }
     // One value on each side and no match: combined anyway, labels dropped, as the original does.
     if (unions.length === 0 && a.length === 1 && b.length === 1) unions.push({ labels: undefined, a: a[0], b: b[0] });
     collectDrops();
     return unions;
   }
 
-  /**
-   * A chain of binary operations (`$A + $A + ...`, thousands long, parses as a tree that deep on
-   * its left) walked down its left spine in a loop, not a recursion per term; operands on the
-   * right nest only as deep as the parser allows. Left before right, as the original walks.
-   */
-  private binary(node: Extract<Node, { type: 'binary' }>): Value[] {
-    const spine = [node];
-    let leftmost = node.left;
-    while (leftmost.type === 'binary') {
-      spine.push(leftmost);
-      leftmost = leftmost.left;
-    }
-    let left = this.walk(leftmost);
-    for (let i = spine.length - 1; i >= 0; i--) left = this.combine(spine[i]!, left, this.walk(spine[i]!.right));
-    return left;
-  }
-
-  private combine(node: Extract<Node, { type: 'binary' }>, left: Value[], right: Value[]): Value[] {
+  private *binary(node: Extract<Node, { type: 'binary' }>, left: Value[], right: Value[]): Steps<Value[]> {
     const fn = binaryFn(node.op);
     const out: Value[] = [];
-    for (const { labels, a, b } of this.union(left, right, node)) {
+    for (const { labels, a, b } of yield* this.union(left, right, node)) {
+      yield;
       if (a.kind === 'nodata') {
         out.push(a);
         continue;
@@ -256,7 +293,7 @@ class Evaluation {
 
   private seriesNumber(labels: Labels | undefined, fn: BinaryFn, series: Series, value: number | null, seriesFirst: boolean): Series {
     const length = series.times.length;
-    const out = newSeries(this.refId, labels, length);
+    const out = newSeries(this.refId, labels, length, this.guard);
     out.times.set(series.times);
     if (value === null) {
       out.nulls = new Uint8Array(length).fill(1);
@@ -273,7 +310,7 @@ class Evaluation {
   /** `biSeriesSeries`: points where both have the same time, in A's order; the rest dropped. */
   private seriesSeries(labels: Labels | undefined, fn: BinaryFn, a: Series, b: Series): Series {
     if (sameTimes(a.times, b.times)) {
-      const out = newSeries(this.refId, labels, a.times.length);
+      const out = newSeries(this.refId, labels, a.times.length, this.guard);
       out.times.set(a.times);
       for (let i = 0; i < a.values.length; i++) out.values[i] = fn(a.values[i], b.values[i]);
       if (a.nulls || b.nulls) {
@@ -283,6 +320,9 @@ class Evaluation {
       }
       return out;
     }
+    // Its arrays are allocated apart, A's length each: spent before they are.
+    const out = newSeries(this.refId, labels, 0, this.guard);
+    this.guard?.spend(a.times.length, 0);
     const bIndex = new Map<number, number>();
     for (let i = 0; i < b.times.length; i++) bIndex.set(b.times[i], i);
     const times = new Float64Array(a.times.length);
@@ -299,28 +339,25 @@ class Evaluation {
       } else values[n] = fn(a.values[i], b.values[j]);
       n++;
     }
-    const out = newSeries(this.refId, labels, 0);
     out.times = times.slice(0, n);
     out.values = values.slice(0, n);
     if (nulls) out.nulls = nulls.slice(0, n);
     return out;
   }
 
-  private func(node: Extract<Node, { type: 'func' }>): Value[] {
-    if (node.name in CONSTANTS) return [scalar(CONSTANTS[node.name])];
-    const input = this.walk(node.args[0]);
+  private *func(node: Extract<Node, { type: 'func' }>, input: Value[]): Steps<Value[]> {
     const perFloat = PER_FLOAT[node.name];
     const perNullable = PER_NULLABLE[node.name];
     // `perFloat` turns null into NaN without calling the function; `perNullableFloat` sees the null.
     const apply = perFloat ? (x: number | null) => (x === null ? NaN : perFloat(x)) : perNullable;
-    return input.map((value): Value => {
+    const each = (value: Value): Value => {
       switch (value.kind) {
         case 'scalar':
           return scalar(apply(value.value));
         case 'number':
           return { kind: 'number', name: this.refId, labels: value.labels, value: apply(value.value) };
         case 'series': {
-          const out = newSeries(this.refId, value.labels, value.times.length);
+          const out = newSeries(this.refId, value.labels, value.times.length, this.guard);
           out.times.set(value.times);
           for (let i = 0; i < out.values.length; i++) out.values[i] = apply(isNull(value, i) ? null : value.values[i]);
           return out;
@@ -328,7 +365,13 @@ class Evaluation {
         case 'nodata':
           return { kind: 'nodata' };
       }
-    });
+    };
+    const out: Value[] = [];
+    for (const value of input) {
+      out.push(each(value));
+      yield;
+    }
+    return out;
   }
 
   /** `addDropNotices`: one warning on the first value, naming at most five dropped items per operand. */
@@ -347,8 +390,13 @@ class Evaluation {
 
 /** Runs `expression` for refId `refId` over the results of the refIds it names. */
 export function evaluateMath(refId: string, parsed: ParsedExpression, vars: ReadonlyMap<string, Results>): Value[] {
-  const evaluation = new Evaluation(refId, vars);
-  let values = evaluation.walk(parsed.root);
+  return drain(mathSteps(refId, parsed, vars));
+}
+
+/** The same as steps, stopping after each value made; every series built is spent from `guard` first. */
+export function* mathSteps(refId: string, parsed: ParsedExpression, vars: ReadonlyMap<string, Results>, guard?: SeriesGuard): Steps<Value[]> {
+  const evaluation = new Evaluation(refId, vars, guard);
+  let values = yield* evaluation.walk(parsed.root);
   const notice = evaluation.dropNotice();
   if (notice && values.length > 0) {
     // Values may be another refId's own (`$A` alone): copy before annotating.

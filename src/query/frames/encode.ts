@@ -1,4 +1,5 @@
 import type { ColumnEntities as Entities, DataResponse, Field, FieldConfig, FieldType, Frame, FrameMeta, Notice } from './frame.ts';
+import { drain, drainSliced, type Steps } from '../slices.ts';
 
 /**
  * Data frames and query answers as JSON, byte for byte as the original's plugin SDK writes them
@@ -228,8 +229,34 @@ function encodeValues(field: Field, entities: Entities): string {
 /** One frame as the SDK's `MarshalJSON` writes it: `{"schema":{...},"data":{...}}`. */
 export function encodeFrame(frame: Frame): string {
   const pieces: string[] = [];
-  writeFrame(frame, (piece) => pieces.push(text(piece)));
+  drain(writeFrame(frame, (piece) => pieces.push(text(piece))));
   return pieces.join('');
+}
+
+/*
+ * The writers below are generators that stop after each frame and each slice of a long column:
+ * `drain` runs one at once, `encodeResultsSliced` gives the event loop a turn between stops when
+ * its slice is used up.
+ */
+
+/** Rows of a column written at once: a longer one (an expression's million points) is written in slices of this many. */
+export const COLUMN_SLICE_ROWS = 65536;
+
+/** A long column's values, slice by slice, exactly as `encodeValues` writes them at once (each value is written alike either way). */
+function* encodeValuesInSlices(field: Field, found: Entities, write: (piece: Piece) => void): Steps {
+  const values = field.values;
+  write('[');
+  for (let start = 0; start < values.length; start += COLUMN_SLICE_ROWS) {
+    const part: Entities = {};
+    const json = encodeValues({ ...field, values: values.slice(start, start + COLUMN_SLICE_ROWS) }, part);
+    write(start ? `,${json.slice(1, -1)}` : json.slice(1, -1));
+    for (const kind of ['NaN', 'Inf', 'NegInf'] as const) {
+      const rows = part[kind];
+      if (rows) (found[kind] ??= []).push(...rows.map((row) => row + start));
+    }
+    yield;
+  }
+  write(']');
 }
 
 /** A piece of an answer: JSON text, or the bytes of a column already written. */
@@ -238,7 +265,7 @@ type Piece = string | Uint8Array;
 const text = (piece: Piece): string => (typeof piece === 'string' ? piece : Buffer.from(piece.buffer, piece.byteOffset, piece.byteLength).toString('utf8'));
 
 /** The frame's JSON in pieces (each column's values one piece): never one string of the whole frame. */
-function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
+function* writeFrame(frame: Frame, write: (piece: Piece) => void): Steps {
   let schema = '{';
   if (frame.name) schema += `"name":${goString(frame.name)},`;
   if (frame.refId) schema += `"refId":${goString(frame.refId)},`;
@@ -249,24 +276,27 @@ function writeFrame(frame: Frame, write: (piece: Piece) => void): void {
   const entities: Array<Entities | null> = [];
   let anyEntity = false;
   let anyNanos = false;
-  frame.fields.forEach((field, i) => {
+  for (let i = 0; i < frame.fields.length; i++) {
+    const field = frame.fields[i]!;
     const found: Entities = {};
     if (i) write(',');
     if (field.written) {
       write(field.written.json);
       Object.assign(found, field.written.entities);
-    } else write(encodeValues(field, found));
+    } else if (field.values.length > COLUMN_SLICE_ROWS) yield* encodeValuesInSlices(field, found, write);
+    else write(encodeValues(field, found));
     const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
     anyEntity ||= has;
     entities.push(has ? found : null);
     if (field.type === 'time.Time' && field.nanos?.some((ns) => ns !== 0)) anyNanos = true;
-  });
+  }
   let tail = ']';
   if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct(e, ENTITIES) : 'null')).join(',')}]`;
   if (anyNanos) {
     tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f, f.nanos) : 'null')).join(',')}]`;
   }
   write(`${tail}}}`);
+  yield;
 }
 
 /** A time field's nanoseconds, 0 where the time is null. */
@@ -283,20 +313,21 @@ const list = (rows: number[] | undefined) => (rows ? `[${rows.join(',')}]` : und
 /** One refId's answer (SDK `DataResponse`): `error`, `errorSource`, `status`, `frames`. */
 export function encodeResponse(response: DataResponse): string {
   let out = '';
-  writeResponse(response, (piece) => (out += text(piece)));
+  drain(writeResponse(response, (piece) => (out += text(piece))));
   return out;
 }
 
-function writeResponse(response: DataResponse, write: (piece: Piece) => void): void {
+function* writeResponse(response: DataResponse, write: (piece: Piece) => void): Steps {
   let head = '{';
   if (response.error !== undefined) head += `"error":${goString(response.error)},"errorSource":${goString(response.errorSource ?? '')},`;
   head += `"status":${response.status ?? (response.error !== undefined ? 500 : 200)}`;
   if (!response.frames) return write(`${head}}`);
   write(`${head},"frames":[`);
-  response.frames.forEach((frame, i) => {
+  const frames = response.frames;
+  for (let i = 0; i < frames.length; i++) {
     if (i) write(',');
-    writeFrame(frame, write);
-  });
+    yield* writeFrame(frames[i]!, write);
+  }
   write(']}');
 }
 
@@ -326,35 +357,71 @@ export interface EncodedChunks {
  * a full collection of the heap.
  */
 export function encodeResultsToChunks(responses: ReadonlyMap<string, DataResponse>): EncodedChunks {
-  const chunks: Uint8Array[] = [];
-  let byteLength = 0;
-  let pending: string[] = [];
-  const flush = () => {
+  const out = new ChunkWriter();
+  drain(writeResults(responses, out.write));
+  return out.done();
+}
+
+/**
+ * The same, given the event loop a turn whenever its slice is used up (between frames, and between
+ * slices of a long column): an answer of millions of points never holds it for long.
+ */
+export async function encodeResultsSliced(responses: ReadonlyMap<string, DataResponse>): Promise<EncodedChunks> {
+  const out = new ChunkWriter();
+  await drainSliced(writeResults(responses, out.write));
+  return out.done();
+}
+
+function* writeResults(responses: ReadonlyMap<string, DataResponse>, write: (piece: Piece) => void): Steps {
+  write('{"results":{');
+  const refIds = [...responses.keys()].sort(compareGoStrings);
+  for (let i = 0; i < refIds.length; i++) {
+    write(`${i ? ',' : ''}${goString(refIds[i]!)}:`);
+    yield* writeResponse(responses.get(refIds[i]!)!, write);
+  }
+  write('}}');
+}
+
+/** Text pending is written into a buffer once it reaches this many characters (and before each written column). */
+const FLUSH_CHARS = 1 << 20;
+
+/** The chunks of an answer, text pieces gathered into buffers of their exact size. */
+class ChunkWriter {
+  readonly #chunks: Uint8Array[] = [];
+  #byteLength = 0;
+  #pending: string[] = [];
+  #pendingChars = 0;
+
+  readonly write = (piece: Piece): void => {
+    if (typeof piece === 'string') {
+      this.#pending.push(piece);
+      this.#pendingChars += piece.length;
+      if (this.#pendingChars >= FLUSH_CHARS) this.#flush();
+      return;
+    }
+    this.#flush();
+    this.#chunks.push(piece);
+    this.#byteLength += piece.byteLength;
+  };
+
+  done(): EncodedChunks {
+    this.#flush();
+    return { chunks: this.#chunks, byteLength: this.#byteLength };
+  }
+
+  #flush(): void {
+    const pending = this.#pending;
     if (pending.length === 0) return;
     let size = 0;
     for (const piece of pending) size += Buffer.byteLength(piece);
     const bytes = Buffer.allocUnsafe(size);
     let at = 0;
     for (const piece of pending) at += bytes.write(piece, at);
-    pending = [];
-    chunks.push(bytes);
-    byteLength += size;
-  };
-  const write = (piece: Piece) => {
-    if (typeof piece === 'string') return void pending.push(piece);
-    flush();
-    chunks.push(piece);
-    byteLength += piece.byteLength;
-  };
-  write('{"results":{');
-  const refIds = [...responses.keys()].sort(compareGoStrings);
-  refIds.forEach((refId, i) => {
-    write(`${i ? ',' : ''}${goString(refId)}:`);
-    writeResponse(responses.get(refId)!, write);
-  });
-  write('}}');
-  flush();
-  return { chunks, byteLength };
+    this.#pending = [];
+    this.#pendingChars = 0;
+    this.#chunks.push(bytes);
+    this.#byteLength += size;
+  }
 }
 
 /** Go sorts map keys by bytes (UTF-8); code-unit order differs only for astral characters. */

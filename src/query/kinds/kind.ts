@@ -1,3 +1,4 @@
+import type { Size } from '../budget.ts';
 import type { DataResponse, Frame } from '../frames/frame.ts';
 
 /**
@@ -65,6 +66,8 @@ export interface KindContext {
   signal: AbortSignal;
   /** Most points (rows summed over fields) one refId may answer; past it the refId fails. */
   maxPoints: number;
+  /** Most series (frames) one refId may answer; past it the refId fails. */
+  maxSeries: number;
 }
 
 /** A resource call (`/api/datasources/uid/:uid/resources/*`) as the kind receives it. */
@@ -90,6 +93,11 @@ export interface QueryKind {
   readonly types: readonly string[];
   /** Answers every query of one data source; a refId absent from the map is absent from the results. */
   query(ctx: KindContext, queries: readonly DataQuery[]): Promise<Map<string, DataResponse>>;
+  /**
+   * What a query will build (series and points, an upper bound), known from its model before it
+   * runs; absent for kinds whose answers are sized by their upstream (counted as they are read).
+   */
+  estimate?(query: DataQuery): Size;
   /** Resources; a kind without them answers 404 "Not found" at the route. */
   resource?(ctx: KindContext, request: ResourceRequest): Promise<ResourceResponse>;
 }

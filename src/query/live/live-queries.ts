@@ -6,8 +6,10 @@ import { callerKey, type LiveStreams, type StreamRequest } from '../../live/stre
 import type { Logger } from '../../logging/logger.ts';
 import type { DataResponse } from '../frames/frame.ts';
 import { CallBudget, callsPerRefresh, formatRate } from './budget.ts';
+import type { SharedOutcome } from './answer-codec.ts';
 import { resultsDelta, type ResultDelta } from './delta.ts';
 import { shareKey } from './share-key.ts';
+import type { LiveQueryPeers, PeerQuery, SharedAnswer } from './sharing.ts';
 import { nextTick, parsePeriod, rangeAt, timeForm } from './timing.ts';
 
 /** A live query as a subscriber asks for it: the `liveQuery` field's arguments, as sent. */
@@ -38,7 +40,7 @@ export type QueryRunner = (caller: Principal, request: QueryRunRequest, signal: 
 export interface LiveQueryEvent {
   /** The tick (epoch ms) whose answer this is: the `now` its range was evaluated at. */
   refreshedAt: number;
-  /** Subscribers of this query on this instance. */
+  /** Subscribers of this query on this instance (other instances' are not counted). */
   viewers: number;
   /** Only the refIds that changed; all of them in a subscriber's first event. */
   results: ResultDelta[];
@@ -61,6 +63,11 @@ export interface LiveQueryOptions {
   /** Counted when a run starts, and when a tick is skipped because the previous run still runs. */
   onUpstreamCall?(): void;
   onSkippedTick?(): void;
+  /**
+   * The other instances serving live queries (sharing.ts): one of them fetches each tick of a
+   * query they all watch. Absent: this instance runs every live query it serves itself.
+   */
+  peers?: LiveQueryPeers;
   now?: () => number;
 }
 
@@ -92,11 +99,25 @@ interface Shared {
   /** Settles when the first run has answered (rejects when the envelope refused the request). */
   first: Promise<void>;
   timer: NodeJS.Timeout | null;
+  /** The query as other instances know it; null without peers. */
+  peer: PeerQuery | null;
+  /** The newest tick whose viewers were checked here (at first, when the query started): a peer's answer up to it may go out. */
+  checked: number;
+  /** A peer's answer for a tick not checked here yet, handed out once it is (the newest only). */
+  pending: SharedAnswer | null;
+  /** The last tick this instance claimed, and whether it got it (leads). */
+  claimed: number;
+  leading: boolean;
+  /** The leader released the query since this tick's claim began: the claim is tried again. */
+  released: boolean;
+  unfollow: (() => void) | null;
 }
 
 /**
  * Live queries: subscribers whose requests share a key (share-key.ts: same org, queries, range
- * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet. Each
+ * and refresh) are served by one run per tick, on ticks aligned on the epoch so they meet; with
+ * peers (sharing.ts), by one run per tick across every instance on the database, the others
+ * handing out the answer of the instance that leads the query. Each
  * subscriber's stream is a one-slot "latest state": a reader slower than the ticks gets, when it
  * reads, the delta from what it last had to the newest answer, never a queue. The streams are
  * registered with LiveStreams (limits, rights rechecked on credential changes, the final event at shutdown);
@@ -115,6 +136,8 @@ export class LiveQueries {
   #closed = false;
   upstreamCalls = 0;
   skippedTicks = 0;
+  /** Answers another instance fetched, handed to this instance's viewers. */
+  followedAnswers = 0;
 
   constructor(live: LiveStreams, log: Logger, options: LiveQueryOptions) {
     this.#live = live;
@@ -172,12 +195,22 @@ export class LiveQueries {
       throw error;
     }
     if (!shared) {
-      shared = {
+      const peers = this.#options.peers;
+      const created: Shared = shared = {
         key, queries: query.queries, from: query.from, to: query.to, refreshMs,
         viewers: new Set([viewer]), latest: null, running: null, first: Promise.resolve(), timer: null,
+        peer: peers ? { shareKey: key, orgId: request.principal.orgId, refreshMs } : null,
+        checked: this.#now(), pending: null, claimed: -Infinity, leading: false, released: false, unfollow: null,
       };
-      this.#shared.set(key, shared);
-      shared.first = this.#run(shared, this.#now(), true);
+      this.#shared.set(key, created);
+      if (peers && created.peer) {
+        created.unfollow = peers.follow(created.peer, {
+          newest: () => newest(created),
+          answer: (answer) => this.#offer(created, answer),
+          released: () => void this.#leaderLeft(created),
+        });
+      }
+      shared.first = this.#first(created, request.principal);
       this.#schedule(shared);
     } else {
       shared.viewers.add(viewer);
@@ -192,15 +225,21 @@ export class LiveQueries {
     return this.#events(shared, viewer);
   }
 
-  /** Stops every run and tick; the streams themselves end with LiveStreams (its `close`). */
-  close(): void {
+  /**
+   * Stops every run and tick; the streams themselves end with LiveStreams (its `close`). Resolves
+   * once this instance's leases went to the others (so one of them leads the next tick) and no
+   * statement of its own is under way.
+   */
+  async close(): Promise<void> {
     this.#closed = true;
     for (const shared of this.#shared.values()) {
       if (shared.timer) clearTimeout(shared.timer);
       shared.running?.abort();
+      shared.unfollow?.();
       for (const viewer of shared.viewers) void viewer.stream.return();
     }
     this.#shared.clear();
+    await this.#options.peers?.close();
   }
 
   #events(shared: Shared, viewer: Viewer): AsyncIterableIterator<LiveQueryEvent | StreamEnd> {
@@ -237,17 +276,72 @@ export class LiveQueries {
       // A timer waits at most MAX_TIMER_MS (a longer delay fires at once): a refresh of weeks waits in steps.
       if (delay > MAX_TIMER_MS) return this.#arm(shared, at);
       this.#schedule(shared);
-      void this.#run(shared, at, false);
+      void this.#tick(shared, at);
     }, Math.min(Math.max(delay, 0), MAX_TIMER_MS));
     shared.timer.unref();
   }
 
   /**
-   * One tick of a shared query: its viewers checked (from the second tick on), one run as any of
-   * them, the answer handed to every viewer. The first one rejects when the envelope refuses the
-   * request.
+   * The first answer of a query new on this instance: another instance's answer of the last tick
+   * or two when there is one (the subscriber asked about it first), else a run of its own, now.
+   * Rejects with the envelope's refusal.
    */
-  async #run(shared: Shared, at: number, first: boolean): Promise<void> {
+  async #first(shared: Shared, principal: Principal): Promise<void> {
+    const peers = this.#options.peers;
+    if (peers && shared.peer) {
+      const now = this.#now();
+      const answer = await peers.latest(shared.peer, now - 2 * shared.refreshMs).catch((error: unknown) => {
+        this.#log.warn({ err: error }, 'could not read the answer another instance shared; running the live query here');
+        return null;
+      });
+      if (answer?.outcome.kind === 'results') {
+        await this.#options.authorize?.(principal, shared.queries);
+        this.#publish(shared, snapshotOf(answer.at, answer.outcome.results));
+        return;
+      }
+    }
+    await this.#run(shared, this.#now(), 'first');
+  }
+
+  /**
+   * One tick. Alone, as one run: the viewers checked, then the fetch. With peers, the viewers are
+   * checked here whoever fetches, while the tick is claimed; the instance that gets it fetches and
+   * shares the answer, the others hand out the answer they receive once their check is done.
+   */
+  async #tick(shared: Shared, at: number): Promise<void> {
+    const peers = this.#options.peers;
+    if (!peers || !shared.peer) return this.#run(shared, at, 'alone');
+    shared.released = false;
+    let [leads] = await Promise.all([peers.claim(shared.peer, at), this.#check(shared)]);
+    if (this.#shared.get(shared.key) !== shared) return;
+    shared.checked = Math.max(shared.checked, at);
+    shared.claimed = at;
+    this.#offerPending(shared);
+    // The leader let go meanwhile (its viewers left): its tick is anyone's again.
+    if (!leads && shared.released) leads = await peers.claim(shared.peer, at);
+    shared.leading = leads;
+    if (leads && newest(shared) < at) await this.#run(shared, at, 'led');
+  }
+
+  /** The leader released the query: if this instance still waits for its last tick's answer, it claims that tick. */
+  async #leaderLeft(shared: Shared): Promise<void> {
+    shared.released = true;
+    const peers = this.#options.peers;
+    const at = shared.claimed;
+    if (!peers || !shared.peer || shared.leading || newest(shared) >= at || this.#shared.get(shared.key) !== shared) return;
+    if (!(await peers.claim(shared.peer, at)) || this.#shared.get(shared.key) !== shared) return;
+    shared.leading = true;
+    if (newest(shared) < at) await this.#run(shared, at, 'led');
+  }
+
+  /**
+   * One run of a shared query at `at`, as any of its viewers, its answer handed to every viewer:
+   * the first (`first`: rejects when the envelope refuses the request), a tick's run alone (its
+   * viewers checked first), one led for the peers too (checked already; the outcome is shared), or
+   * one whose answer was too large to share (checked already). A tick meeting a run still under
+   * way is skipped.
+   */
+  async #run(shared: Shared, at: number, kind: 'first' | 'alone' | 'led' | 'unshared'): Promise<void> {
     if (shared.running) {
       this.skippedTicks++;
       this.#options.onSkippedTick?.();
@@ -258,22 +352,58 @@ export class LiveQueries {
     shared.running = controller;
     const slot = { heldPastRun: false };
     try {
-      if (!first) {
-        await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
-        await this.#authorizeViewers(shared);
-      }
+      if (kind === 'alone') await this.#check(shared);
       const caller = this.#caller(shared);
       if (!caller || controller.signal.aborted) return;
-      const results = await this.#fetch(shared, caller, at, controller, first, slot);
+      const results = await this.#fetch(shared, caller, at, controller, kind === 'first', slot);
       if (results === 'gone') {
         // Deleted between the tick's check and its run: nothing left to run, for anyone.
         for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
+        if (kind === 'led') this.#share(shared, at, { kind: 'gone' });
         return;
       }
       if (this.#shared.get(shared.key) !== shared) return; // everyone left meanwhile
-      this.#publish(shared, { at, results, deltas: new WeakMap(), full: null });
+      this.#publish(shared, snapshotOf(at, results));
+      if (kind === 'led') this.#share(shared, at, { kind: 'results', results });
     } finally {
       if (!slot.heldPastRun && shared.running === controller) shared.running = null;
+    }
+  }
+
+  #share(shared: Shared, at: number, outcome: SharedOutcome): void {
+    if (shared.peer) this.#options.peers?.share(shared.peer, at, outcome);
+  }
+
+  /** The viewers of a query rechecked (credentials, then data source rights), those refused ended. */
+  async #check(shared: Shared): Promise<void> {
+    await this.#live.recheckStreams([...shared.viewers].map((v) => v.stream as LiveStream<unknown>));
+    await this.#authorizeViewers(shared);
+  }
+
+  /** A peer's answer: handed out now if its tick was checked here, else once it is. */
+  #offer(shared: Shared, answer: SharedAnswer): void {
+    if (this.#shared.get(shared.key) !== shared || answer.at <= newest(shared)) return;
+    if (answer.at > shared.checked) {
+      shared.pending = answer;
+      return;
+    }
+    shared.pending = null;
+    const outcome = answer.outcome;
+    if (outcome.kind === 'results') {
+      this.followedAnswers++;
+      this.#publish(shared, snapshotOf(answer.at, outcome.results));
+    } else if (outcome.kind === 'gone') {
+      for (const viewer of [...shared.viewers]) viewer.stream.end(dataSourceGone());
+    } else {
+      void this.#run(shared, answer.at, 'unshared');
+    }
+  }
+
+  #offerPending(shared: Shared): void {
+    const pending = shared.pending;
+    if (pending && pending.at <= shared.checked) {
+      shared.pending = null;
+      this.#offer(shared, pending);
     }
   }
 
@@ -316,6 +446,8 @@ export class LiveQueries {
 
   /** Hands a new answer to every viewer (each stream holds the latest only); later joiners start from it. */
   #publish(shared: Shared, snapshot: Snapshot): void {
+    // A first run outrun by a peer's newer answer is no news.
+    if (shared.latest && snapshot.at <= shared.latest.at) return;
     shared.latest = snapshot;
     for (const viewer of shared.viewers) viewer.stream.push(snapshot, overflow);
   }
@@ -365,6 +497,9 @@ export class LiveQueries {
     if (shared.timer) clearTimeout(shared.timer);
     shared.running?.abort();
     this.#shared.delete(key);
+    shared.unfollow?.();
+    // Another instance watching it leads from now on, from the tick this one leaves unanswered.
+    if (shared.peer) this.#options.peers?.release(shared.peer);
   }
 }
 
@@ -376,6 +511,15 @@ const dataSourceGone = () => new DomainError('NOT_FOUND', MESSAGES.live.dataSour
 
 /** A one-slot stream never overflows: a newer snapshot replaces the one waiting. */
 const overflow = () => new DomainError('UNAVAILABLE', MESSAGES.live.overflow(1));
+
+function snapshotOf(at: number, results: ReadonlyMap<string, DataResponse>): Snapshot {
+  return { at, results, deltas: new WeakMap(), full: null };
+}
+
+/** The newest tick a shared query has an answer for, handed out or waiting for its check. */
+function newest(shared: Shared): number {
+  return Math.max(shared.latest?.at ?? -Infinity, shared.pending?.at ?? -Infinity);
+}
 
 function deltaFrom(sent: Snapshot | null, snapshot: Snapshot): ResultDelta[] {
   if (sent === null) return (snapshot.full ??= resultsDelta(null, snapshot.results));

@@ -16,6 +16,7 @@ const context: KindContext = {
   call: () => Promise.reject(new Error('no upstream')),
   signal: new AbortController().signal,
   maxPoints: 1_000_000,
+  maxSeries: 100_000,
 };
 
 function query(refId: string, datasource: { uid: string; type: string }, model: Record<string, unknown>): ExpressionRequestQuery {

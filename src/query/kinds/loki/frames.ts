@@ -2,10 +2,13 @@ import type { Field, Frame, FrameMeta } from '../../frames/frame.ts';
 import type { DataQuery, UpstreamCall } from '../kind.ts';
 import { formatInterval, goDurationString, parseIntervalString } from '../../durations.ts';
 import { encodeValues, goQuote, sortedLabels } from '../../go-text.ts';
+import { drainSliced, type Steps } from '../../slices.ts';
+import { resultLayoutSteps, withoutResult } from '../result-chunks.ts';
 import { LogFrameWriter, scanLogStreams } from './log-frame.ts';
 import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
 import { ownLabel, readLabels } from '../../labels.ts';
 import { readParsed } from '../prometheus/frames.ts';
+import { streamChunkDocuments, streamLayouts } from './stream-chunks.ts';
 
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
@@ -215,9 +218,56 @@ export function lokiFrames(body: Buffer | string, q: LokiQuery): Frame[] {
   try {
     return readFrames(typeof body === 'string' ? Buffer.from(body) : body, q);
   } catch (error) {
-    if (error instanceof AnswerError) throw new AnswerError(`failed to parse the Loki response: ${error.message}`);
-    throw error;
+    throw asLokiAnswerError(error);
   }
+}
+
+/** An answer the original refuses, in its words; any other error as it is. */
+function asLokiAnswerError(error: unknown): unknown {
+  return error instanceof AnswerError ? new AnswerError(`failed to parse the Loki response: ${error.message}`) : error;
+}
+
+/** Streams answers from `from` bytes up are read in chunks of about `bytes` of log lines, the event loop given turns in between. */
+export interface Chunking {
+  from: number;
+  bytes: number;
+}
+export const CHUNKING: Chunking = { from: 1 << 20, bytes: 256 * 1024 };
+
+/** `lokiFrames`, a large streams answer read a chunk of lines at a time, giving the event loop a turn whenever its slice is used up. */
+export function lokiFramesSliced(body: Buffer, q: LokiQuery): Promise<Frame[]> {
+  return drainSliced(lokiFramesSteps(body, q));
+}
+
+/** The same as steps; `chunking` for tests (any size, chunks of a few lines). */
+export function* lokiFramesSteps(body: Buffer, q: LokiQuery, chunking = CHUNKING): Steps<Frame[]> {
+  if (body.length >= chunking.from) {
+    let frames: Frame[] | null;
+    try {
+      frames = yield* streamsInChunks(body, q, chunking.bytes);
+    } catch (error) {
+      throw asLokiAnswerError(error);
+    }
+    if (frames) return frames;
+  }
+  return lokiFrames(body, q);
+}
+
+/** A streams answer's one log frame, written from chunks of its lines into one writer; null where it is not simply laid out. */
+function* streamsInChunks(body: Buffer, q: LokiQuery, chunkBytes: number): Steps<Frame[] | null> {
+  const layout = yield* resultLayoutSteps(body);
+  if (!layout || body.toString('latin1', layout.resultType[0], layout.resultType[1]) !== '"streams"') return null;
+  const rest = scanLogStreams(withoutResult(body, layout));
+  if (!rest) return null;
+  const streams = yield* streamLayouts(body, layout);
+  if (!streams) return null;
+  if (streams.length === 0) return [];
+  const writer = new LogFrameWriter(body.length);
+  for (const doc of streamChunkDocuments(body, streams, chunkBytes)) {
+    yield;
+    if (!scanLogStreams(doc, writer)) return null;
+  }
+  return [writer.frame(logMeta(lokiStats(rest.stats), q))];
 }
 
 function readFrames(bytes: Buffer, q: LokiQuery): Frame[] {

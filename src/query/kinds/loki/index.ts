@@ -2,7 +2,7 @@ import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
 import { AnswerError, ownMessage } from '../../answer-error.ts';
-import { lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, parseLokiQuery } from './frames.ts';
+import { lokiErrorMessage, lokiFramesSliced, lokiRequest, lokiResourceAllowed, parseLokiQuery } from './frames.ts';
 
 /** Loki (`pkg/tsdb/loki`): one GET per refId, answered as frames; resources GET-only on an allow-list. */
 
@@ -21,7 +21,7 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
   }
   if (answer.status < 200 || answer.status > 299) return failed(lokiErrorMessage(answer.body), 'downstream', answer.status);
   try {
-    return framesOrLimit(lokiFrames(answer.body, parsed), ctx.maxPoints);
+    return framesOrLimit(await lokiFramesSliced(answer.body, parsed), ctx.maxPoints);
   } catch (error) {
     // Anything but an answer the original refuses is this server's fault: logged by the caller.
     if (!(error instanceof AnswerError)) throw error;

@@ -337,10 +337,11 @@ export interface ScannedStreams {
  * members in any order but `resultType` before `result` and a stream's labels before its values;
  * anything else answers null.
  */
-export function scanLogStreams(body: Uint8Array): ScannedStreams | null {
+export function scanLogStreams(body: Uint8Array, into?: LogFrameWriter): ScannedStreams | null {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
   return readPlain(bytes, (r) => {
-    const scanned: ScannedStreams = { writer: new LogFrameWriter(bytes.length), streams: 0, stats: undefined };
+    // `into`: a large answer read in chunks writes every chunk's rows into one frame.
+    const scanned: ScannedStreams = { writer: into ?? new LogFrameWriter(bytes.length), streams: 0, stats: undefined };
     let streams = false;
     r.expect(OPEN_BRACE);
     r.members((key) => {

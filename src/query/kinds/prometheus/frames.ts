@@ -3,6 +3,8 @@ import { executedQueryString, type PrometheusQuery } from './model.ts';
 import { goQuote } from '../../go-text.ts';
 import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
 import { ownLabel, readLabels, type Labels } from '../../labels.ts';
+import { drain, drainSliced, type Steps } from '../../slices.ts';
+import { chunkDocuments, resultLayoutSteps, withoutResult } from '../result-chunks.ts';
 import { annotations, parseSampleValue, sampleMillis, scanPrometheus, type ScannedDocument } from './scan.ts';
 
 /**
@@ -22,6 +24,39 @@ import { annotations, parseSampleValue, sampleMillis, scanPrometheus, type Scann
 
 /** Thrown when a refId's answer would hold more points than allowed. */
 export class TooManyPoints extends Error {}
+/** Thrown when a refId's answer would hold more series than allowed. */
+export class TooManySeries extends Error {}
+
+/** A refId's budget: points and series (frames). */
+export interface AnswerLimits {
+  maxPoints: number;
+  maxSeries: number;
+}
+
+/**
+ * Bodies from `from` bytes up holding more than `series` series, or of `always` bytes and more,
+ * are read in chunks of about `bytes` of series, the event loop given turns in between. Reading
+ * costs mostly per series (labels): a range answer of 100 series of 1,000 points is read at once,
+ * as fast as it is read.
+ */
+export interface Chunking {
+  from: number;
+  series: number;
+  always: number;
+  bytes: number;
+}
+export const CHUNKING: Chunking = { from: 1 << 20, series: 2000, always: 8 << 20, bytes: 256 * 1024 };
+
+const METRIC = Buffer.from('"metric"');
+
+/** Whether the body names more than `limit` series (its `"metric"` keys, found by the native search; a label value saying so counts too). */
+function moreSeriesThan(body: Buffer, limit: number): boolean {
+  let found = 0;
+  for (let at = body.indexOf(METRIC); at >= 0; at = body.indexOf(METRIC, at + METRIC.length)) if (++found > limit) return true;
+  return false;
+}
+/** Series converted between two stops. */
+const SERIES_PER_STEP = 256;
 
 /** Response status codes whose bodies are Prometheus JSON; others are reported with the body's start. */
 export function parsesAsPrometheus(status: number): boolean {
@@ -34,22 +69,34 @@ export function errorSourceOf(status: number): 'plugin' | 'downstream' {
 }
 
 /** One upstream answer (range or instant) to the refId's response. */
-export function prometheusResponse(q: PrometheusQuery, status: number, body: Buffer, maxPoints: number): DataResponse {
+export function prometheusResponse(q: PrometheusQuery, status: number, body: Buffer, maxPoints: number, maxSeries = Infinity): DataResponse {
+  return drain(responseSteps(q, status, body, { maxPoints, maxSeries }));
+}
+
+/** The same, giving the event loop a turn whenever its slice is used up (a large answer's series are read and converted in steps). */
+export function prometheusResponseSliced(q: PrometheusQuery, status: number, body: Buffer, limits: AnswerLimits): Promise<DataResponse> {
+  return drainSliced(responseSteps(q, status, body, limits));
+}
+
+/** `prometheusResponse` as steps; `chunking` for tests (any size, chunks of a few series). */
+export function* responseSteps(q: PrometheusQuery, status: number, body: Buffer, limits: AnswerLimits, chunking = CHUNKING): Steps<DataResponse> {
   if (!parsesAsPrometheus(status)) {
     const text = body.subarray(0, 1024).toString('utf8');
     return withMeta(q, { error: `unexpected response with status code ${status}: ${text}`, errorSource: errorSourceOf(status), status, frames: [] });
   }
   let doc: ReadDocument;
   try {
-    doc = readDocument(body);
+    const chunked = body.length >= chunking.always || (body.length >= chunking.from && moreSeriesThan(body, chunking.series));
+    doc = chunked ? yield* readInChunks(body, limits.maxSeries, chunking.bytes) : readDocument(body);
   } catch (error) {
+    if (error instanceof TooManySeries) throw error;
     if (!(error instanceof AnswerError)) throw error;
     return withMeta(q, { error: `failed to parse the Prometheus response: ${error.message}`, errorSource: 'downstream', status, frames: [] });
   }
   if (doc.status === 'error') {
     return withMeta(q, { error: `${doc.errorType ?? ''}: ${doc.error ?? ''}`, errorSource: 'downstream', status, frames: [] });
   }
-  const frames = framesOf(q, doc, maxPoints);
+  const frames = yield* framesOf(q, doc, limits);
   const notices: Notice[] = [
     ...(doc.warnings ?? []).map((text): Notice => ({ severity: 'warning', text })),
     ...(doc.infos ?? []).map((text): Notice => ({ severity: 'info', text })),
@@ -61,14 +108,20 @@ export function prometheusResponse(q: PrometheusQuery, status: number, body: Buf
   const response: DataResponse = { frames };
   // A 2xx without a success document is still a 200; the status is the upstream's otherwise.
   if (status !== 200) response.status = status;
-  return withMeta(q, response);
+  yield* metaSteps(q, frames);
+  return response;
 }
 
 /** The empty frame when there is none, the step and display name, and the executed query on the first. */
 function withMeta(q: PrometheusQuery, response: DataResponse): DataResponse {
-  const frames = response.frames ?? [];
+  response.frames = drain(metaSteps(q, response.frames ?? []));
+  return response;
+}
+
+function* metaSteps(q: PrometheusQuery, frames: Frame[]): Steps<Frame[]> {
   if (frames.length === 0) frames.push({ fields: [] });
-  frames.forEach((frame, i) => {
+  for (let i = 0; i < frames.length; i++) {
+    const frame = frames[i]!;
     frame.meta ??= {};
     if (frame.fields.length >= 2) {
       frame.fields[0]!.config = { interval: q.stepMs };
@@ -76,9 +129,29 @@ function withMeta(q: PrometheusQuery, response: DataResponse): DataResponse {
       if (name !== '') frame.fields[1]!.config = { displayNameFromDS: name };
     }
     if (i === 0) frame.meta.executedQueryString = executedQueryString(q);
-  });
-  response.frames = frames;
-  return response;
+    if (i % SERIES_PER_STEP === SERIES_PER_STEP - 1) yield;
+  }
+  return frames;
+}
+
+/**
+ * A large answer read a chunk of series at a time (`result-chunks.ts`), stopping after each; past
+ * `maxSeries` it stops reading. Read at once when its layout is not simply found.
+ */
+function* readInChunks(body: Buffer, maxSeries: number, chunkBytes: number): Steps<ReadDocument> {
+  const layout = yield* resultLayoutSteps(body);
+  const type = layout ? body.toString('latin1', layout.resultType[0], layout.resultType[1]) : '';
+  if (!layout || (type !== '"matrix"' && type !== '"vector"')) return readDocument(body);
+  const doc: ReadDocument | null = scanPrometheus(withoutResult(body, layout));
+  if (!doc) return readDocument(body);
+  for (const chunk of chunkDocuments(body, layout, chunkBytes)) {
+    yield;
+    const part = scanPrometheus(chunk);
+    if (!part) return readDocument(body);
+    for (const series of part.series) doc.series.push(series);
+    if (doc.series.length > maxSeries) throw new TooManySeries();
+  }
+  return doc;
 }
 
 /** A document as both readers give it: series already as numbers; a scalar's or string's one sample. */
@@ -178,20 +251,24 @@ function readPair(pair: unknown, numeric: boolean): [number, number | string] {
   return [ms, numeric ? parseSampleValue(pair[1]) : pair[1]];
 }
 
-function framesOf(q: PrometheusQuery, doc: ReadDocument, maxPoints: number): Frame[] {
+function* framesOf(q: PrometheusQuery, doc: ReadDocument, limits: AnswerLimits): Steps<Frame[]> {
   const resultType = doc.resultType ?? '';
   const meta = (type: string, version: [number, number] = [0, 1]): FrameMeta => ({ type, typeVersion: version, custom: { resultType } });
   if (resultType === 'matrix' || resultType === 'vector') {
+    if (doc.series.length > limits.maxSeries) throw new TooManySeries();
     let points = 0;
-    return doc.series.map(({ metric: labels, time, value }): Frame => {
+    const frames: Frame[] = [];
+    for (const { metric: labels, time, value } of doc.series) {
       const name = ownLabel(labels, '__name__') ?? 'Value';
       const fields: Field[] = Array.isArray(time) || Array.isArray(value)
         ? [timeField(time as number[]), { name, type: 'float64', labels, values: value as number[] }]
         : [writtenField('Time', 'time.Time', time), writtenField(name, 'float64', value, labels)];
       points += fieldLength(fields[0]!) * 2;
-      if (points > maxPoints) throw new TooManyPoints();
-      return { meta: meta('timeseries-multi'), fields };
-    });
+      if (points > limits.maxPoints) throw new TooManyPoints();
+      frames.push({ meta: meta('timeseries-multi'), fields });
+      if (frames.length % SERIES_PER_STEP === 0) yield;
+    }
+    return frames;
   }
   if (resultType === 'scalar' || resultType === 'string') {
     const sample = doc.sample;

@@ -2,7 +2,7 @@ import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
 import { callFailed } from '../kind-results.ts';
-import { prometheusResponse, TooManyPoints } from './frames.ts';
+import { prometheusResponseSliced, TooManyPoints, TooManySeries } from './frames.ts';
 import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
 import { responseHeaders } from '../../../upstream/index.ts';
 
@@ -54,10 +54,11 @@ async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 
     return callFailed(error);
   }
   try {
-    return prometheusResponse(q, answer.status, answer.body, ctx.maxPoints);
+    return await prometheusResponseSliced(q, answer.status, answer.body, ctx);
   } catch (error) {
     // Anything else is this server's fault: the caller logs it and answers a fixed message.
     if (error instanceof TooManyPoints) return failed(MESSAGES.query.tooManyPoints(ctx.maxPoints), 'plugin', 400);
+    if (error instanceof TooManySeries) return failed(MESSAGES.query.tooManySeries(ctx.maxSeries), 'plugin', 400);
     throw error;
   }
 }

@@ -9,6 +9,8 @@ import type { DataResponse, Field, Frame } from '../../frames/frame.ts';
 import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse } from '../kind.ts';
 import { csvValuesToField, fnv1Hex, parseGoDuration, parseGoFloat, parseLabels, randomFor, readCsv, type Random } from './support.ts';
 import { MESSAGES } from '../../../errors/messages.ts';
+import type { Size } from '../../budget.ts';
+import { nextSlice, sliceDue } from '../../slices.ts';
 
 const M = MESSAGES.testData;
 
@@ -145,20 +147,26 @@ export function randomWalk(q: Query, index: number, random: Random, budget?: Poi
   };
 }
 
-function eachQuery(queries: readonly Query[], build: (q: Query) => DataResponse | undefined): Map<string, DataResponse> {
+/** Each query's answer, the event loop given a turn between queries when their slice is used up. */
+async function eachQuery(queries: readonly Query[], build: (q: Query) => DataResponse | undefined | Promise<DataResponse | undefined>): Promise<Map<string, DataResponse>> {
   const out = new Map<string, DataResponse>();
   for (const q of queries) {
-    const response = build(q);
+    const response = await build(q);
     if (response) out.set(q.refId, response);
+    if (sliceDue()) await nextSlice();
   }
   return out;
 }
 
-function randomWalkScenario(ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
-  return eachQuery(queries, (q) => {
+function randomWalkScenario(ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
+  return eachQuery(queries, async (q) => {
     const budget = new PointBudget(ctx.maxPoints);
     const frames: Frame[] = [];
-    for (let i = 0; i < q.settings.seriesCount; i++) frames.push(randomWalk(q, i, randomFor(q.settings.seed, i), budget));
+    for (let i = 0; i < q.settings.seriesCount; i++) {
+      frames.push(randomWalk(q, i, randomFor(q.settings.seed, i), budget));
+      // Up to 10,000 points a series: the event loop gets its turn between series.
+      if (sliceDue()) await nextSlice();
+    }
     // The original appends to a nil list: no series (seriesCount 0) means no `frames` key.
     return frames.length > 0 ? { frames } : {};
   });
@@ -257,7 +265,7 @@ function pulseValue(value: unknown): number | null | undefined {
   return undefined;
 }
 
-function predictablePulse(ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function predictablePulse(ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => {
     const wave = q.settings.pulseWave;
     const stepMs = (int(wave.timeStep) ?? 0) * 1000;
@@ -275,12 +283,13 @@ function predictablePulse(ctx: KindContext, queries: readonly Query[]): Map<stri
   });
 }
 
-function predictableCsvWave(ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
-  return eachQuery(queries, (q) => {
+function predictableCsvWave(ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
+  return eachQuery(queries, async (q) => {
     const waves = Array.isArray(q.settings.csvWave) ? q.settings.csvWave : [];
     const frames: Frame[] = [];
     const budget = new PointBudget(ctx.maxPoints);
     for (const raw of waves) {
+      if (sliceDue()) await nextSlice();
       const wave = raw !== null && typeof raw === 'object' ? (raw as Record<string, unknown>) : {};
       const csv = (str(wave.valuesCSV) ?? '').trim().replace(/,+$/, '');
       const values: (number | null)[] = [];
@@ -307,7 +316,7 @@ function predictableCsvWave(ctx: KindContext, queries: readonly Query[]): Map<st
   });
 }
 
-function datapointsOutsideRange(_ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function datapointsOutsideRange(_ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => ({
     frames: [{
       name: seriesName(q.refId, q.settings.alias, 0),
@@ -319,7 +328,7 @@ function datapointsOutsideRange(_ctx: KindContext, queries: readonly Query[]): M
   }));
 }
 
-function tableStatic(_ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function tableStatic(_ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => {
     const times: number[] = [];
     let time = Math.trunc(q.range.from);
@@ -347,7 +356,7 @@ const LOG_REFERER = 'http://localhost:3000/explore?left=%5B%22now-6h%22,%22now%2
 const rfc3339 = (ms: number) => new Date(ms).toISOString().replace(/\.\d{3}Z$/, 'Z');
 
 /** `handleLogsScenario` plus `adjustDataplaneLogsFrame`: newest line first, one every `intervalMs` back from `to`. */
-function logs(ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function logs(ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => {
     const s = q.settings;
     const random = randomFor(s.seed, 0);
@@ -493,7 +502,7 @@ async function slowQuery(ctx: KindContext, queries: readonly Query[]): Promise<M
   return out;
 }
 
-function randomWalkWithError(ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function randomWalkWithError(ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => failed(M.randomWalkError, 'plugin', 500, [randomWalk(q, 0, randomFor(q.settings.seed, 0), new PointBudget(ctx.maxPoints))]));
 }
 
@@ -503,7 +512,7 @@ function serverError500(ctx: KindContext, queries: readonly Query[]): Map<string
   return csvMetricValues(ctx, queries);
 }
 
-function errorWithSource(_ctx: KindContext, queries: readonly Query[]): Map<string, DataResponse> {
+function errorWithSource(_ctx: KindContext, queries: readonly Query[]): Promise<Map<string, DataResponse>> {
   return eachQuery(queries, (q) => failed('error', q.settings.errorSource === 'downstream' ? 'downstream' : 'plugin', 500));
 }
 
@@ -568,6 +577,65 @@ async function query(ctx: KindContext, queries: readonly DataQuery[]): Promise<M
   return results;
 }
 
+/** Rows a walk from the range's start by `stepMs` has before its end, at most `cap` (a step of 0 or less never ends: the cap). */
+function stepRows(from: number, to: number, stepMs: number, cap = 10000): number {
+  if (!(from < to)) return 0;
+  return stepMs > 0 ? Math.min(cap, Math.ceil((to - from) / stepMs)) : cap;
+}
+
+/** Series of `rows` rows and `fields` fields each. */
+const sized = (series: number, rows: number, fields: number): Size => ({ series, points: series * Math.max(0, rows) * fields });
+
+/**
+ * What a query will build, before it is built, from its model as its scenario reads it: an upper
+ * bound of its series (frames) and points (rows times fields, as they are counted in the answer).
+ */
+export function estimate(q: DataQuery): Size {
+  const s = readModel(q.model, () => 0);
+  const chosen = SCENARIOS.get(q.queryType) ?? SCENARIOS.get(s.scenarioId);
+  const from = Math.trunc(q.range.from);
+  const to = Math.trunc(q.range.to);
+  const walk = stepRows(from, to, q.intervalMs);
+  switch (chosen?.id) {
+    case 'random_walk':
+      return sized(Math.max(0, s.seriesCount), walk, 2);
+    case 'slow_query':
+    case 'random_walk_with_error':
+      return sized(1, walk, 2);
+    case 'random_walk_table':
+      return sized(1, Math.min(walk, q.maxDataPoints), 6);
+    case 'predictable_pulse':
+      return sized(1, stepRows(from, to, (int(s.pulseWave.timeStep) ?? 0) * 1000) + 1, 2);
+    case 'predictable_csv_wave': {
+      const waves = Array.isArray(s.csvWave) ? s.csvWave : [];
+      let size: Size = { series: 0, points: 0 };
+      for (const wave of waves) {
+        const step = wave !== null && typeof wave === 'object' ? (int((wave as Record<string, unknown>).timeStep) ?? 0) * 1000 : 0;
+        const one = sized(1, stepRows(from, to, step) + 1, 2);
+        size = { series: size.series + one.series, points: size.points + one.points };
+      }
+      return size;
+    }
+    case 'csv_metric_values':
+    case 'server_error_500':
+      return sized(1, s.stringInput.split(',').length, 2);
+    case 'csv_content': {
+      // Every cell ends at a comma or a line end: no more cells than those plus one.
+      let cells = 1;
+      for (let i = 0; i < s.csvContent.length; i++) if (s.csvContent[i] === ',' || s.csvContent[i] === '\n') cells++;
+      return { series: 1, points: cells };
+    }
+    case 'logs':
+      return sized(1, q.intervalMs > 0 ? stepRows(from, to, q.intervalMs, Math.min(s.lines, 10000)) : Math.min(1, s.lines), 5);
+    case 'table_static':
+      return sized(1, stepRows(from, to, q.intervalMs, 10), 4);
+    case 'datapoints_outside_range':
+      return sized(1, 1, 2);
+    default:
+      return { series: 0, points: 0 };
+  }
+}
+
 const HELLO = 'Hello world from test datasource!';
 
 /** Header names as Go's `http.CanonicalHeaderKey` writes them. */
@@ -624,5 +692,6 @@ async function resource(_ctx: KindContext, request: ResourceRequest): Promise<Re
 export const testDataKind: QueryKind = {
   types: ['grafana-testdata-datasource', 'testdata'],
   query,
+  estimate,
   resource,
 };

@@ -2,7 +2,8 @@ import { describe, expect, it } from '@jest/globals';
 import { encodeResults } from '../../../../src/query/frames/encode.ts';
 import type { DataQuery, KindContext } from '../../../../src/query/kinds/kind.ts';
 import { dataFrameFromJSON } from '../../../support/grafana-data.ts';
-import { loadCsvContent, seriesName, testDataKind } from '../../../../src/query/kinds/testdata/index.ts';
+import { countPoints } from '../../../../src/query/kinds/kind-results.ts';
+import { estimate, loadCsvContent, seriesName, testDataKind } from '../../../../src/query/kinds/testdata/index.ts';
 import { csvValuesToField, fnv1Hex, parseGoDuration, parseLabels, readCsv, seededRandom } from '../../../../src/query/kinds/testdata/support.ts';
 
 // The TestData kind, pure: models in, frames out, checked against values worked out by hand from
@@ -14,6 +15,7 @@ function context(overrides: Partial<KindContext> = {}): KindContext {
     call: () => Promise.reject(new Error('TestData never calls upstream')),
     signal: new AbortController().signal,
     maxPoints: 1_000_000,
+    maxSeries: 100_000,
     ...overrides,
   };
 }
@@ -361,5 +363,46 @@ describe('TestData frames on the wire', () => {
     const table = dataFrameFromJSON(wire.results.R1.frames![0]);
     expect(table.fields[5]).toMatchObject({ name: 'State', type: 'enum', config: { type: { enum: { text: ['Unknown', 'Up', 'Down'] } } } });
     expect(dataFrameFromJSON(wire.results.R7.frames![0]).meta).toMatchObject({ type: 'log-lines', preferredVisualisationType: 'logs' });
+  });
+});
+
+describe('estimate: what a query builds, known before it runs', () => {
+  const hour = { from: 1_700_000_000_000, to: 1_700_003_600_000 };
+  it.each<[string, Record<string, unknown>, Partial<DataQuery>]>([
+    ['random_walk, 3 series', { scenarioId: 'random_walk', seriesCount: 3, seed: 1 }, { intervalMs: 60_000 }],
+    ['random_walk, 10,000 points a series at most', { scenarioId: 'random_walk', seriesCount: 2, seed: 1 }, { intervalMs: 1 }],
+    ['random_walk over an empty range: empty series, still series', { scenarioId: 'random_walk', seriesCount: 5 }, { range: { from: 5000, to: 5000 } }],
+    ['random_walk, an interval of 0', { scenarioId: 'random_walk', seed: 1 }, { intervalMs: 0 }],
+    ['random_walk by queryType', { queryType: 'random_walk', scenarioId: 'logs', seriesCount: 2, seed: 1 }, { queryType: 'random_walk', intervalMs: 30_000 }],
+    ['random_walk with drops', { scenarioId: 'random_walk', dropPercent: 50, seed: 3 }, { intervalMs: 10_000 }],
+    ['random_walk_table', { scenarioId: 'random_walk_table', seed: 1 }, { intervalMs: 10_000, maxDataPoints: 50 }],
+    ['slow_query', { scenarioId: 'slow_query', stringInput: '0s', seed: 1 }, { intervalMs: 60_000 }],
+    ['random_walk_with_error', { scenarioId: 'random_walk_with_error', seed: 1 }, { intervalMs: 60_000 }],
+    ['predictable_pulse', { scenarioId: 'predictable_pulse', pulseWave: { timeStep: 60, onCount: 2, offCount: 3, onValue: 1, offValue: 0 } }, {}],
+    ['predictable_csv_wave, two waves', { scenarioId: 'predictable_csv_wave', csvWave: [{ timeStep: 30, valuesCSV: '1,2,3' }, { timeStep: 7, valuesCSV: '4,5' }] }, {}],
+    ['csv_metric_values', { scenarioId: 'csv_metric_values', stringInput: '1,20,90,30,5,0' }, {}],
+    ['csv_content', { scenarioId: 'csv_content', csvContent: 'time,value,ok\n1000,1.5,true\n2000,,false' }, {}],
+    ['logs', { scenarioId: 'logs', lines: 40, seed: 1 }, { intervalMs: 1000 }],
+    ['logs, interval 0', { scenarioId: 'logs', lines: 40, seed: 1 }, { intervalMs: 0 }],
+    ['table_static', { scenarioId: 'table_static' }, { intervalMs: 100 }],
+    ['datapoints_outside_range', { scenarioId: 'datapoints_outside_range' }, {}],
+    ['no_data_points', { scenarioId: 'no_data_points' }, {}],
+  ])('%s: at least what it builds', async (_name, model, extra) => {
+    const query = q(model, { range: hour, ...extra });
+    const frames = (await run(query)).get('A')?.frames ?? [];
+    const expected = estimate(query);
+    expect(expected.series).toBeGreaterThanOrEqual(frames.length);
+    expect(expected.points).toBeGreaterThanOrEqual(countPoints(frames));
+    // Exact where nothing random drops rows.
+    if (model.scenarioId === 'random_walk' && !model.dropPercent) expect(expected).toEqual({ series: frames.length, points: countPoints(frames) });
+  });
+
+  it('sizes the hostile ones without building them', () => {
+    const walk = (seriesCount: number, range = hour, intervalMs = 1) => estimate(q({ scenarioId: 'random_walk', seriesCount }, { range, intervalMs }));
+    expect(walk(500)).toEqual({ series: 500, points: 500 * 10_000 * 2 });
+    expect(walk(1_000_000, { from: 5000, to: 5000 })).toEqual({ series: 1_000_000, points: 0 });
+    expect(walk(-3)).toEqual({ series: 0, points: 0 });
+    const waves = Array.from({ length: 1000 }, () => ({ timeStep: 1, valuesCSV: '1' }));
+    expect(estimate(q({ scenarioId: 'predictable_csv_wave', csvWave: waves }, { range: hour }))).toEqual({ series: 1000, points: 1000 * 3601 * 2 });
   });
 });
