@@ -132,12 +132,12 @@ export default async function graph(ctx: BenchContext): Promise<BenchRow[]> {
     }
 
     const [first] = listed;
-    const nodeRead = graphql(`query Node($id: ID!) { node(id: $id) { ... on DataSourceNode { databaseId ${READ_FIELDS} } } }`, { id: first.id }, token);
-    const flatRead = graphql(`query Flat($id: Int!) { dataSource(id: $id) { id ${READ_FIELDS} } }`, { id: first.databaseId }, token);
+    const nodeRead = graphql(`query Node($id: ID!) { node(id: $id) { ... on DataSource { databaseId ${READ_FIELDS} } } }`, { id: first.id }, token);
+    const flatRead = graphql(`query Flat($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id: databaseId ${READ_FIELDS} } } }`, { id: first.databaseId }, token);
     const read = await answer(nodeApp, nodeRead);
     const flat = await answer(flatApp, flatRead);
     const { databaseId, ...nodeFields } = read.data.node;
-    const { id, ...flatFields } = flat.data.dataSource;
+    const { id, ...flatFields } = flat.data.currentOrganization.dataSource;
     if (databaseId !== id || JSON.stringify(nodeFields) !== JSON.stringify(flatFields)) throw new Error('node(id) and dataSource(id) answer different data sources');
 
     ctx.log(`graph: ${LISTED} data sources listed; ${ORGS} orgs of ${SOURCES_PER_ORG} data sources and ${MEMBERS_PER_ORG} members; node(id) against dataSource(id)`);

@@ -42,7 +42,7 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
       { name: 'REST, second process', target: restTwin, load: { path, headers } },
       { name: 'MikroORM by hand', target: orm, load: { path, headers } },
       { name: 'REST', target: app, load: { path, headers } },
-      { name: 'GraphQL', target: graphqlApp, load: { method: 'POST', path: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ dataSource(id: ${dataSourceId}) { ${FIELDS} } }` }) } },
+      { name: 'GraphQL', target: graphqlApp, load: { method: 'POST', path: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ currentOrganization { dataSource(databaseId: ${dataSourceId}) { ${FIELDS} } } }` }) } },
       { name: 'raw pg by hand', target: raw, load: { path, headers } },
     ]);
     const scenario = 'Data source read with a token';

@@ -7,7 +7,7 @@ import type { RequestContext } from '../context.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import { perRequestValue } from './loaders.ts';
-import { decodeNodeId, keyNumbers } from './node-ids.ts';
+import { decodeNodeId, fitsInt4, keyNumbers } from './node-ids.ts';
 
 /**
  * Who may read or change what, declared once per field as `extensions: { access }` (the rule a
@@ -112,7 +112,7 @@ function guardedOnObject(access: Access, orgOf: (obj: unknown) => number, nonNul
 export function orgOfId(globalId: unknown): number {
   const { typename, id } = decodeNodeId(String(globalId));
   const [orgId = 0] = typename === 'OrganizationNode' || typename === 'OrganizationMember' ? keyNumbers(id) : [];
-  return orgId <= 2_147_483_647 ? orgId : 0;
+  return fitsInt4(orgId) ? orgId : 0;
 }
 
 /**

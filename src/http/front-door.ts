@@ -155,7 +155,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
       const { status, body: answer } = route.result.shape(value);
       return sendJson(res, status, answer);
     }
-    sendJson(res, route.status ?? 200, route.shape ? route.shape(value, variables) : value);
+    sendJson(res, route.status ?? 200, value);
   }
 
   function fail(route: Route | null, res: ServerResponse, error: unknown, method: string, requestId?: string): void {

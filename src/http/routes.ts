@@ -14,10 +14,17 @@
  * here, but for a row's own `gate`. Where to look next: the fields' resolvers
  * (src/graphql/schema/<entity>), then their services (src/services/).
  */
-import { anonymous, orgMember, perField, signedIn, type Access } from '../auth/access.ts';
+import { anonymous, orgMember, orgRole, perField, signedIn, type Access } from '../auth/access.ts';
+import { MESSAGES } from '../errors/messages.ts';
 import type { RequestContext } from '../context.ts';
 import { getSchema } from '../graphql/schema/index.ts';
-import { checkRestOperations, type Missing, type RestOperation } from '../rest/executor.ts';
+import { checkRestOperations, type Missing, type RestOperation, type RestSource } from '../rest/executor.ts';
+import {
+  DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
+  LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
+} from '../rest/data-sources.ts';
+import { ORG_DETAILS } from '../rest/organizations.ts';
+import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
@@ -50,8 +57,15 @@ export interface RestRoute extends RouteBase, VariableMapping {
   variables?: (values: Record<string, unknown>, ctx: RequestContext) => Record<string, unknown>;
   /** What the row answers where the graph answers null on the way to `at` (404 by default). */
   missing?: Missing;
-  /** The wire answer made of the value, where it is not the value as it is. */
-  shape?: (value: unknown, variables: Record<string, unknown>) => unknown;
+  /** The wire answer made of the value, where it is not the value as it is (src/rest/wire.ts). */
+  shape?: Wire;
+  /** What the OpenAPI document says of the row (its first sentence the summary), where its root field's description would not say it. */
+  doc?: string;
+  /**
+   * What the OpenAPI document says of path parameters and body keys, where the graph's argument
+   * would not say it: a description, or the REST schema of a value the row's variables rewrite.
+   */
+  params?: Readonly<Record<string, string | JsonSchema>>;
   /** For a route whose status depends on its result: the REST answer made of the operation's value. */
   result?: ResultAnswer;
   /** The door's rule where the original's route admits fewer callers than the graph's fields. */
@@ -85,12 +99,9 @@ const endpoint = (method: Method | 'ANY', path: string, access: Access, name: En
 /** Fragments the REST documents share; their field order is the original server's. */
 export const FRAGMENTS = `
 fragment DataSourceFull on DataSource {
-  id uid orgId name type typeLogoUrl access url password user database basicAuth basicAuthUser
-  basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly
+  id: databaseId uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly
 }
-fragment DataSourceListItem on DataSource {
-  id uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly
-}
+fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
 fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
 fragment UserProfileFields on UserProfile {
   id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
@@ -102,7 +113,7 @@ fragment UserSearchHitFields on UserSearchHit {
 fragment TeamFields on Team { id uid orgId name email avatarUrl memberCount permission }
 fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID auth_module email name login avatarUrl labels permission }
 fragment DataSourcePermissionFields on DataSourcePermission {
-  id roleName isManaged isInherited isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
+  id roleName isManaged isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
 fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
 fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
@@ -133,6 +144,26 @@ function withoutNulls(value: unknown): unknown {
 /** Preferences answer only what is set: `{}` when nothing is, as the original's. */
 const preferencesAnswer: ResultAnswer = { shape: (value) => ({ status: 200, body: withoutNulls(value) }) };
 
+/** How the rules of the data source rows read in the OpenAPI document. */
+const DS_RULE = {
+  read: 'Org members of any role (`None` included) (datasources:read); the data source\'s permissions then require Query.',
+  query: 'Org members of any role (`None` included) (datasources:query); the data source\'s permissions then require Query.',
+  write: 'Org members of any role (`None` included) pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+  delete: 'Org members of any role (`None` included) pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+};
+const PERMISSIONS_RULE = {
+  read: 'Org members of any role (`None` included) pass the gate (datasources.permissions:read); the data source\'s permissions then require Admin (org Admins by default).',
+  write: 'Org members of any role (`None` included) pass the gate (datasources.permissions:write); the data source\'s permissions then require Admin (org Admins by default).',
+};
+
+/** How the data source rows' path parameters read in the OpenAPI document. */
+const DS_PARAMS = { id: 'The data source\'s id.', uid: 'The data source\'s uid.', name: 'The data source\'s name.' };
+
+/** The body of `POST /api/access-control/datasources/:uid`, with the numeric ids REST takes. */
+const PERMISSIONS_BODY: JsonSchema = {
+  type: 'array', items: { 'x-component': ['DataSourcePermissionInput', PERMISSION_INPUT_SCHEMA] }, description: 'The grants to set; those not listed stay as they are.',
+};
+
 /** Every member passes these gates; each data source's own permissions decide in the service (Query). */
 const dsQuery = orgMember('datasources:query');
 /** The original's paging parameters, read by the resolvers. */
@@ -148,25 +179,76 @@ export const ROUTES: readonly Route[] = [
 
   // Data sources (spec 4.2, plus the uid forms of the original server). Create and update answers
   // are Go maps in the original, so their keys are sorted.
-  rest('GET', '/api/datasources', `query ListDataSources { dataSources { ...DataSourceListItem } }`),
+  rest('GET', '/api/datasources', `query ListDataSources { currentOrganization { dataSources { nodes { ...DataSourceListItem } } } }`, {
+    at: 'currentOrganization.dataSources.nodes', shape: list(DATA_SOURCE_LIST_ITEM),
+    doc: 'The caller\'s org\'s data sources, ordered by name case-insensitively, as `GET /api/datasources`. Org members of any role (`None` included) (datasources:read); those whose permissions grant the caller Query.',
+  }),
   rest('POST', '/api/datasources', `mutation AddDataSource($input: CreateDataSourceInput!) {
-    createDataSource(input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('GET', '/api/datasources/:id', `query GetDataSourceById($id: Int!) { dataSource(id: $id) { ...DataSourceFull } }`),
-  rest('PUT', '/api/datasources/:id', `mutation UpdateDataSourceById($id: Int!, $input: UpdateDataSourceInput!) {
-    updateDataSource(id: $id, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('DELETE', '/api/datasources/:id', `mutation DeleteDataSourceById($id: Int!) { deleteDataSource(id: $id) { message } }`),
-  rest('GET', '/api/datasources/uid/:uid', `query GetDataSourceByUid($uid: String!) { dataSourceByUid(uid: $uid) { ...DataSourceFull } }`),
+    dataSourceCreate(input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.added),
+    doc: 'Creates a data source in the caller\'s org, as `POST /api/datasources`. Org Admins (datasources:create).',
+  }),
+  rest('GET', '/api/datasources/:id', `query GetDataSourceById($id: Int!) { currentOrganization { dataSource(databaseId: $id) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ id: v.id as number })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by id, as \`GET /api/datasources/:id\`. ${DS_RULE.read}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('PUT', '/api/datasources/:id', `mutation UpdateDataSourceById($id: ID!, $input: UpdateDataSourceInput!) {
+    dataSourceUpdate(id: $id, input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', ids: { id: 'DataSource' }, legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.updated),
+    doc: `Replaces a data source of the caller's org, as \`PUT /api/datasources/:id\`. ${DS_RULE.write}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('DELETE', '/api/datasources/:id', `mutation DeleteDataSourceById($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { code message } } }`, {
+    ids: { id: 'DataSource' }, shape: DATA_SOURCE_DELETED,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/:id\`. ${DS_RULE.delete}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('GET', '/api/datasources/uid/:uid', `query GetDataSourceByUid($uid: String!) { currentOrganization { dataSource(uid: $uid) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ uid: v.uid as string })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by uid, as \`GET /api/datasources/uid/:uid\`. ${DS_RULE.read}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
   rest('PUT', '/api/datasources/uid/:uid', `mutation UpdateDataSourceByUid($uid: String!, $input: UpdateDataSourceInput!) {
-    updateDataSourceByUid(uid: $uid, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('DELETE', '/api/datasources/uid/:uid', `mutation DeleteDataSourceByUid($uid: String!) { deleteDataSourceByUid(uid: $uid) { id message } }`),
-  rest('GET', '/api/datasources/name/:name', `query GetDataSourceByName($name: String!) { dataSourceByName(name: $name) { ...DataSourceFull } }`),
-  rest('DELETE', '/api/datasources/name/:name', `mutation DeleteDataSourceByName($name: String!) { deleteDataSourceByName(name: $name) { id message } }`),
-  rest('GET', '/api/datasources/id/:name', `query GetDataSourceIdByName($name: String!) { dataSourceIdByName(name: $name) { id } }`),
+    dataSourceUpdate(uid: $uid, input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.updated),
+    doc: `Replaces a data source of the caller's org, as \`PUT /api/datasources/uid/:uid\`. ${DS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('DELETE', '/api/datasources/uid/:uid', `mutation DeleteDataSourceByUid($uid: String!) { dataSourceDelete(uid: $uid) { deletedDataSourceId userErrors { code message } } }`, {
+    shape: DATA_SOURCE_DELETED_WITH_ID,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/uid/:uid\`. ${DS_RULE.delete}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('GET', '/api/datasources/name/:name', `query GetDataSourceByName($name: String!) { currentOrganization { dataSource(name: $name) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ name: v.name as string })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by name, as \`GET /api/datasources/name/:name\`. ${DS_RULE.read}`,
+    params: { name: DS_PARAMS.name },
+  }),
+  rest('DELETE', '/api/datasources/name/:name', `mutation DeleteDataSourceByName($name: String!) { dataSourceDelete(name: $name) { deletedDataSourceId userErrors { code message } } }`, {
+    shape: DATA_SOURCE_DELETED_WITH_ID,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/name/:name\`. ${DS_RULE.delete}`,
+    params: { name: DS_PARAMS.name },
+  }),
+  // The original admits Viewers and up here, not every member as its other reads do.
+  rest('GET', '/api/datasources/id/:name', `query GetDataSourceIdByName($name: String!) { currentOrganization { dataSource(name: $name) { id: databaseId } } }`, {
+    at: 'currentOrganization.dataSource', shape: DATA_SOURCE_ID, gate: orgRole('Viewer', 'datasources:id:read'), missing: dataSourceRefusal('read', (v) => ({ name: v.name as string })),
+    doc: 'The id of a data source of the caller\'s org by name, as `GET /api/datasources/id/:name`. Org Viewers and up (datasources:id:read); the data source\'s permissions then require Query.',
+    params: { name: DS_PARAMS.name },
+  }),
   // Each kind's own check, sent through the proxy's connections (the original registers ANY).
   rest('GET', '/api/datasources/uid/:uid/health', `query CheckDataSourceHealthByUid($uid: String!) {
-    dataSourceHealthByUid(uid: $uid) { details message status } }`, { result: healthAnswer }),
+    currentOrganization { dataSource(uid: $uid) { health { details message status } } } }`, {
+    at: 'currentOrganization.dataSource.health', result: healthAnswer, missing: healthCheck((v) => ({ uid: v.uid as string })),
+    doc: `As \`GET /api/datasources/:id/health\`, by uid. ${DS_RULE.query}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
   rest('GET', '/api/datasources/:id/health', `query CheckDataSourceHealthById($id: Int!) {
-    dataSourceHealth(id: $id) { details message status } }`, { result: healthAnswer }),
+    currentOrganization { dataSource(databaseId: $id) { health { details message status } } } }`, {
+    at: 'currentOrganization.dataSource.health', result: healthAnswer, missing: healthCheck((v) => ({ id: v.id as number })),
+    doc: `Runs the data source's health check: its kind's own probe, sent through the data source proxy (its egress policy, the data source's credentials and headers, its timeout), as \`GET /api/datasources/:id/health\`. ${DS_RULE.query}`,
+    params: { id: DS_PARAMS.id },
+  }),
   // Queries (the original's "Query a data source"). Not a GraphQL document like the REST rows: the
   // answer is the SDK's frame JSON, written straight from the frames by the query service that
   // the graph's query fields also call (no GraphQL result tree of every value in between).
@@ -182,15 +264,35 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/access-control/datasources/description', `query GetDataSourcePermissionsDescription {
     dataSourcePermissionsDescription { assignments permissions } }`),
   rest('GET', '/api/access-control/datasources/:uid', `query GetDataSourcePermissions($uid: String!) {
-    dataSourcePermissions(uid: $uid) { ...DataSourcePermissionFields } }`),
+    currentOrganization { dataSource(uid: $uid) { permissions { ...DataSourcePermissionFields } } } }`, {
+    at: 'currentOrganization.dataSource.permissions', missing: dataSourceRefusal('admin', (v) => ({ uid: v.uid as string })), shape: list(DATA_SOURCE_PERMISSION),
+    doc: `Who may query, edit or administer a data source, as \`GET /api/access-control/datasources/:uid\`. ${PERMISSIONS_RULE.read}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
   rest('POST', '/api/access-control/datasources/:uid', `mutation SetDataSourcePermissions($uid: String!, $permissions: [DataSourcePermissionInput!]) {
-    setDataSourcePermissions(uid: $uid, permissions: $permissions) { message } }`, { body: 'variables' }),
-  rest('POST', '/api/access-control/datasources/:uid/users/:userId', `mutation SetDataSourceUserPermission($uid: String!, $userId: Int!, $permission: String) {
-    setDataSourceUserPermission(uid: $uid, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
-  rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', `mutation SetDataSourceTeamPermission($uid: String!, $teamId: Int!, $permission: String) {
-    setDataSourceTeamPermission(uid: $uid, teamId: $teamId, permission: $permission) { message } }`, { body: 'variables' }),
+    dataSourcePermissionsSet(uid: $uid, input: { permissions: $permissions }) { userErrors { code message } } }`, {
+    body: 'variables', variables: permissionIds, shape: permissionsSet(MESSAGES.permission.allUpdated),
+    doc: `Sets several grants on a data source at once, as \`POST /api/access-control/datasources/:uid\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, permissions: PERMISSIONS_BODY },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid/users/:userId', `mutation SetDataSourceUserPermission($uid: String!, $userId: ID!, $permission: String) {
+    dataSourcePermissionSet(uid: $uid, input: { userId: $userId, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { userId: 'UserNode' }, shape: PERMISSION_SET,
+    doc: `Grants a user a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/users/:userId\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, userId: 'A user (or service account) of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', `mutation SetDataSourceTeamPermission($uid: String!, $teamId: ID!, $permission: String) {
+    dataSourcePermissionSet(uid: $uid, input: { teamId: $teamId, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'TeamNode' }, shape: PERMISSION_SET,
+    doc: `Grants a team a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/teams/:teamId\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, teamId: 'A team of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
   rest('POST', '/api/access-control/datasources/:uid/builtInRoles/:builtInRole', `mutation SetDataSourceBuiltInRolePermission($uid: String!, $builtInRole: String!, $permission: String) {
-    setDataSourceBuiltInRolePermission(uid: $uid, builtInRole: $builtInRole, permission: $permission) { message } }`, { body: 'variables' }),
+    dataSourcePermissionSet(uid: $uid, input: { builtInRole: $builtInRole, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', shape: PERMISSION_SET,
+    doc: `Grants an org role a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/builtInRoles/:builtInRole\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, builtInRole: '`Viewer`, `Editor` or `Admin`.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
 
   // Teams of the org the request acts in. The create answer is a Go map: keys sorted.
   rest('GET', '/api/teams/search', `query SearchTeams($query: String, $name: String, $page: Int, $perPage: Int) {
@@ -331,7 +433,10 @@ export const ROUTES: readonly Route[] = [
     removeOrganizationMember(orgId: $orgId, userId: $userId) { message } }`),
 
   // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
-  rest('GET', '/api/org', `query GetCurrentOrg { currentOrganization { ...OrgDetails } }`),
+  rest('GET', '/api/org', `query GetCurrentOrg { currentOrganization { id: databaseId name } }`, {
+    shape: ORG_DETAILS,
+    doc: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
+  }),
   rest('PUT', '/api/org', `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
@@ -363,10 +468,15 @@ let operations: Map<RestRoute, RestOperation> | null = null;
 export function restOperations(): Map<RestRoute, RestOperation> {
   if (!operations) {
     const rows = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
-    const checked = checkRestOperations(getSchema(), rows.map((row) => ({ source: row.document, at: row.at, currentOrg: row.currentOrg, gate: row.gate })), FRAGMENTS);
+    const checked = checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
     operations = new Map(rows.map((row, i) => [row, checked[i]!]));
   }
   return operations;
+}
+
+/** What the REST layer checks and compiles of a row. */
+export function restSource(row: RestRoute): RestSource {
+  return { source: row.document, at: row.at, currentOrg: row.currentOrg, gate: row.gate, shape: row.shape };
 }
 
 export function restOperation(row: RestRoute): RestOperation {

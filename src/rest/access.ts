@@ -31,7 +31,8 @@ export function answerSteps(
   return steps;
 }
 
-function findField(
+/** The field answering under response key `key` of a selection set on `type`, through fragments. */
+export function findField(
   schema: GraphQLSchema, set: SelectionSetNode, type: GraphQLNamedType, key: string, fragments: ReadonlyMap<string, FragmentDefinitionNode>,
 ): AnswerStep | null {
   for (const selection of set.selections) {

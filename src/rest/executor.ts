@@ -5,8 +5,9 @@ import {
 } from 'graphql';
 import type { Access } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
-import { badRequest, notFound } from '../errors/domain.ts';
+import { badRequest, DomainError, notFound, type ErrorCode } from '../errors/domain.ts';
 import { answerSteps, rowAccess, type AnswerStep } from './access.ts';
+import { compileWire, type Shaper, type Wire } from './wire.ts';
 
 /**
  * What a REST row runs: one GraphQL operation over the graph, checked at start-up, and the key
@@ -28,6 +29,8 @@ export interface RestOperation {
   schema: GraphQLSchema;
   /** The operation compiled to a function (graphql-jit), once `compileRestFunction` has run. */
   compiled: CompiledQuery | null;
+  /** Writes the REST answer from the value, where the wire has what the graph has not. */
+  shape: Shaper | null;
 }
 
 /** A row's document and where its answer is, as the route table gives them. */
@@ -39,6 +42,8 @@ export interface RestSource {
   currentOrg?: readonly string[];
   /** A door rule of the REST row's own, where the original admits fewer callers than the graph. */
   gate?: Access;
+  /** The wire shape of the answer, where it is not the value as it is. */
+  shape?: Wire;
 }
 
 /** What a row answers when its value is null (nothing found, or not the caller's to see): a value, or the error thrown. */
@@ -92,7 +97,8 @@ function restOperation(
   for (const variable of source.currentOrg ?? []) {
     if (!variables.has(variable)) throw new Error(`REST operation ${name} declares no $${variable} for the org the request acts in`);
   }
-  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, source.currentOrg ?? [], source.gate), variables };
+  const shape = source.shape ? compileWire(source.shape) : null;
+  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, source.currentOrg ?? [], source.gate), variables, shape };
 }
 
 /**
@@ -116,10 +122,11 @@ export function compileRestOperation(schema: GraphQLSchema, source: RestSource |
 }
 
 /**
- * Runs a compiled operation for a request the row's door already let in, and answers the value at
- * the row's answer path. Errors are thrown as they came, for the one renderer: a resolver's own
- * error, the error behind a mutation's user error (its whole wire body), or 400 for variables
- * GraphQL refused. A null on the way is the row's `missing` answer (404 by default).
+ * Runs a compiled operation for a request the row's door already let in, and answers the REST
+ * answer: the value at the row's answer path, shaped. Errors are thrown as they came, for the one
+ * renderer: a resolver's own error, the error behind a mutation payload's user errors (with its
+ * whole wire body), or 400 for variables GraphQL refused. A null on the way is the row's
+ * `missing` answer (404 by default).
  */
 export async function runRestOperation(op: RestOperation, ctx: RequestContext, variableValues: Record<string, unknown>, missing?: Missing): Promise<unknown> {
   ctx.authorizedAs = op.access;
@@ -131,16 +138,18 @@ export async function runRestOperation(op: RestOperation, ctx: RequestContext, v
     // Variable coercion failures (wrong JSON types, missing required fields) have no original error.
     throw !original || original instanceof GraphQLError ? badRequest() : original;
   }
-  if (ctx.userError) throw ctx.userError;
   let value: unknown = result.data;
   for (const key of op.answer) {
     value = (value as Record<string, unknown> | null)?.[key];
     if (value === null || value === undefined) {
       if (!missing) throw notFound();
-      return missing(ctx, variableValues);
+      value = await missing(ctx, variableValues);
+      break;
     }
+    const userErrors = (value as { userErrors?: Array<{ code: string; message: string }> }).userErrors;
+    if (userErrors?.length) throw ctx.userError ?? new DomainError(userErrors[0]!.code as ErrorCode, userErrors[0]!.message);
   }
-  return value;
+  return op.shape ? op.shape(value, variableValues) : value;
 }
 
 /** Matches body keys to the input type's fields case-insensitively, as Go's JSON decoding does. */

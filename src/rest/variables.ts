@@ -3,6 +3,7 @@ import { DomainError, badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { encodeNodeId, type NodeTypeName } from '../graphql/node-ids.ts';
 import { inputFromBody, type RestOperation } from './executor.ts';
+import type { JsonSchema } from './wire.ts';
 
 /** How a REST route's JSON body maps to its operation's variables. */
 export type BodyMapping = 'input' | 'variables' | undefined;
@@ -17,6 +18,16 @@ export interface VariableMapping {
   ids?: Readonly<Record<string, NodeTypeName>>;
   /** Variables given the global id of the org the request acts in. */
   currentOrg?: readonly string[];
+  /** Body fields REST takes that the graph's input has not (legacy ones), and how they become the graph's. */
+  legacyInput?: LegacyInput;
+}
+
+/** Fields of a REST body beyond the graph's input type: read as its own (case-insensitively), then folded into it. */
+export interface LegacyInput {
+  /** Each field's name and schema, for the OpenAPI document (appended to the input's own). */
+  fields: Readonly<Record<string, JsonSchema>>;
+  /** Moves the fields read (present in `input` under their names) into the graph's input. */
+  into(input: Record<string, unknown>): void;
 }
 
 const INT32 = 2 ** 31 - 1;
@@ -48,7 +59,11 @@ export function restVariables(
   if (row.body && body) {
     if (row.body === 'input') {
       const input = op.variables.get('input');
-      values.input = input?.fields ? inputFromBody(input.fields, body) : body;
+      let fields = input?.fields ?? null;
+      if (fields && row.legacyInput) fields = new Map([...fields, ...Object.keys(row.legacyInput.fields).map((f) => [f.toLowerCase(), f] as const)]);
+      const read = fields ? inputFromBody(fields, body) : body;
+      row.legacyInput?.into(read);
+      values.input = read;
     } else {
       const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
       const spread = inputFromBody(declared, body);
@@ -63,11 +78,11 @@ export function restVariables(
 }
 
 /**
- * The global id of a numeric id REST takes. None is below 1: such an id names nothing, as the
- * graph's 0 does (the service then answers its own not found, as for any id it does not have).
+ * The global id of a numeric id REST takes, whatever it is: one below 1 names nothing, and the
+ * service answers it as it answers such an id from REST.
  */
 export function globalId(type: NodeTypeName, id: number): string {
-  return encodeNodeId(type, id > 0 ? id : 0);
+  return encodeNodeId(type, id);
 }
 
 /** A numeric id of a JSON body as a global id; what GraphQL's `Int` would refuse is refused alike (400). */

@@ -27,8 +27,8 @@ describe('REST rows and the fields they run', () => {
   });
 
   it('take their door rule from the field they run, or their own gate', () => {
-    const document = 'query ListDataSources { dataSources { id } }';
-    expect(sameAccess(compileRestOperation(getSchema(), document, '').access, orgMember('datasources:read'))).toBe(true);
+    const document = 'query ListDataSources { currentOrganization { dataSources { nodes { id } } } }';
+    expect(sameAccess(compileRestOperation(getSchema(), { source: document, at: 'currentOrganization.dataSources.nodes' }, '').access, orgMember('datasources:read'))).toBe(true);
     expect(compileRestOperation(getSchema(), { source: document, gate: serverAdmin }, '').access).toBe(serverAdmin);
   });
 
@@ -41,14 +41,14 @@ describe('REST rows and the fields they run', () => {
     expect(compileRestFunction(listing)).toBe(compileRestFunction(listing));
 
     const sources = [
-      { source: 'query One { dataSources { ...DataSourceListItem } }' },
-      { source: 'query Two { dataSources { nope } }' },
+      { source: 'query One { currentOrganization { dataSources { nodes { ...DataSourceListItem } } } }' },
+      { source: 'query Two { currentOrganization { dataSources { nodes { nope } } } }' },
     ];
     expect(() => checkRestOperations(getSchema(), sources, FRAGMENTS)).toThrow(/^REST operation Two is invalid: Cannot query field "nope"/);
     expect(() => checkRestOperations(getSchema(), [sources[0]!, { source: sources[0]!.source.replace('One', 'Two') }, { source: sources[0]!.source.replace('One', 'Two') }], FRAGMENTS))
       .toThrow(/invalid together: There can be only one operation named "Two"/);
-    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { dataSources { ...Missing } }' }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
-    expect(() => checkRestOperations(getSchema(), [{ source: 'query Four { dataSources { id } }', at: 'dataSources.nope' }], FRAGMENTS)).toThrow(/Four: no field answers under "nope"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { currentOrganization { dataSources { nodes { ...Missing } } } }' }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Four { currentOrganization { dataSources { nodes { id } } } }', at: 'currentOrganization.dataSources.nope' }], FRAGMENTS)).toThrow(/Four: no field answers under "nope"/);
   });
 
   it('every root field declares its access rule', () => {

@@ -225,9 +225,9 @@ function restCase(ctx: FuzzContext, route: RestRoute): fc.Arbitrary<FuzzCase> {
 const operations = REST_ROUTES.map((route) => ({ name: compiled.get(route)!.name, source: print(compiled.get(route)!.document), variables: operationVariables(route), changesCaller: changesCaller(route) }));
 const adHocQueries = fc.oneof(
   fc.constantFrom(
-    '{ dataSources { id name } }', '{ __typename }', '{ __schema { types { name } } }', 'query { dataSource(id: "1") { id } }', 'query { dataSource(id: 99999) { id } }',
-    'mutation { createDataSource(input: { name: "x\\u0000", type: "loki", access: "proxy" }) { id } }', '{ dataSources { id', '}}}', '', 'subscription { x }',
-    'query Q { a: dataSources { id } b: dataSources { id } }', 'fragment F on DataSource { ...F } { dataSources { ...F } }', '{ dataSources { jsonData(x: 1) } }',
+    '{ currentOrganization { dataSources { nodes { id name } } } }', '{ __typename }', '{ __schema { types { name } } }', 'query { currentOrganization { dataSource(databaseId: "1") { id } } }', 'query { currentOrganization { dataSource(databaseId: 99999) { id } } }',
+    'mutation { dataSourceCreate(input: { name: "x\\u0000", type: "loki", access: "proxy" }) { dataSource { id } } }', '{ currentOrganization { dataSources { nodes { id', '}}}', '', 'subscription { x }',
+    'query Q { a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } }', 'fragment F on DataSource { ...F } { currentOrganization { dataSources { nodes { ...F } } } }', '{ currentOrganization { dataSources { nodes { jsonData(x: 1) } } } }',
     'query($v: JSONObject) { __typename }', '{ adminStats { userCount } }', '{ adminSettings }', 'mutation { pauseAllAlerts(paused: false) { state } }',
   ),
   fc.string({ maxLength: 60 }),

@@ -118,7 +118,7 @@ describe('statements per nested GraphQL query', () => {
       .map((org: { dataSources: { nodes: Array<{ id: string }> } }) => org.dataSources.nodes[0]!.id);
     const counts: number[] = [];
     for (const n of [1, 10, 100]) {
-      const query = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSourceNode { organization { name } } } }';
+      const query = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSource { organization { name } } } }';
       const [count, res] = await cost(() => gql(server, query, { ids: ids.slice(0, n) }));
       counts.push(count);
       expect(res.body.data.nodes.filter(Boolean)).toHaveLength(n);
