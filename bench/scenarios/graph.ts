@@ -14,11 +14,11 @@ const SOURCES_PER_ORG = 100;
 const MEMBERS_PER_ORG = 50;
 
 /** The fields of a REST list item, asked of the graph's nodes (plus their global id). */
-const LIST_FIELDS = 'id databaseId uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly';
+const LIST_FIELDS = 'id databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly';
 /** The fields of `GET /api/orgs/:orgId/users`. */
 const MEMBER_FIELDS = 'orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels isExternallySynced isProvisioned';
 /** Every field of a data source read, but its id. */
-const READ_FIELDS = 'uid orgId name type typeLogoUrl access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
+const READ_FIELDS = 'uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 const graphql = (query: string, variables: Record<string, unknown>, headers: Record<string, string>): LoadOptions => ({
   method: 'POST',
