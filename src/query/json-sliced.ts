@@ -1,3 +1,4 @@
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.ts';
 import { AnswerError } from './answer-error.ts';
 import type { Steps } from './slices.ts';
 
@@ -13,15 +14,6 @@ import type { Steps } from './slices.ts';
 
 /** Bytes of JSON text parsed at once. */
 export const PIECE_BYTES = 256 * 1024;
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 export interface SlicedParseOptions {
   /** Bytes parsed at once (tests use a few to open every container). */
