@@ -272,9 +272,15 @@ export async function startLoad(balancer: { url: string }, tally: Tally, options
   };
 }
 
+/**
+ * The org's data sources, as one page of the graph's connection: its largest (1,000), as a variable
+ * (a literal size would count that many times in the query's estimated cost).
+ */
+const ALL_DATA_SOURCES = 'query($first: Int!) { currentOrganization { dataSources(first: $first) { nodes { uid name version jsonData } } } }';
+
 /** Every acknowledged write, read back through `server`: what is missing (empty when nothing is). */
 export async function missingWrites(server: { url: string }, writes: Writes): Promise<string[]> {
-  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; name: string; jsonData: { value?: number } }> } } }>(server, '{ currentOrganization { dataSources(first: 400) { nodes { uid name jsonData } } } }');
+  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; name: string; jsonData: { value?: number } }> } } }>(server, ALL_DATA_SOURCES, { first: 1000 });
   const all = res.body.data!.currentOrganization.dataSources.nodes;
   const missing: string[] = [];
   for (const [uid, value] of writes.updated) {
@@ -356,7 +362,7 @@ export class Watcher {
           this.#merge(change.uid, change.dataSource.version, change.dataSource.jsonData?.value);
         }
       };
-      const reload = await this.tally.call(this.server, 'graphql-reload', 'POST', '/graphql', { query: '{ currentOrganization { dataSources(first: 400) { nodes { uid version jsonData } } } }' });
+      const reload = await this.tally.call(this.server, 'graphql-reload', 'POST', '/graphql', { query: ALL_DATA_SOURCES, variables: { first: 1000 } });
       for (const ds of reload?.body.data.currentOrganization.dataSources.nodes ?? []) this.#merge(ds.uid, ds.version, ds.jsonData?.value);
       this.ready = true;
       // Events as they come, until the stream ends.
@@ -383,7 +389,7 @@ export class Watcher {
 
 /** The database's data sources as a watcher's view should hold them. */
 export async function currentView(server: { url: string }): Promise<Map<string, [number, number | undefined]>> {
-  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; version: number; jsonData: { value?: number } }> } } }>(server, '{ currentOrganization { dataSources(first: 400) { nodes { uid version jsonData } } } }');
+  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; version: number; jsonData: { value?: number } }> } } }>(server, ALL_DATA_SOURCES, { first: 1000 });
   return new Map(res.body.data!.currentOrganization.dataSources.nodes.map((ds) => [ds.uid, [ds.version, ds.jsonData.value]]));
 }
 
