@@ -7,6 +7,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import { ACTION_NAMES, type DataSourceAction } from './data-source-access.ts';
 import { accessCondition, accessConditionByOrg, type DataSourceCaller } from './data-source-permissions.ts';
 import { UID_PATTERN } from './data-source-types.ts';
+import { escapeLike } from './paging.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
 
@@ -500,7 +501,7 @@ async function firstFreeName(em: EntityManager, orgId: number, type: string): Pr
   const taken = new Set(
     (await em.getConnection().execute<{ name: string }[]>(
       'select lower(name) as name from data_source where org_id = ? and lower(name) like ?',
-      [orgId, `${type.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`],
+      [orgId, `${escapeLike(type.toLowerCase())}%`],
     )).map((r) => r.name),
   );
   for (let i = 0; ; i++) {
