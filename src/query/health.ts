@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts';
 import { DomainError, forbidden } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { DataSourceKey } from '../services/data-sources.ts';
 import { UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { callsNothing, healthCheckFor } from './kinds/health-checks.ts';
 import type { DataSourceHealth } from './kinds/health.ts';
@@ -35,7 +36,7 @@ export class DataSourceHealthChecks {
     this.#limits = { pointsPerRefId: settings.query.maxPointsPerResponse, seriesPerRefId: settings.query.maxSeriesPerResponse };
   }
 
-  async check(caller: UpstreamCaller, ref: { id: number } | { uid: string }): Promise<DataSourceHealth> {
+  async check(caller: UpstreamCaller, ref: DataSourceKey): Promise<DataSourceHealth> {
     const handle = await this.#upstream.open(caller, ref, 'query');
     const target = handle.target;
     if (target.secretsUnreadable) return { status: 'ERROR', message: MESSAGES.health.secretsUnreadable };

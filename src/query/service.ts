@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { DataSourceKey } from '../services/data-sources.ts';
 import { checkPassedOn, safeProxyPath, UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { AnswerMemory, RequestBudget, requestVerdict, type QueryLimits, type Size } from './budget.ts';
@@ -268,7 +269,7 @@ export class QueryService {
    * allow 403, the loop guard 508); 404 "Not found" for a kind without them. A call that got no
    * answer is answered as the proxy answers it, with the reason.
    */
-  async resource(caller: QueryCaller, ref: { uid: string } | { id: number }, request: ResourceRequest): Promise<ResourceResponse> {
+  async resource(caller: QueryCaller, ref: DataSourceKey, request: ResourceRequest): Promise<ResourceResponse> {
     // Refused before anything is looked up, as the proxy refuses them.
     this.#upstream.refuseLoop(caller);
     if (safeProxyPath(request.path) === null) throw badRequest(MESSAGES.proxy.badPath);
