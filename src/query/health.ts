@@ -39,7 +39,9 @@ export class DataSourceHealthChecks {
   async check(caller: UpstreamCaller, ref: DataSourceKey): Promise<DataSourceHealth> {
     const handle = await this.#upstream.open(caller, ref, 'query');
     const target = handle.target;
-    if (target.secretsUnreadable) return { status: 'ERROR', message: MESSAGES.health.secretsUnreadable };
+    const unusable = handle.unusable;
+    // The original's words, and what to do about it.
+    if (unusable?.kind === 'secrets') return { status: 'ERROR', message: MESSAGES.health.secretsUnreadable };
     const check = healthCheckFor(target.type);
     const ctx = this.#context(handle);
     if (check && callsNothing(check)) return check(ctx);
@@ -48,7 +50,6 @@ export class DataSourceHealthChecks {
     if (denied === MESSAGES.proxy.whitelist) throw forbidden(MESSAGES.health.accessDenied);
     if (!check) return { status: 'UNKNOWN', message: MESSAGES.health.notImplemented };
     if (denied) throw forbidden(denied);
-    const unusable = handle.unusable;
     if (unusable) return { status: 'ERROR', message: unusable.message };
     try {
       return await check(ctx);
@@ -67,7 +68,7 @@ export class DataSourceHealthChecks {
       try {
         return await handle.call({ ...probe, headers: { accept: 'application/json', ...probe.headers }, bodyLimit: this.#bodyLimit });
       } catch (error) {
-        if (error instanceof UpstreamError && error.kind === 'denied') throw forbidden(MESSAGES.proxy.addressDenied);
+        if (error instanceof UpstreamError && error.kind === 'denied') throw forbidden(error.message);
         throw error;
       }
     };

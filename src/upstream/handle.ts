@@ -1,9 +1,8 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LazyEntityManager } from '../db/orm.ts';
-import { MESSAGES } from '../errors/messages.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { UpstreamConnections } from './connections.ts';
-import { goMethod, UpstreamError, type UpstreamErrorKind } from './errors.ts';
+import { goMethod, unusableTarget, UpstreamError, type UpstreamErrorKind } from './errors.ts';
 import { forwardedHeaders } from './headers.ts';
 import type { CallQueue } from './queue.ts';
 import { requestUrl, sendRequest, timeoutText, type UpstreamRequest, type UpstreamResponse } from './request.ts';
@@ -84,11 +83,7 @@ export class DataSourceHandle {
    * material that does not parse (`tls-config`, naming the field). Null when calls may be tried.
    */
   get unusable(): UpstreamError | null {
-    const target = this.target;
-    if (target.secretsUnreadable) return new UpstreamError('secrets', MESSAGES.proxy.secretsUnreadable);
-    if (!target.upstream) return new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl));
-    if (target.tlsError) return new UpstreamError('tls-config', target.tlsError);
-    return null;
+    return unusableTarget(this.target);
   }
 
   /**
