@@ -13,7 +13,7 @@ import { streamChunkDocuments, streamLayouts } from './stream-chunks.ts';
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
  * frame.go): model -> one GET per refId -> metric series as time series frames, log streams as one
- * frame per query. Pure; `loki.ts` does the call.
+ * frame per query. Pure; the kind (`index.ts`) makes the call.
  */
 
 export type LokiQueryType = 'range' | 'instant';
