@@ -9,6 +9,7 @@ import { AnswerMemory, RequestBudget, requestVerdict, type QueryLimits, type Siz
 import { encodeResultsSliced, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
+import { EncodedAnswer } from './encoded-answer.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse } from './kinds/kind.ts';
@@ -93,7 +94,7 @@ export class QueryService {
   /**
    * The request body as the original reads it; throws its 400s and 404s (508 for a loop) as domain
    * errors, and 503 when the instance has no room for its answers now. The outcome holds its
-   * answers' bytes until `release` (or `sent`).
+   * answers' bytes until `release`.
    */
   async query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
     checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
@@ -114,15 +115,21 @@ export class QueryService {
     }
   }
 
-  /** The SDK's JSON of an outcome's results, as the chunks sent; large answers are written in slices. */
-  encode(outcome: QueryOutcome): Promise<EncodedChunks> {
-    return encodeResultsSliced(outcome.responses);
-  }
-
-  /** An outcome's answer has been sent (or dropped) and nothing reads it again: its column buffers are reused, its bytes given back. */
-  sent(outcome: QueryOutcome): void {
-    releaseColumns(outcome.responses.values());
-    outcome.release();
+  /**
+   * `query`, answered as the SDK's JSON (large answers encoded in slices): the answer owns its
+   * column buffers and its bytes in the instance's budget, and gives them back once written.
+   */
+  async answer(caller: QueryCaller, body: Record<string, unknown>): Promise<EncodedAnswer> {
+    const outcome = await this.query(caller, body);
+    let encoded: EncodedChunks;
+    try {
+      encoded = await encodeResultsSliced(outcome.responses);
+    } catch (error) {
+      releaseColumns(outcome.responses.values());
+      outcome.release();
+      throw error;
+    }
+    return new EncodedAnswer(outcome.status, encoded, outcome.responses, outcome.release);
   }
 
   /**

@@ -9,8 +9,8 @@ import type { DataResponse } from './frame.ts';
  * Sizes are powers of two (256 bytes up), so a buffer fits the next column of about its size; at most
  * `MAX_POOLED_BYTES` wait here, the rest is left to the garbage collector. A buffer comes back
  * only through `releaseColumns`, called by the one owner of an answer once its bytes are written:
- * the REST `/api/ds/query` handler. Frames kept longer (the graph, live queries) never give
- * theirs back, and theirs are collected as any memory.
+ * the encoded answer of `/api/ds/query` (`query/encoded-answer.ts`). Frames kept longer (the
+ * graph, live queries) never give theirs back, and theirs are collected as any memory.
  */
 
 const MAX_POOLED_BYTES = 32 * 1024 * 1024;
