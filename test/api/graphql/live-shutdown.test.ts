@@ -24,10 +24,18 @@ describe('closing the app with a read for subscribers under way', () => {
       const closing = server.app.close().then(() => {
         closed = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The HTTP side closes first: the subscription's stream ends and the server stops listening...
+      await stream.ended;
+      const refused = async () => fetch(`${server.url}/api/health`).then(() => false, () => true);
+      for (let tries = 0; tries < 100 && !(await refused()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await refused()).toBe(true);
+      // ...while the read it started still waits for the lock on its connection, and the app for the read.
+      expect(await blocked()).toBe(1);
       expect(closed).toBe(false);
       await locker.query('commit');
       await closing;
+      // The read done, the app is closed and nothing of it waits on the table any more.
+      expect([closed, await blocked()]).toEqual([true, 0]);
       stream.close();
     } finally {
       await locker.end();
