@@ -1,11 +1,11 @@
 /**
- * The layers of src/, bottom up (README, "Layout"): a module may import its own layer and the
+ * The layers of src/, bottom up (docs/internals.md, "Layout"): a module may import its own layer and the
  * ones below, never one above, and nothing may import in a circle. Type-only imports count
  * (`tsPreCompilationDeps`): an interface declared low to name something built higher up is an
  * upward dependency all the same; the app assembles the whole runtime (runtime.ts) instead.
  */
 const LAYERS = [
-  ['errors', 'roles.ts', 'version.ts', 'net', 'config', 'logging'],
+  ['errors', 'roles.ts', 'version.ts', 'net', 'config', 'logging', 'tracing'],
   ['db'],
   ['auth'],
   ['services'],

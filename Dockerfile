@@ -1,4 +1,4 @@
-# dashgate's image: `docker build -t dashgate .`, then see docker-compose.yml or the README.
+# dashgate's image: `docker build -t dashgate .`, then see docker-compose.yml or docs/operations.md.
 #
 # The base is the Node that package.json pins (the `node` devDependency; MikroORM 7 needs 22.17+),
 # on Debian, whose glibc the embedded PostgreSQL's binaries need. test/system/image-install.test.ts

@@ -38,6 +38,7 @@ const SCENARIOS: Record<string, () => Promise<Scenario>> = {
   'live-queries': async () => (await import('./scenarios/live-queries.ts')).default,
   graph: async () => (await import('./scenarios/graph.ts')).default,
   hostile: async () => (await import('./scenarios/hostile-queries.ts')).default,
+  tracing: async () => (await import('./scenarios/tracing.ts')).default,
 };
 // The proxy scenario plugs in here when bench/proxy.ts exists (default export or runProxyBench).
 const PROXY_SCENARIO = new URL('./proxy.ts', import.meta.url);

@@ -19,6 +19,8 @@ import { createHealthCheck } from './http/health.ts';
 import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
 import type { Logger } from './logging/logger.ts';
+import { traceStatements } from './db/tracing.ts';
+import { withTraceIds, type Tracing } from './tracing/index.ts';
 import type { Runtime } from './runtime.ts';
 import { createServices } from './services/index.ts';
 import { Upstream, type LookupFunction } from './upstream/index.ts';
@@ -36,6 +38,8 @@ export interface App {
   live: LiveStreams;
   /** Live queries' shared runs. */
   liveQueries: LiveQueries;
+  /** The traces it makes; null when tracing is off. */
+  tracing: Tracing | null;
   /** `/api/ds/query` and the graph's queries (its budgets, the bytes of answers in flight). */
   queries: QueryService;
   listen(port: number, host?: string): Promise<AddressInfo>;
@@ -58,6 +62,11 @@ export interface AppOptions {
   graphqlDirectPath?: boolean;
   /** What live queries run each tick: the `/api/ds/query` service unless a test stands in its own. */
   queryRunner?: QueryRunner;
+  /**
+   * Tracing as started from `[tracing.opentelemetry]` (`startTracing`), which the app then owns and
+   * closes; absent or null: off.
+   */
+  tracing?: Tracing | null;
 }
 
 /**
@@ -66,12 +75,16 @@ export interface AppOptions {
  * out to data sources, the query API and health checks over it, the live streams and live
  * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
  */
-export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, log: Logger, options: AppOptions = {}): App {
+export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, baseLog: Logger, options: AppOptions = {}): App {
+  const tracing = options.tracing ?? null;
+  // Traced, every line written while serving a request names its trace.
+  const log = withTraceIds(baseLog, tracing);
+  const sqlTraced = tracing ? traceStatements(db.orm, tracing).catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'SQL statements cannot be traced')) : null;
   const changes = new ChangeListener(db.connection, log);
   const domain = createServices(settings, db.orm, changes, options);
   // The one way out to data sources: the proxy, the health checks, queries, resources and live
   // queries all open data sources through it, sharing its prepared targets, pools and policy.
-  const upstream = new Upstream(settings, domain.dataSources, domain.dataSourceAccess, changes, log, { resolve: options.proxyResolver });
+  const upstream = new Upstream(settings, domain.dataSources, domain.dataSourceAccess, changes, log, { resolve: options.proxyResolver, tracing });
   const queries = new QueryService(settings, upstream, log);
   const live = new LiveStreams(db.orm, changes, log, {
     maxStreams: settings.graphql.maxSubscriptions,
@@ -84,8 +97,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     ? new LiveQuerySharing(db.orm, changes, log, { maxAnswerBytes: settings.live.maxSharedAnswerBytes })
     : undefined;
   const liveQueries = new LiveQueries(live, log, {
-    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes),
-    authorize: (caller, requested) => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested),
+    runner: options.queryRunner ?? queryRunner(queries, db.orm, changes, tracing),
+    // Ticks run on timers started by a subscriber's request, whose trace they are not part of.
+    authorize: (caller, requested) => {
+      const check = () => queries.authorize(tickCaller(caller, db.orm, changes, new AbortController().signal), requested);
+      return tracing ? tracing.outside(check) : check();
+    },
     minRefreshMs: settings.live.minRefreshMs,
     maxUpstreamCallsPerSecond: settings.live.maxUpstreamCallsPerSecond,
     // The upstream calls time out first, with their own error; this only bounds a run that hangs anyway.
@@ -110,11 +127,12 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
   let draining = false;
   metrics.watchAnswerMemory(() => ({ bytes: queries.memory.used, requests: queries.memory.holders }));
   const frontDoor = createFrontDoor(services, {
-    graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath }),
+    graphql: createGraphQLHandler(settings, log, { trustedDocuments, directPath: options.graphqlDirectPath, tracing }),
     proxy,
     health: createHealthCheck(db.orm, settings.server.compatibleVersion, () => draining),
     metrics: settings.metrics.enabled ? { contentType: metrics.registry.contentType, render: () => metrics.registry.metrics() } : null,
     onRequestDone: (method, route, status, seconds) => metrics.recordRequest(method, route, status, seconds),
+    tracing,
   }, log);
   const server = createHttpServer(settings, frontDoor);
 
@@ -124,9 +142,11 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     upstream,
     live,
     liveQueries,
+    tracing,
     queries,
     async listen(port, host) {
       await changes.start();
+      await sqlTraced;
       return new Promise((resolve, reject) => {
         server.once('error', reject);
         server.listen(port, host || undefined, () => {
@@ -156,6 +176,8 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
       await liveQueriesClosed;
       upstream.close();
       await changes.close();
+      // The spans of the last requests go out before the process ends.
+      await tracing?.close().catch((error: unknown) => log.warn({ err: error, component: 'tracing' }, 'spans not sent at shutdown'));
     },
   };
 }
@@ -167,13 +189,26 @@ function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener
 
 /**
  * Live queries run through the query service as `POST /api/ds/query` does, in the caller's org;
- * their answers go out through the graph, so each refresh has the graph's budget.
+ * their answers go out through the graph, so each refresh has the graph's budget. Traced, each
+ * refresh is a trace of its own (shared by every viewer, so in no viewer's request).
  */
-function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener): QueryRunner {
-  return async (caller, request, signal) => {
+function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener, tracing: Tracing | null): QueryRunner {
+  const run: QueryRunner = async (caller, request, signal) => {
     const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to }, { pointsUsed: 0 });
     // Built within the request's budgets; what the live query keeps of them is its own.
     outcome.release();
     return outcome.responses;
+  };
+  if (!tracing) return run;
+  return async (caller, request, signal) => {
+    const span = tracing.rootSpan('live query refresh', 'internal', { org_id: caller.orgId, queries: request.queries.length });
+    try {
+      return await tracing.within(span, () => run(caller, request, signal));
+    } catch (error) {
+      tracing.failed(span, 'error');
+      throw error;
+    } finally {
+      span.end();
+    }
   };
 }

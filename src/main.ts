@@ -7,6 +7,7 @@ import type { Database } from './db/orm.ts';
 import type { Supervisor } from './db/supervisor.ts';
 import type { App } from './app.ts';
 import { createLogger } from './logging/logger.ts';
+import { startTracing } from './tracing/index.ts';
 import { oneLine } from './errors/startup.ts';
 import { explainDataFolderFailure, explainStartupFailure } from './startup/failure.ts';
 
@@ -70,6 +71,8 @@ async function start(): Promise<void> {
   await Promise.race([launched, connecting.then(() => {}, () => {})]);
   const loading = loadServer();
   loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
+  const tracing = startTracing(settings.tracing, log);
+  tracing.catch(() => {});
   let server: Awaited<typeof loading>;
   let resolved: Awaited<typeof connecting>;
   try {
@@ -86,7 +89,7 @@ async function start(): Promise<void> {
     await applyProvisioning(opened.orm.em.fork(), createDataSourceService(settings), provisioning, log);
   });
   if (stopping) return;
-  const app = (running.app = createApp(settings, opened, log));
+  const app = (running.app = createApp(settings, opened, log, { tracing: await tracing }));
   const address = await app.listen(settings.server.httpPort, settings.server.httpAddr);
   log.info({ address: address.address, port: address.port, database: settings.database.type }, 'dashgate listening');
   flushCompileCache();

@@ -17,6 +17,7 @@ import { ChangeListener } from '../../src/db/change-listener.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { DataSource } from '../../src/db/entities/index.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { startTracing } from '../../src/tracing/index.ts';
 import { typeLogoUrl } from '../../src/services/data-source-types.ts';
 import { createServices } from '../../src/services/index.ts';
 import type { TargetOptions } from './types.ts';
@@ -145,7 +146,7 @@ async function main(): Promise<void> {
     const orm = await initOrm(settings);
     await migrate(orm, options.connection, () => bootstrap(orm.em.fork(), settings));
     const log = createLogger(settings.log.level, createWriteStream('/dev/null'));
-    const app = createApp(settings, { orm, connection: options.connection }, log, options.app);
+    const app = createApp(settings, { orm, connection: options.connection }, log, { tracing: await startTracing(settings.tracing, log), ...options.app });
     port = (await app.listen(0, '127.0.0.1')).port;
     close = async () => {
       await app.close();

@@ -25,6 +25,28 @@ function manyLines(n: number, alike: boolean): string {
   return JSON.stringify({ status: 'success', data: { resultType: 'streams', result } });
 }
 
+/** An InfluxDB 1.x answer of about `mib` MiB: ten series of rows `[epoch ms, value]`. */
+function bigInflux(mib: number): string {
+  const rowsPerSeries = Math.floor((mib * 2 ** 20) / 10 / 36);
+  const series = Array.from({ length: 10 }, (_, s) => {
+    const rows: string[] = [];
+    for (let i = 0; i < rowsPerSeries; i++) rows.push(`[${1_700_000_000_000 + i * 1000},${(i % 9973) / 7}]`);
+    return `{"name":"cpu","tags":{"host":"h${s}"},"columns":["time","mean"],"values":[${rows.join(',')}]}`;
+  });
+  return `{"results":[{"statement_id":0,"series":[${series.join(',')}]}]}`;
+}
+
+/** A Graphite `/render` answer of about `mib` MiB: ten series of `[value, epoch s]` points. */
+function bigGraphite(mib: number): string {
+  const pointsPerSeries = Math.floor((mib * 2 ** 20) / 10 / 33);
+  const series = Array.from({ length: 10 }, (_, s) => {
+    const points: string[] = [];
+    for (let i = 0; i < pointsPerSeries; i++) points.push(`[${(i % 9973) / 7},${1_700_000_000 + i}]`);
+    return `{"target":"a.b.${s}","tags":{"name":"a.b.${s}"},"datapoints":[${points.join(',')}]}`;
+  });
+  return `[${series.join(',')}]`;
+}
+
 interface Case {
   name: string;
   queries: (ds: Record<string, { uid: string }>) => unknown[];
@@ -65,6 +87,8 @@ const CASES: Case[] = [
   { name: 'Prometheus answer of 100,000 one-point series (5 MB)', queries: ({ prom }) => [{ refId: 'A', datasource: prom, expr: 'up', instant: true }] },
   { name: 'Loki answer of 40,000 log lines, each its own', queries: ({ loki }) => [{ refId: 'A', datasource: loki, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] },
   { name: 'Loki answer of 40,000 identical log lines', queries: ({ lokiAlike }) => [{ refId: 'A', datasource: lokiAlike, expr: '{job="app"}', queryType: 'range', maxLines: 40_000 }] },
+  { name: 'InfluxDB answer of 54 MiB (1,750,000 rows)', queries: ({ influx }) => [{ refId: 'A', datasource: influx, query: 'SELECT mean("v") FROM "cpu"', rawQuery: true, resultFormat: 'time_series' }] },
+  { name: 'Graphite answer of 54 MiB (1,900,000 points)', queries: ({ graphite }) => [{ refId: 'A', datasource: graphite, target: 'a.b.*' }] },
 ];
 
 /** An upstream answering every call with `body`. */
@@ -97,11 +121,11 @@ const percentile = (values: number[], p: number) => [...values].sort((a, b) => a
 export default async function hostileQueries(ctx: BenchContext): Promise<BenchRow[]> {
   const connection = await ctx.createDatabase('bench_hostile_queries');
   const target = await ctx.startTarget({ kind: 'app', connection });
-  const upstreams = await Promise.all([canned(manySeries(100_000)), canned(manyLines(40_000, false)), canned(manyLines(40_000, true))]);
+  const upstreams = await Promise.all([canned(manySeries(100_000)), canned(manyLines(40_000, false)), canned(manyLines(40_000, true)), canned(bigInflux(60)), canned(bigGraphite(60))]);
   const rows: BenchRow[] = [];
   try {
-    const create = async (name: string, type: string, url = '') => {
-      const res = await post(target, '/api/datasources', { name, type, access: 'proxy', url });
+    const create = async (name: string, type: string, url = '', jsonData: Record<string, unknown> = {}) => {
+      const res = await post(target, '/api/datasources', { name, type, access: 'proxy', url, jsonData });
       if (res.status !== 200) throw new Error(`creating data source ${name}: ${res.status}`);
       return { uid: ((await res.json()) as { datasource: { uid: string } }).datasource.uid };
     };
@@ -110,6 +134,8 @@ export default async function hostileQueries(ctx: BenchContext): Promise<BenchRo
       prom: await create('bench-prometheus', 'prometheus', upstreams[0].url),
       loki: await create('bench-loki', 'loki', upstreams[1].url),
       lokiAlike: await create('bench-loki-alike', 'loki', upstreams[2].url),
+      influx: await create('bench-influxdb', 'influxdb', upstreams[3].url, { dbName: 'bench' }),
+      graphite: await create('bench-graphite', 'graphite', upstreams[4].url),
     };
     const user = await post(target, '/api/admin/users', { login: 'bench-viewer', password: 'viewer-pass-1' });
     if (user.status !== 200) throw new Error(`creating the viewer: ${user.status}`);

@@ -39,6 +39,8 @@ export type SslMode = 'disable' | 'require' | 'verify-ca' | 'verify-full';
 export type LogMode = 'console' | 'file' | 'syslog';
 export type TrustedDocumentsMode = 'off' | 'allow' | 'only';
 export type LogLevel = 'trace' | 'debug' | 'info' | 'warn' | 'error' | 'critical';
+export type TracePropagation = 'w3c' | 'jaeger';
+export type TraceSamplerType = 'const' | 'probabilistic' | 'rateLimiting' | 'remote';
 
 export interface Settings {
   /** The effective ini, DEFAULT first, sections and keys in file order; the settings document is built from it. */
@@ -183,6 +185,20 @@ export interface Settings {
     readonly trustedDocumentsPath: string;
   };
   readonly metrics: { readonly enabled: boolean };
+  /** OpenTelemetry traces (`[tracing.opentelemetry]` and its `otlp` and `jaeger` sections). */
+  readonly tracing: {
+    /** Where spans are sent (an OTLP/HTTP traces URL); null when tracing is off, the default. */
+    readonly endpoint: string | null;
+    /** Formats read from requests and written to calls to data sources, in order; never empty. */
+    readonly propagation: readonly TracePropagation[];
+    readonly samplerType: TraceSamplerType;
+    readonly samplerParam: number;
+    readonly serviceName: string;
+    /** Extra resource attributes. */
+    readonly customAttributes: ReadonlyArray<readonly [key: string, value: string]>;
+    /** No spans for `/api/health` and `/metrics`. */
+    readonly filterOperationalEndpoints: boolean;
+  };
   /** Live queries (the `liveQuery` subscription). */
   readonly live: {
     /** Shortest refresh a live query may ask for, in milliseconds. */
@@ -495,6 +511,7 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       trustedDocumentsPath: resolve(homePath, required('graphql', 'trusted_documents_path')),
     },
     metrics: { enabled: bool('metrics', 'enabled') },
+    tracing: tracingSettings(text, bool, invalid),
     live: {
       minRefreshMs: period('live', 'min_refresh'),
       maxUpstreamCallsPerSecond: int('live', 'max_upstream_calls_per_second', 0),
@@ -502,6 +519,112 @@ function typedSettings(ini: IniSections, defaults: IniSections, homePath: string
       maxSharedAnswerBytes: int('live', 'max_shared_answer_bytes', 0, 512 * 1024 * 1024),
     },
   };
+}
+
+const TRACE_PROPAGATIONS: readonly TracePropagation[] = ['w3c', 'jaeger'];
+const TRACE_SAMPLERS: readonly TraceSamplerType[] = ['const', 'probabilistic', 'rateLimiting', 'remote'];
+
+/**
+ * The tracing sections, read as the original reads them: the jaeger section's address wins over the
+ * otlp section's, each with its own `propagation`; `[tracing.opentelemetry]` sampler settings win
+ * when set, else the legacy `[tracing.jaeger]` ones apply (const, 1: every trace kept). Both
+ * addresses are sent OTLP over HTTP here (the original speaks gRPC to the otlp one).
+ */
+function tracingSettings(
+  text: (section: string, key: string) => string,
+  bool: (section: string, key: string) => boolean,
+  invalid: (section: string, key: string, expected: string) => Error,
+): Settings['tracing'] {
+  const OTEL = 'tracing.opentelemetry';
+  const JAEGER = 'tracing.opentelemetry.jaeger';
+  const OTLP = 'tracing.opentelemetry.otlp';
+  const LEGACY = 'tracing.jaeger';
+  const number = (section: string, key: string): number | null => {
+    const value = text(section, key).trim();
+    if (value === '') return null;
+    const parsed = Number(value);
+    if (!Number.isFinite(parsed)) throw invalid(section, key, 'a number');
+    return parsed;
+  };
+
+  let endpoint: string | null = null;
+  let propagationAt: string = OTLP;
+  const jaegerAddress = text(JAEGER, 'address').trim() || text(LEGACY, 'address').trim();
+  if (jaegerAddress) {
+    const section = text(JAEGER, 'address').trim() ? JAEGER : LEGACY;
+    endpoint = otlpEndpoint(jaegerAddress, false, true);
+    if (endpoint === null) throw invalid(section, 'address', 'host:port or an http(s) URL');
+    propagationAt = JAEGER;
+  } else if (text(OTLP, 'address').trim()) {
+    endpoint = otlpEndpoint(text(OTLP, 'address').trim(), !bool(OTLP, 'insecure'), false);
+    if (endpoint === null) throw invalid(OTLP, 'address', 'host:port or an http(s) URL');
+  }
+
+  const propagation: TracePropagation[] = [];
+  for (const name of text(propagationAt, 'propagation').split(',').map((p) => p.trim()).filter(Boolean)) {
+    if (!(TRACE_PROPAGATIONS as readonly string[]).includes(name)) throw invalid(propagationAt, 'propagation', `some of ${TRACE_PROPAGATIONS.join(', ')}, comma separated`);
+    if (!propagation.includes(name as TracePropagation)) propagation.push(name as TracePropagation);
+  }
+  if (propagation.length === 0) propagation.push('w3c');
+
+  const samplerSection = text(OTEL, 'sampler_type').trim() ? OTEL : LEGACY;
+  const samplerType = text(samplerSection, 'sampler_type').trim() || 'const';
+  if (!(TRACE_SAMPLERS as readonly string[]).includes(samplerType)) throw invalid(samplerSection, 'sampler_type', `one of ${TRACE_SAMPLERS.join(', ')}`);
+  // As the original: a zero or empty [tracing.opentelemetry] sampler_param leaves the legacy one.
+  const otelParam = number(OTEL, 'sampler_param');
+  const samplerParam = otelParam !== null && otelParam !== 0 ? otelParam : (number(LEGACY, 'sampler_param') ?? 1);
+  const paramSection = otelParam !== null && otelParam !== 0 ? OTEL : LEGACY;
+  if (samplerType === 'const' && samplerParam > 0 && samplerParam < 1) {
+    throw invalid(paramSection, 'sampler_param', '0 or 1 for the const sampler');
+  }
+  if (samplerType === 'rateLimiting' && samplerParam < 0) throw invalid(paramSection, 'sampler_param', 'traces per second, 0 or more');
+
+  const attributesSection = text(OTEL, 'custom_attributes').trim() ? OTEL : LEGACY;
+  const attributesKey = attributesSection === OTEL ? 'custom_attributes' : 'always_included_tag';
+  const customAttributes: Array<readonly [string, string]> = [];
+  for (const pair of text(attributesSection, attributesKey).split(',')) {
+    if (pair === '') continue;
+    const colon = pair.indexOf(':');
+    if (colon < 0) throw invalid(attributesSection, attributesKey, 'key:value pairs, comma separated');
+    customAttributes.push([pair.slice(0, colon), pair.slice(colon + 1)]);
+  }
+
+  return {
+    endpoint,
+    propagation,
+    samplerType: samplerType as TraceSamplerType,
+    samplerParam,
+    serviceName: text(OTEL, 'service_name').trim() || 'dashgate',
+    customAttributes,
+    filterOperationalEndpoints: bool(OTEL, 'filter_operational_endpoints'),
+  };
+}
+
+/** OTLP/HTTP's traces path, added to an address that names none. */
+const OTLP_TRACES_PATH = '/v1/traces';
+
+/**
+ * The URL spans are posted to, from a `host:port` (http, or https when `secure`) or an http(s)
+ * URL (given no path, `/v1/traces`); null when it is neither. `legacyJaeger`: a Jaeger collector's
+ * old Thrift URL (`/api/traces`) goes to the same host's OTLP/HTTP port and path instead, as the
+ * original corrects it.
+ */
+export function otlpEndpoint(address: string, secure: boolean, legacyJaeger: boolean): string | null {
+  if (/^https?:\/\//i.test(address)) {
+    const url = URL.parse(address);
+    if (!url || !url.hostname) return null;
+    if (legacyJaeger && url.pathname === '/api/traces') {
+      url.port = '4318';
+      url.pathname = OTLP_TRACES_PATH;
+    } else if (url.pathname === '/' || url.pathname === '') {
+      url.pathname = OTLP_TRACES_PATH;
+    }
+    return url.href;
+  }
+  const url = URL.parse(`${secure ? 'https' : 'http'}://${address}`);
+  if (!url || !url.hostname || !url.port || url.pathname !== '/' || url.search || url.username) return null;
+  url.pathname = OTLP_TRACES_PATH;
+  return url.href;
 }
 
 const DEFAULT_PG_PORT = 5432;

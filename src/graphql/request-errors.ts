@@ -13,7 +13,7 @@ const MAX_MESSAGE = 500;
  * or of the wrong type (`"abc"` for `Int!`, JSON nested too deep, ...). graphql-js gives those errors no code and yoga answers them with 200; here
  * each gets `extensions.code` `BAD_USER_INPUT` and `variable` (its name), and 400 for every client,
  * as parse and validation errors have (`application/graphql-response+json` requires it; plain JSON
- * clients get the same, as the README promises: errors set the status).
+ * clients get the same, as docs/graphql.md promises: errors set the status).
  */
 export function markRequestErrors(result: ExecutionResult): ExecutionResult {
   if ('data' in result || !result.errors?.length) return result;

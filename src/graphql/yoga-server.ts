@@ -13,6 +13,7 @@ import { CSRF_HEADER, protectionPlugins } from './protection.ts';
 import { getSchema } from './schema/index.ts';
 import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
 import { useValidationCache } from './validation-cache.ts';
+import { useOperationTracing } from './tracing.ts';
 import { DirectPath, directParams, yogaPlugins } from './direct-path.ts';
 import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 
@@ -21,6 +22,8 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
   const config = settings.graphql;
   const trusted = options.trustedDocuments ? trustedDocumentsPlugins(config.trustedDocuments, options.trustedDocuments) : [];
   const plugins: Plugin[] = [...trusted, ...protectionPlugins(config), useMaskedErrorLog(log), useJsonErrorBodies(), useRequestErrorStatus(), useRequestedNodesLimit(), useCompiledExecution(onCompiled(log)), useValidationCache()];
+  // After compiled execution, whose way of running the operation it wraps.
+  if (options.tracing) plugins.push(useOperationTracing(options.tracing));
   const endpoint = '/graphql';
   const server = new YogaServer<RequestContext, Record<string, never>>({
     schema: getSchema(),

@@ -6,7 +6,9 @@ import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
 import { getSchema } from '../graphql/schema/index.ts';
+import { operationType, traceOperation } from '../graphql/tracing.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { Span, Tracing } from '../tracing/index.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
 import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
@@ -55,6 +57,8 @@ export interface FrontDoorHandlers {
   metrics: { contentType: string; render(): Promise<string> } | null;
   /** Once per request, when its response is over (or the client left: status 499). */
   onRequestDone(method: string, route: string, status: number, seconds: number): void;
+  /** Null when tracing is off. */
+  tracing: Tracing | null;
 }
 
 type EndpointHandler = (ctx: RequestContext, req: IncomingMessage, res: ServerResponse) => Promise<void>;
@@ -79,6 +83,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
   const operations = new Map<RestRoute, RestOperation>(restRoutes.map((route, i) => [route, checked[i]!]));
   const bodyLimit = services.settings.server.requestBodyLimitBytes;
   const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';
+  const tracing = handlers.tracing;
 
   const endpoints: Record<Endpoint, EndpointHandler> = {
     async health(_ctx, _req, res) {
@@ -131,7 +136,9 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     const body = route.body ? await readJsonBody(req, bodyLimit) : undefined;
     const variables = restVariables(op, params, route.body, body);
     if (route.query) Object.assign(variables, queryVariables(op, req.url ?? '', route.query));
-    const data = await runRestOperation(op, ctx, variables);
+    const data = await (tracing
+      ? traceOperation(tracing, operationType(op.document), op.name, () => runRestOperation(op, ctx, variables), false)
+      : runRestOperation(op, ctx, variables));
     if (route.answer) {
       const { status, body: answer } = route.answer.shape(data);
       return sendJson(res, status, answer);
@@ -164,6 +171,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     const route = match?.route ?? null;
     const ctx = new RequestContext(services, req);
     ctx.route = route && !(route.kind === 'endpoint' && route.endpoint === 'not-found') ? route.path : 'unmatched';
+    const span = tracing && !(tracing.filterOperationalEndpoints && isOperational(route)) ? requestSpan(tracing, req, method, ctx.route) : null;
 
     // 'close' comes once per response, so a plain listener serves (`once` wraps it on every request).
     res.on('close', () => {
@@ -171,9 +179,13 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
       const seconds = (performance.now() - started) / 1000;
       const status = res.headersSent ? res.statusCode : 499;
       handlers.onRequestDone(method, ctx.route, status, seconds);
+      if (span) endRequestSpan(tracing!, span, status);
       if (!log.isLevelEnabled(accessLevel)) return;
       log[accessLevel]({
         requestId: ctx.requestId,
+        // Named here: this runs after the request's own work, outside its span.
+        trace_id: span?.spanContext().traceId,
+        span_id: span?.spanContext().spanId,
         method,
         route: ctx.route,
         status,
@@ -191,9 +203,40 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if ((declaredLength(req) ?? 0) > bodyLimit && readsBody(match.route, method)) return fail(match.route, res, tooLarge(), method);
     // The go-ahead only for a body that may be wanted (node:http would send it for any).
     if (expectsContinue) res.writeContinue();
-    dispatch(match.route, match.params, ctx, req, res).catch((error: unknown) => fail(match.route, res, error, method, ctx.requestId));
+    const failed = (error: unknown) => fail(match.route, res, error, method, ctx.requestId);
+    if (span) tracing!.within(span, () => dispatch(match.route, match.params, ctx, req, res).catch(failed));
+    else dispatch(match.route, match.params, ctx, req, res).catch(failed);
   };
   return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
+}
+
+/** `/api/health` and `/metrics`, which `[tracing.opentelemetry] filter_operational_endpoints` leaves untraced. */
+function isOperational(route: Route | null): boolean {
+  return route?.kind === 'endpoint' && (route.endpoint === 'health' || route.endpoint === 'metrics');
+}
+
+const KNOWN_METHODS = new Set(['GET', 'HEAD', 'POST', 'PUT', 'DELETE', 'CONNECT', 'OPTIONS', 'TRACE', 'PATCH']);
+
+/**
+ * The request's span, continuing the client's trace: named by its method and route template (never
+ * the path, whose ids, names and query string may be anything, credentials included).
+ */
+function requestSpan(tracing: Tracing, req: IncomingMessage, method: string, route: string): Span {
+  const known = KNOWN_METHODS.has(method);
+  const matched = route !== 'unmatched';
+  return tracing.serverSpan(matched ? `${known ? method : 'HTTP'} ${route}` : known ? method : 'HTTP', req.headers, {
+    'http.request.method': known ? method : '_OTHER',
+    'http.route': matched ? route : undefined,
+    'url.scheme': (req.socket as { encrypted?: boolean }).encrypted ? 'https' : 'http',
+    'network.protocol.version': req.httpVersion,
+  });
+}
+
+/** 5xx answers (and none at all) mark a request's span failed; a client's 4xx is not the server's failure. */
+function endRequestSpan(tracing: Tracing, span: Span, status: number): void {
+  span.setAttribute('http.response.status_code', status);
+  if (status >= 500) tracing.failed(span, String(status));
+  span.end();
 }
 
 /** Whether the route reads its request body into memory, under `[server] request_body_limit_bytes` (the proxy streams it). */

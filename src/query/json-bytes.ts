@@ -10,9 +10,9 @@
 export const QUOTE = 0x22;
 export const BACKSLASH = 0x5c;
 export const COMMA = 0x2c;
-const COLON = 0x3a;
+export const COLON = 0x3a;
 export const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
+export const CLOSE_BRACE = 0x7d;
 export const OPEN_BRACKET = 0x5b;
 export const CLOSE_BRACKET = 0x5d;
 export const ZERO = 0x30;

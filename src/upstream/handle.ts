@@ -1,6 +1,7 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LazyEntityManager } from '../db/orm.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
+import type { Span, Tracing } from '../tracing/index.ts';
 import type { UpstreamConnections } from './connections.ts';
 import { goMethod, unusableTarget, UpstreamError, type UpstreamErrorKind } from './errors.ts';
 import { forwardedHeaders } from './headers.ts';
@@ -8,6 +9,7 @@ import type { CallQueue } from './queue.ts';
 import { requestUrl, sendRequest, timeoutText, type UpstreamRequest, type UpstreamResponse } from './request.ts';
 import type { StreamAnswers, StreamOutcome, UpstreamStreamer } from './stream.ts';
 import { joinUpstreamPath, type DataSourceTarget } from './target.ts';
+import { answered, unanswered, upstreamSpan } from './tracing.ts';
 import { withVia } from './via.ts';
 
 const MAX_TIMER_MS = 2 ** 31 - 1;
@@ -47,6 +49,8 @@ export interface HandleContext {
   viaPseudonym: string;
   sendUserHeader: boolean;
   loginCookie: string;
+  /** Null when tracing is off: no span, and no trace header added to any call. */
+  tracing: Tracing | null;
 }
 
 /**
@@ -90,9 +94,26 @@ export class DataSourceHandle {
    * One buffered call, waiting for a slot of the request's and the server's queues first (the
    * wait counts against the timeout, as Go's wait for a connection does). Rejects only with
    * `UpstreamError`: what `unusable` says; `denied` for an address the policy refuses (the
-   * proxy's 403 message); else the network's failure, in Go's words.
+   * proxy's 403 message); else the network's failure, in Go's words. Traced, each call has its
+   * span, and tells the data source its trace (`traceparent`...).
    */
   call(req: UpstreamRequest): Promise<UpstreamResponse> {
+    const tracing = this.#context.tracing;
+    if (!tracing) return this.#call(req, null);
+    const span = upstreamSpan(tracing, this.target, req.method);
+    return tracing.within(span, () => this.#call(req, span)).then(
+      (response) => {
+        answered(tracing, span, response.status);
+        return response;
+      },
+      (error: unknown) => {
+        unanswered(tracing, span, error);
+        throw error;
+      },
+    );
+  }
+
+  #call(req: UpstreamRequest, span: Span | null): Promise<UpstreamResponse> {
     // In the order the proxy refuses them: what cannot be read at all, the address, then the rest.
     const denied = this.target.secretsUnreadable ? null : this.verdict;
     if (denied) return Promise.reject(new UpstreamError('denied', denied));
@@ -118,6 +139,7 @@ export class DataSourceHandle {
         viaPseudonym: this.#context.viaPseudonym,
         via: this.caller.via,
         signal: this.caller.signal,
+        traceHeaders: span && ((headers) => this.#context.tracing!.inject(headers, span)),
       }).finally(release);
     };
     const slots = this.#slots(req, started + timeoutMs, timeoutMs / 1000);
@@ -145,9 +167,22 @@ export class DataSourceHandle {
   /**
    * Streams a client's request (its headers already `forwardedHeaders`) to the data source below
    * `path` and hands the answer or the failure to `answers`: the proxy's way, one call per client
-   * connection, so it takes no slot of the queues.
+   * connection, so it takes no slot of the queues. Traced, the call has its span, and the data
+   * source is told its trace in place of the client's.
    */
   stream(req: IncomingMessage, res: ServerResponse, call: { path: string; search: string; method: string; chunked: boolean }, answers: StreamAnswers): Promise<StreamOutcome> {
+    const tracing = this.#context.tracing;
+    if (!tracing) return this.#stream(req, res, call, answers);
+    const span = upstreamSpan(tracing, this.target, call.method);
+    tracing.inject(req.headers, span);
+    return tracing.within(span, () => this.#stream(req, res, call, answers)).then((outcome) => {
+      // The status the client got: the data source's, or ours when it gave none (502, 504...; 499 when the client left).
+      answered(tracing, span, outcome.status);
+      return outcome;
+    });
+  }
+
+  #stream(req: IncomingMessage, res: ServerResponse, call: { path: string; search: string; method: string; chunked: boolean }, answers: StreamAnswers): Promise<StreamOutcome> {
     const upstream = this.target.upstream!;
     return this.#context.streamer.stream(req, res, {
       target: this.target,

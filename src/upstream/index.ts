@@ -3,6 +3,7 @@ import type { ChangeListener } from '../db/change-listener.ts';
 import { accessDenied, DomainError, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { Tracing } from '../tracing/index.ts';
 import { ACTION_NAMES, allows, type DataSourceAction } from '../services/data-source-access.ts';
 import type { DataSourceAccessCache } from '../services/data-source-permissions.ts';
 import type { DataSourceKey, DataSourceService } from '../services/data-sources.ts';
@@ -32,6 +33,8 @@ const DEFAULT_BODY_LIMIT = 64 << 20;
 export interface UpstreamOptions {
   /** The resolver behind the guarded lookup (tests stand in a fake DNS); `dns.lookup` by default. */
   resolve?: LookupFunction;
+  /** Spans for every call, and trace headers on every call; none when absent or null (tracing off). */
+  tracing?: Tracing | null;
 }
 
 /** How a caller's refusals are worded where the original words them its own way; the defaults are the data source API's. */
@@ -88,6 +91,7 @@ export class Upstream {
       viaPseudonym: dataproxy.viaPseudonym,
       sendUserHeader: dataproxy.sendUserHeader,
       loginCookie: settings.auth.loginCookieName,
+      tracing: options.tracing ?? null,
     };
   }
 

@@ -55,6 +55,8 @@ export interface RequestLimits {
   via: string | string[] | undefined;
   /** Aborting (the client went away) cancels the call: it rejects with kind `aborted`. */
   signal: AbortSignal | undefined;
+  /** Adds the call's trace headers, over any a forwarded client's request carried; null when untraced. */
+  traceHeaders?: ((headers: OutgoingHttpHeaders) => void) | null;
 }
 
 /** The full URL a request goes to, as Go's errors quote it. */
@@ -177,6 +179,7 @@ function requestHeaders(target: DataSourceTarget, req: UpstreamRequest, limits: 
   for (const [name, value] of Object.entries(req.headers ?? {})) headers[name.toLowerCase()] = value;
   if (req.body !== undefined) headers['content-length'] = String(Buffer.byteLength(req.body));
   headers.via = withVia(limits.via, '1.1', limits.viaPseudonym);
+  limits.traceHeaders?.(headers);
   return headers;
 }
 

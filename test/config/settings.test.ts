@@ -366,3 +366,57 @@ describe('typed parsing', () => {
     expect(() => load({ overrides: { database: { url: 'mysql://bob:hunter2@db/x' } } })).not.toThrow(/hunter2/);
   });
 });
+
+describe('tracing', () => {
+  const tracing = (overrides: LoadSettingsOptions['overrides'], env: Record<string, string> = {}) => load({ overrides, env }).tracing;
+
+  it('is off by default: no endpoint; W3C propagation, every new trace sampled (const, 1), service "dashgate"', () => {
+    expect(load().tracing).toEqual({
+      endpoint: null, propagation: ['w3c'], samplerType: 'const', samplerParam: 1, serviceName: 'dashgate', customAttributes: [], filterOperationalEndpoints: false,
+    });
+  });
+
+  it('sends OTLP/HTTP to the otlp address: host:port over http (https when insecure is false), a URL as given, /v1/traces when it has no path', () => {
+    expect(tracing({ 'tracing.opentelemetry.otlp': { address: 'collector:4318' } }).endpoint).toBe('http://collector:4318/v1/traces');
+    expect(tracing({ 'tracing.opentelemetry.otlp': { address: 'collector:4318', insecure: 'false' } }).endpoint).toBe('https://collector:4318/v1/traces');
+    expect(tracing({ 'tracing.opentelemetry.otlp': { address: 'https://otel.example.com' } }).endpoint).toBe('https://otel.example.com/v1/traces');
+    expect(tracing({ 'tracing.opentelemetry.otlp': { address: 'http://otel:4318/custom/traces' } }).endpoint).toBe('http://otel:4318/custom/traces');
+    expect(tracing({}, { GF_TRACING_OPENTELEMETRY_OTLP_ADDRESS: '[::1]:4318' }).endpoint).toBe('http://[::1]:4318/v1/traces');
+    for (const address of ['collector', 'collector:4318/x', 'ftp://x:1', 'a b:1']) {
+      expect(() => tracing({ 'tracing.opentelemetry.otlp': { address } })).toThrow(/\[tracing\.opentelemetry\.otlp\] address/);
+    }
+  });
+
+  it('prefers the jaeger section (then the legacy [tracing.jaeger] address), correcting a legacy collector URL, with its own propagation', () => {
+    const both = tracing({
+      'tracing.opentelemetry.otlp': { address: 'otlp:4318', propagation: 'w3c' },
+      'tracing.opentelemetry.jaeger': { address: 'http://jaeger:14268/api/traces', propagation: 'jaeger,w3c' },
+    });
+    expect(both.endpoint).toBe('http://jaeger:4318/v1/traces');
+    expect(both.propagation).toEqual(['jaeger', 'w3c']);
+    expect(tracing({ 'tracing.jaeger': { address: 'agent:4318' } }).endpoint).toBe('http://agent:4318/v1/traces');
+  });
+
+  it('reads propagation as a comma-separated list and refuses unknown formats', () => {
+    expect(tracing({ 'tracing.opentelemetry.otlp': { address: 'c:4318', propagation: ' w3c , jaeger,w3c' } }).propagation).toEqual(['w3c', 'jaeger']);
+    expect(() => tracing({ 'tracing.opentelemetry.otlp': { address: 'c:4318', propagation: 'b3' } })).toThrow(/\[tracing\.opentelemetry\.otlp\] propagation = "b3": expected some of w3c, jaeger/);
+  });
+
+  it('takes the sampler from [tracing.opentelemetry] when set, else from [tracing.jaeger], as the original', () => {
+    expect(tracing({ 'tracing.opentelemetry': { sampler_type: 'probabilistic', sampler_param: '0.25' } })).toMatchObject({ samplerType: 'probabilistic', samplerParam: 0.25 });
+    expect(tracing({ 'tracing.jaeger': { sampler_type: 'rateLimiting', sampler_param: '10' } })).toMatchObject({ samplerType: 'rateLimiting', samplerParam: 10 });
+    // A zero [tracing.opentelemetry] sampler_param leaves the legacy one (the original reads 0 as unset).
+    expect(tracing({ 'tracing.opentelemetry': { sampler_type: 'const', sampler_param: '0' } })).toMatchObject({ samplerType: 'const', samplerParam: 1 });
+    expect(tracing({ 'tracing.jaeger': { sampler_param: '0' } })).toMatchObject({ samplerType: 'const', samplerParam: 0 });
+    expect(tracing({ 'tracing.opentelemetry': { sampler_type: 'remote', sampler_param: '0.5' } })).toMatchObject({ samplerType: 'remote', samplerParam: 0.5 });
+    expect(() => tracing({ 'tracing.opentelemetry': { sampler_type: 'sometimes' } })).toThrow(/sampler_type = "sometimes": expected one of const, probabilistic, rateLimiting, remote/);
+    expect(() => tracing({ 'tracing.opentelemetry': { sampler_param: 'half' } })).toThrow(/\[tracing\.opentelemetry\] sampler_param = "half": expected a number/);
+    expect(() => tracing({ 'tracing.opentelemetry': { sampler_param: '0.5' } })).toThrow(/sampler_param = "0.5": expected 0 or 1 for the const sampler/);
+  });
+
+  it('reads custom attributes as key:value pairs (values may hold colons), falling back to always_included_tag', () => {
+    expect(tracing({ 'tracing.opentelemetry': { custom_attributes: 'env:prod,url:http://x:1' } }).customAttributes).toEqual([['env', 'prod'], ['url', 'http://x:1']]);
+    expect(tracing({ 'tracing.jaeger': { always_included_tag: 'team:obs' } }).customAttributes).toEqual([['team', 'obs']]);
+    expect(() => tracing({ 'tracing.opentelemetry': { custom_attributes: 'env' } })).toThrow(/custom_attributes = "env": expected key:value pairs/);
+  });
+});

@@ -33,9 +33,11 @@ describe('strconv.ParseFloat as the original reads sample values', () => {
   });
 
   it('reads every double written as JavaScript writes it back to itself', () => {
-    fc.assert(fc.property(fc.double({ noNaN: true }), (value) => {
+    // JavaScript writes -0 as "0" (one in about a hundred runs drew it): its own case below.
+    fc.assert(fc.property(fc.double({ noNaN: true }).filter((value) => !Object.is(value, -0)), (value) => {
       expect(Object.is(parseGoFloat(String(value).replace('Infinity', 'Inf')), value)).toBe(true);
     }));
+    expect(Object.is(parseGoFloat('-0'), -0)).toBe(true);
   });
 
   it('reads hexadecimal floats rounded once to the nearest double', () => {

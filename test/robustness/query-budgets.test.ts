@@ -27,12 +27,34 @@ let upstream: Upstream;
 let td: { uid: string };
 let prom: { uid: string };
 let loki: { uid: string };
+let influx: { uid: string };
+let graphite: { uid: string };
 
 /** A Prometheus instant answer of `n` one-point series, as Prometheus writes it (about 5 MB for 100,000). */
 function manySeries(n: number): string {
   const parts: string[] = [];
   for (let i = 0; i < n; i++) parts.push(`{"metric":{"__name__":"up","instance":"host-${i}:9100"},"value":[1700003600,"1"]}`);
   return `{"status":"success","data":{"resultType":"vector","result":[${parts.join(',')}]}}`;
+}
+
+/** An InfluxDB 1.x answer of ten series of `rows` rows each, `[epoch ms, value]`, as InfluxDB writes it. */
+function bigInflux(rows: number): string {
+  const series = Array.from({ length: 10 }, (_, s) => {
+    const values: string[] = [];
+    for (let i = 0; i < rows; i++) values.push(`[${1_700_000_000_000 + i * 1000},${(i % 9973) / 7}]`);
+    return `{"name":"cpu","tags":{"host":"h${s}"},"columns":["time","mean"],"values":[${values.join(',')}]}`;
+  });
+  return `{"results":[{"statement_id":0,"series":[${series.join(',')}]}]}`;
+}
+
+/** A Graphite `/render` answer of ten series of `points` points each, `[value, epoch s]`. */
+function bigGraphite(points: number): string {
+  const series = Array.from({ length: 10 }, (_, s) => {
+    const datapoints: string[] = [];
+    for (let i = 0; i < points; i++) datapoints.push(`[${(i % 9973) / 7},${1_700_000_000 + i}]`);
+    return `{"target":"a.b.${s}","datapoints":[${datapoints.join(',')}]}`;
+  });
+  return `[${series.join(',')}]`;
 }
 
 /** A Loki streams answer of `n` lines over ten streams, every line its own. */
@@ -140,7 +162,8 @@ beforeAll(async () => {
   upstream = await startUpstream((req, res) => {
     req.resume();
     const url = req.url ?? '';
-    const body = url.startsWith('/prom/api/v1/query') ? PROM_BODY : url.startsWith('/loki/') ? LOKI_BODY : '{}';
+    const body = url.startsWith('/prom/api/v1/query') ? PROM_BODY : url.startsWith('/loki/') ? LOKI_BODY
+      : url.startsWith('/influx/query') ? INFLUX_BODY : url.startsWith('/graphite/render') ? GRAPHITE_BODY : '{}';
     res.writeHead(200, { 'content-type': 'application/json' });
     res.end(body);
   });
@@ -158,6 +181,8 @@ beforeAll(async () => {
   td = await createDs({ name: 'td', type: 'grafana-testdata-datasource' });
   prom = await createDs({ name: 'prom', type: 'prometheus', url: `${upstream.url}/prom` });
   loki = await createDs({ name: 'loki', type: 'loki', url: upstream.url });
+  influx = await createDs({ name: 'influx', type: 'influxdb', url: `${upstream.url}/influx`, jsonData: { dbName: 'db' } });
+  graphite = await createDs({ name: 'graphite', type: 'graphite', url: `${upstream.url}/graphite` });
   const user = await call(server, 'POST', '/api/admin/users', { body: { login: 'budget-viewer', password: 'viewer-pass-1' }, auth: ADMIN });
   expect(user.status).toBe(200);
 }, 180_000);
@@ -172,6 +197,9 @@ afterAll(async () => {
 
 const PROM_BODY = manySeries(100_000);
 const LOKI_BODY = manyLines(40_000);
+// About 54 MiB each, below the answers' 64 MiB bound ([dataproxy] response_limit at 0).
+const INFLUX_BODY = bigInflux(175_000);
+const GRAPHITE_BODY = bigGraphite(190_000);
 
 describe('requests that would build more than a server holds fail before building it', () => {
   it('60 refIds of random_walk, 500 series at 1 ms over an hour (an 8 KB Viewer request): every refId fails at once', async () => {
@@ -321,6 +349,28 @@ describe('large upstream answers are converted in slices', () => {
     expect(reply.status).toBe(200);
     expect(reply.body.results.A.frames[0].data.values[0]).toHaveLength(40_000);
     judge('Loki 40,000 lines', run);
+    await stillAnswers();
+  }, 180_000);
+
+  it('an InfluxDB answer of 54 MiB (1,750,000 rows)', async () => {
+    expect(INFLUX_BODY.length).toBeGreaterThan(50 * 2 ** 20);
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: influx, rawQuery: true, query: 'SELECT mean("v") FROM "cpu"', resultFormat: 'time_series' }] }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.A.frames).toHaveLength(10);
+    expect(reply.body.results.A.frames[9].data.values[0]).toHaveLength(175_000);
+    judge('InfluxDB 54 MiB', run);
+    await stillAnswers();
+  }, 180_000);
+
+  it('a Graphite answer of 54 MiB (1,900,000 points)', async () => {
+    expect(GRAPHITE_BODY.length).toBeGreaterThan(50 * 2 ** 20);
+    const run = await probed(dsQueryBytes({ from: FROM, to: TO, queries: [{ refId: 'A', datasource: graphite, target: 'a.b.*' }] }));
+    const reply = parsed(run.reply);
+    expect(reply.status).toBe(200);
+    expect(reply.body.results.A.frames).toHaveLength(10);
+    expect(reply.body.results.A.frames[9].data.values[1]).toHaveLength(190_000);
+    judge('Graphite 54 MiB', run);
     await stillAnswers();
   }, 180_000);
 });

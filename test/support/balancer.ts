@@ -304,7 +304,7 @@ function endOf(stream: OpenSubscription): StreamEnd {
 }
 
 /**
- * A client keeping the org's data sources current as the README tells one to: subscribe, load
+ * A client keeping the org's data sources current as docs/graphql.md tells one to: subscribe, load
  * the list, apply each change newer than what it has; when its stream ends, subscribe again and
  * reload. Its view must end equal to the database whatever happened to the instance serving it.
  */

@@ -9,6 +9,7 @@ import type { Settings } from '../../src/config/settings.ts';
 import type { PgConnection } from '../../src/db/embedded.ts';
 import { migrate, ormOptions } from '../../src/db/orm.ts';
 import { createLogger } from '../../src/logging/logger.ts';
+import { startTracing } from '../../src/tracing/index.ts';
 import { createTestDatabase, dropTestDatabase } from './database.ts';
 
 export type Overrides = Record<string, Record<string, string>>;
@@ -68,7 +69,7 @@ export async function startTestServer(options: StartOptions = {}): Promise<TestS
   const log = createLogger(settings.log.level === 'info' ? 'debug' : settings.log.level, sink);
   const orm = await MikroORM.init(ormOptions(connection, { maxConnections: 10, sslMode: 'disable', secretKey: settings.security.secretKey }));
   await migrate(orm, connection, () => bootstrap(orm.em.fork(), settings));
-  const app = createApp(settings, { orm, connection }, log, options.app);
+  const app = createApp(settings, { orm, connection }, log, { tracing: await startTracing(settings.tracing, log), ...options.app });
   const address = await app.listen(0, '127.0.0.1');
   const pool = new pg.Pool({ ...connection, max: 2 });
 

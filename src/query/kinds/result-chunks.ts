@@ -9,16 +9,8 @@
  * its type, a member twice) answers null, and the caller reads the whole answer at once. Pure.
  */
 
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from '../json-bytes.ts';
 import { drain, type Steps } from '../slices.ts';
-
-const QUOTE = 0x22;
-const BACKSLASH = 0x5c;
-const COMMA = 0x2c;
-const COLON = 0x3a;
-const OPEN_BRACE = 0x7b;
-const CLOSE_BRACE = 0x7d;
-const OPEN_BRACKET = 0x5b;
-const CLOSE_BRACKET = 0x5d;
 
 export interface ResultLayout {
   /** The `resultType` value's bytes, quotes included. */

@@ -3,6 +3,8 @@ import type { DataQuery, UpstreamRequest } from '../kind.ts';
 import { encodeValues, sortedLabels } from '../../go-text.ts';
 import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
 import { checkedMillis } from '../../go-numbers.ts';
+import { PIECE_BYTES, parseJsonSteps } from '../../json-sliced.ts';
+import { drain, type Steps } from '../../slices.ts';
 
 /**
  * Graphite, as the original's backend does it (`pkg/tsdb/graphite/query.go`): the target, its
@@ -95,16 +97,33 @@ const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'obj
 
 /** A `/render?format=json` answer as frames for one refId; throws an `AnswerError` on an answer the original refuses. */
 export function graphiteFrames(body: Buffer | string, refId: string): Frame[] {
+  return drain(graphiteFramesSteps(typeof body === 'string' ? Buffer.from(body) : body, refId));
+}
+
+/** Answers from this many bytes up are parsed in pieces (below it, one `JSON.parse` takes a few milliseconds). */
+export const SLICED_FROM = 1 << 20;
+
+/** Points converted between two stops. */
+const POINTS_PER_STEP = 16_384;
+
+/**
+ * `graphiteFrames` as steps: a large answer parsed in pieces and converted a few thousand points at
+ * a time; `slicing` for tests (every answer in pieces of a few bytes).
+ */
+export function* graphiteFramesSteps(body: Buffer, refId: string, slicing = { from: SLICED_FROM, pieceBytes: PIECE_BYTES }): Steps<Frame[]> {
   let parsed: unknown;
   try {
-    parsed = parseAnswerJson(body.toString());
+    parsed = body.length >= slicing.from ? yield* parseJsonSteps(body, { pieceBytes: slicing.pieceBytes }) : parseAnswerJson(body.toString());
   } catch (error) {
-    throw new AnswerError(`failed to parse the Graphite response: ${(error as Error).message}`);
+    if (!(error instanceof AnswerError)) throw error;
+    throw new AnswerError(`failed to parse the Graphite response: ${error.message}`);
   }
   // Old graphite versions wrapped the list as {"series": [...]}.
   const list = Array.isArray(parsed) ? parsed : isObject(parsed) ? parsed.series : undefined;
   if (!Array.isArray(list)) throw new AnswerError('failed to parse the Graphite response: not a list of series');
-  return list.map((raw) => {
+  const frames: Frame[] = [];
+  for (const raw of list) {
+    yield;
     if (raw !== null && !isObject(raw)) throw new AnswerError('failed to parse the Graphite response: a series is not an object');
     const series = raw ?? {};
     if (series.target !== undefined && series.target !== null && typeof series.target !== 'string') {
@@ -115,13 +134,9 @@ export function graphiteFrames(body: Buffer | string, refId: string): Frame[] {
     if (!Array.isArray(points)) throw new AnswerError('failed to parse the Graphite response: datapoints are not a list');
     const times: number[] = [];
     const values: (number | null)[] = [];
-    for (const point of points) {
-      if (point !== null && !Array.isArray(point)) throw new AnswerError('failed to parse the Graphite response: a data point is not a list');
-      const [value, ts] = point ?? [];
-      const seconds = nullFloat(ts, 'a data point timestamp');
-      if (seconds === null) throw new AnswerError('failed to parse data point timestamp');
-      times.push(checkedMillis(Math.trunc(seconds) * 1000, 'a data point timestamp'));
-      values.push(nullFloat(value, 'a data point value'));
+    for (let from = 0; from < points.length; from += POINTS_PER_STEP) {
+      if (from > 0) yield;
+      readPoints(points, from, Math.min(points.length, from + POINTS_PER_STEP), times, values);
     }
     const labels = Object.create(null) as Record<string, string>;
     const tags = series.tags;
@@ -131,13 +146,27 @@ export function graphiteFrames(body: Buffer | string, refId: string): Frame[] {
       const value = name === 'name' ? target.split(';')[0] : tagValue(v);
       if (value !== undefined) labels[name] = value;
     }
-    return {
+    frames.push({
       refId,
       meta: { type: 'timeseries-multi' },
       fields: [
         { name: 'time', type: 'time.Time', values: times },
         { name: 'value', type: 'float64', nullable: true, labels: sortedLabels(labels), config: { displayNameFromDS: target }, values },
       ],
-    } satisfies Frame;
-  });
+    } satisfies Frame);
+  }
+  return frames;
+}
+
+/** Data points `from` to `to` of a series into its times and values. */
+function readPoints(points: unknown[], from: number, to: number, times: number[], values: (number | null)[]): void {
+  for (let i = from; i < to; i++) {
+    const point = points[i];
+    if (point !== null && !Array.isArray(point)) throw new AnswerError('failed to parse the Graphite response: a data point is not a list');
+    const [value, ts] = (point ?? []) as unknown[];
+    const seconds = nullFloat(ts, 'a data point timestamp');
+    if (seconds === null) throw new AnswerError('failed to parse data point timestamp');
+    times.push(checkedMillis(Math.trunc(seconds) * 1000, 'a data point timestamp'));
+    values.push(nullFloat(value, 'a data point value'));
+  }
 }

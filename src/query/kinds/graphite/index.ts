@@ -3,7 +3,8 @@ import { failed, type DataQuery, type KindContext, type QueryKind, type Resource
 import { callFailed, framesOrLimit } from '../kind-results.ts';
 import { AnswerError, checkDepth, parseAnswerJson } from '../../answer-error.ts';
 import { encodeValues } from '../../go-text.ts';
-import { graphiteErrorMessage, graphiteFrames, graphiteRequest, graphiteTarget } from './frames.ts';
+import { drainSliced } from '../../slices.ts';
+import { graphiteErrorMessage, graphiteFramesSteps, graphiteRequest, graphiteTarget } from './frames.ts';
 
 /** Graphite (`pkg/tsdb/graphite`): `/render` per refId; resources `events`, `metrics/find`, `metrics/expand`, `functions`. */
 
@@ -19,7 +20,7 @@ async function runOne(ctx: KindContext, query: DataQuery, target: string): Promi
     return failed(message, 'downstream', answer.status);
   }
   try {
-    return framesOrLimit(graphiteFrames(answer.body, query.refId), ctx.maxPoints);
+    return framesOrLimit(await drainSliced(graphiteFramesSteps(answer.body, query.refId)), ctx.maxPoints);
   } catch (error) {
     // Anything but an answer the original refuses is this server's fault: logged by the caller.
     if (!(error instanceof AnswerError)) throw error;

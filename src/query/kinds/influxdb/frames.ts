@@ -6,6 +6,8 @@ import type { InfluxQuery } from './influxql.ts';
 import { int64Literal, readColumns, scanInflux, stringMember, type ScannedInflux, type SeriesColumns } from './scan.ts';
 import { AnswerError, checkDepth } from '../../answer-error.ts';
 import { readLabels } from '../../labels.ts';
+import { PIECE_BYTES, parseJsonSteps } from '../../json-sliced.ts';
+import { drain, type Steps } from '../../slices.ts';
 
 /**
  * InfluxDB 1.x `/query` answers as the original's frames (`influxql/buffered/response_parser.go`,
@@ -196,7 +198,19 @@ function visType(resultFormat: string): string {
  * `InfluxDB returned error: <error>`, a top-level or `results[0]` error as InfluxDB says it.
  */
 export function influxFrames(status: number, body: Buffer | string, q: InfluxQuery, rawQuery: string): { frames: Frame[] } | { error: string } {
-  const bytes = typeof body === 'string' ? Buffer.from(body) : body;
+  return drain(influxFramesSteps(status, typeof body === 'string' ? Buffer.from(body) : body, q, rawQuery));
+}
+
+/** Answers from this many bytes up are parsed in pieces; below it, the byte reader takes tens of milliseconds at most. */
+export const SLICED_FROM = 4 << 20;
+
+/**
+ * `influxFrames` as steps: a large answer parsed in pieces (the general reading) and converted a
+ * series at a time; `slicing` for tests (every answer in pieces of a few bytes).
+ */
+export function* influxFramesSteps(
+  status: number, bytes: Buffer, q: InfluxQuery, rawQuery: string, slicing = { from: SLICED_FROM, pieceBytes: PIECE_BYTES },
+): Steps<{ frames: Frame[] } | { error: string }> {
   if (status < 200 || status > 299) {
     let parsed: { error?: unknown } | undefined;
     try {
@@ -206,13 +220,28 @@ export function influxFrames(status: number, body: Buffer | string, q: InfluxQue
     }
     return { error: `InfluxDB returned error: ${typeof parsed?.error === 'string' ? parsed.error : ''}` };
   }
-  let doc: ScannedInflux;
   try {
-    doc = scanInflux(bytes) ?? readParsed(bytes.toString());
+    let doc: ScannedInflux;
+    if (bytes.length >= slicing.from) {
+      const notTimes = new WeakSet<object>();
+      const odd = (literal: string, value: number) => !Number.isFinite(value) || int64Literal(literal, value) === null;
+      const parsed = yield* parseJsonSteps(bytes, { pieceBytes: slicing.pieceBytes, oddFirstNumbers: { odd, arrays: notTimes } });
+      doc = yield* readParsedValue(parsed, (row) => (typeof row[0] === 'number' && !notTimes.has(row) ? row[0] : null));
+    } else {
+      doc = scanInflux(bytes) ?? readParsed(bytes.toString());
+    }
     if (doc.error) return { error: doc.error };
     if (!doc.hasResult) return { error: 'failed to parse the InfluxDB response: no results' };
     if (doc.resultError) return { error: doc.resultError };
-    const frames = q.resultFormat === 'table' ? tableFrame(doc.series) : seriesFrames(doc.series, q, rawQuery);
+    let frames: Frame[];
+    if (q.resultFormat === 'table') frames = tableFrame(doc.series);
+    else {
+      frames = [];
+      for (const series of doc.series) {
+        yield;
+        frames.push(...seriesFrames([series], q, rawQuery));
+      }
+    }
     if (frames.length > 0) frames[0]!.meta = { executedQueryString: rawQuery, preferredVisualisationType: visType(q.resultFormat) };
     return { frames };
   } catch (error) {
@@ -241,6 +270,11 @@ function readParsed(text: string): ScannedInflux {
   } catch {
     throw new AnswerError('invalid JSON');
   }
+  return drain(readParsedValue(parsed, (row) => firstTimes.get(row) ?? null));
+}
+
+/** A parsed answer read as the original's decoder reads it; `firstTime` reads a row's first value as a time (or null). */
+function* readParsedValue(parsed: unknown, firstTime: FirstTime): Steps<ScannedInflux> {
   if (!isObject(parsed)) throw new AnswerError('not an object');
   // Members in their order, as the original's decoder meets (and refuses) them.
   const doc: ScannedInflux = { hasResult: false, series: [] };
@@ -250,47 +284,59 @@ function readParsed(text: string): ScannedInflux {
       if (!Array.isArray(value)) throw new AnswerError('results are not a list');
       if (value.length > 0) {
         doc.hasResult = true;
-        parsedResult(value[0], doc, firstTimes);
+        yield* parsedResult(value[0], doc, firstTime);
       }
     }
   }
   return doc;
 }
 
-function parsedResult(result: unknown, doc: ScannedInflux, firstTimes: WeakMap<object, number | null>): void {
+type FirstTime = (row: unknown[]) => number | null;
+
+function* parsedResult(result: unknown, doc: ScannedInflux, firstTime: FirstTime): Steps {
   if (result === null) return;
   if (!isObject(result)) throw new AnswerError('a result is not an object');
   for (const [key, value] of Object.entries(result)) {
     if (key === 'error') doc.resultError = stringMember(value, 'error');
     else if (key === 'series' && value !== null) {
       if (!Array.isArray(value)) throw new AnswerError('series are not a list');
-      for (const raw of value) doc.series.push(parsedSeries(raw, firstTimes));
+      for (const raw of value) doc.series.push(yield* parsedSeries(raw, firstTime));
     }
   }
 }
 
-function parsedSeries(raw: unknown, firstTimes: WeakMap<object, number | null>): SeriesColumns {
+/** Rows read between two stops. */
+const ROWS_PER_STEP = 32_768;
+
+function* parsedSeries(raw: unknown, firstTime: FirstTime): Steps<SeriesColumns> {
   const series: SeriesColumns = { name: '', tags: readLabels(undefined, 'series tags'), columns: [], cols: [], times: [], rows: 0, rowsAsRead: [] };
   if (raw === null) return series;
   if (!isObject(raw)) throw new AnswerError('a series is not an object');
-  let values: unknown[] = [];
+  let values: unknown[][] = [];
   for (const [key, value] of Object.entries(raw)) {
     if (key === 'name') series.name = stringMember(value, 'a series name');
     else if (key === 'tags') series.tags = readLabels(value, 'series tags');
     else if (key === 'columns') series.columns = readColumns(value);
     else if (key === 'values' && value !== null) {
       if (!Array.isArray(value) || !value.every((row) => Array.isArray(row))) throw new AnswerError('series values are not rows');
-      values = value;
+      values = value as unknown[][];
     }
   }
   // Where every column is read (a time column's series), a short row is one the original cannot read.
-  const everyColumn = series.columns.some((c) => c.toLowerCase() === 'time');
-  for (const row of values as unknown[][]) {
-    if (everyColumn && row.length < series.columns.length) throw new AnswerError('a series row has fewer values than columns');
-    series.rowsAsRead!.push(row);
-    series.times.push(firstTimes.get(row) ?? null);
+  const width = series.columns.some((c) => c.toLowerCase() === 'time') ? series.columns.length : 0;
+  const cols: unknown[][] = series.columns.map(() => []);
+  for (let from = 0; from < values.length; from += ROWS_PER_STEP) {
+    yield;
+    const to = Math.min(values.length, from + ROWS_PER_STEP);
+    for (let i = from; i < to; i++) {
+      const row = values[i]!;
+      if (row.length < width) throw new AnswerError('a series row has fewer values than columns');
+      series.times.push(firstTime(row));
+      for (let k = 0; k < cols.length; k++) cols[k]!.push(row[k]);
+    }
   }
+  series.rowsAsRead = values;
   series.rows = values.length;
-  series.cols = series.columns.map((_, k) => (values as unknown[][]).map((row) => row[k]));
+  series.cols = cols;
   return series;
 }

@@ -3,7 +3,8 @@ import type { DataResponse } from '../../frames/frame.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type QueryKind, type UpstreamRequest } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
 import { encodeValues } from '../../go-text.ts';
-import { influxFrames } from './frames.ts';
+import { drainSliced } from '../../slices.ts';
+import { influxFramesSteps } from './frames.ts';
 import { buildInfluxQL, parseInfluxQuery } from './influxql.ts';
 
 /** InfluxDB 1.x over InfluxQL (`pkg/tsdb/influxdb/influxql`): one `/query` call per refId. */
@@ -45,7 +46,7 @@ async function runOne(ctx: KindContext, query: DataQuery): Promise<DataResponse>
   } catch (error) {
     return callFailed(error);
   }
-  const result = influxFrames(answer.status, answer.body, parsed, rawQuery);
+  const result = await drainSliced(influxFramesSteps(answer.status, answer.body, parsed, rawQuery));
   if ('error' in result) {
     const status = answer.status < 200 || answer.status > 299 ? answer.status : 400;
     return failed(result.error, 'downstream', status);

@@ -1,7 +1,8 @@
 import { describe, expect, it } from '@jest/globals';
 import fc from 'fast-check';
 import { encodeResults } from '../../../../src/query/frames/encode.ts';
-import { graphiteFrames } from '../../../../src/query/kinds/graphite/frames.ts';
+import { graphiteFrames, graphiteFramesSteps } from '../../../../src/query/kinds/graphite/frames.ts';
+import { drain } from '../../../../src/query/slices.ts';
 import { jsonText, labelName, members, raw, sometimes, spacingOf } from '../../../support/hostile-json.ts';
 
 // Random and hostile Graphite render answers through the kind and through a plain reference:
@@ -82,9 +83,10 @@ function reference(text: string): { error: string } | { frames: RefFrame[] } {
   }
 }
 
-function actual(text: string): { outcome: { error: string } | { frames: RefFrame[] }; json: string } {
+/** The kind's frames, read whole, or (`piece`) parsed in pieces of that many bytes as a large answer is. */
+function actual(text: string, piece?: number): { outcome: { error: string } | { frames: RefFrame[] }; json: string } {
   try {
-    const frames = graphiteFrames(text, 'A');
+    const frames = piece === undefined ? graphiteFrames(text, 'A') : drain(graphiteFramesSteps(Buffer.from(text), 'A', { from: 0, pieceBytes: piece }));
     return {
       outcome: {
         frames: frames.map((f) => ({
@@ -124,6 +126,12 @@ describe('Graphite answers: the kind against a JSON.parse reference', () => {
       const { outcome, json } = actual(text);
       expect(outcome).toEqual(reference(text));
       expect(() => JSON.parse(json)).not.toThrow();
+    }), { numRuns: 1500 });
+  });
+
+  it('gives the same when the answer is parsed in pieces, as a large one is', () => {
+    fc.assert(fc.property(documentArb, fc.integer({ min: 1, max: 40 }), (text, piece) => {
+      expect(actual(text, piece)).toEqual(actual(text));
     }), { numRuns: 1500 });
   });
 });

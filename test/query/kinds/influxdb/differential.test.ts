@@ -3,7 +3,8 @@ import fc from 'fast-check';
 import { encodeResults } from '../../../../src/query/frames/encode.ts';
 import type { Frame } from '../../../../src/query/frames/frame.ts';
 import { goQuote } from '../../../../src/query/go-text.ts';
-import { influxFrameName, influxFrames } from '../../../../src/query/kinds/influxdb/frames.ts';
+import { influxFrameName, influxFrames, influxFramesSteps } from '../../../../src/query/kinds/influxdb/frames.ts';
+import { drain } from '../../../../src/query/slices.ts';
 import { parseInfluxQuery } from '../../../../src/query/kinds/influxdb/influxql.ts';
 import { jsonText, labels, members, raw, sometimes, spacingOf } from '../../../support/hostile-json.ts';
 
@@ -121,8 +122,11 @@ function frame(s: Decoded): RefFrame[] {
   });
 }
 
-function actual(text: string): { outcome: { error: string } | { frames: RefFrame[] }; json: string } {
-  const result = influxFrames(200, text, q, 'SELECT mean(v) FROM m');
+/** The kind's frames, read as they are, or (`piece`) parsed in pieces of that many bytes as a large answer is. */
+function actual(text: string, piece?: number): { outcome: { error: string } | { frames: RefFrame[] }; json: string } {
+  const result = piece === undefined
+    ? influxFrames(200, text, q, 'SELECT mean(v) FROM m')
+    : drain(influxFramesSteps(200, Buffer.from(text), q, 'SELECT mean(v) FROM m', { from: 0, pieceBytes: piece }));
   if ('error' in result) return { outcome: result, json: encodeResults(new Map([['A', { error: result.error, errorSource: 'downstream' as const, status: 400 }]])) };
   const frames = result.frames.map((f: Frame): RefFrame => f.fields.length === 1
     ? { name: f.name ?? '', labels: [], times: [], values: f.fields[0]!.values }
@@ -176,6 +180,12 @@ describe('InfluxDB answers: the kind against a JSON.parse reference', () => {
       const { outcome, json } = actual(text);
       expect(outcome).toEqual(reference(text));
       expect(() => JSON.parse(json)).not.toThrow();
+    }), { numRuns: 1500 });
+  });
+
+  it('gives the same when the answer is parsed in pieces, as a large one is', () => {
+    fc.assert(fc.property(documentArb, fc.integer({ min: 1, max: 40 }), (text, piece) => {
+      expect(actual(text, piece)).toEqual(actual(text));
     }), { numRuns: 1500 });
   });
 });
