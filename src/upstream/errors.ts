@@ -52,6 +52,11 @@ export function unusableTarget(target: Pick<DataSourceTarget, 'secretsUnreadable
  */
 export const deniedAddress = (): UpstreamError => new UpstreamError('denied', MESSAGES.proxy.addressDenied);
 
+/** A call that got no answer, as Go's `url.Error` words it: `Get "http://host/path": <why>`. */
+export function callError(kind: UpstreamErrorKind, method: string, url: string, text: string): UpstreamError {
+  return new UpstreamError(kind, `${goMethod(method)} "${url}": ${text}`);
+}
+
 /** The operation word of Go's `url.Error` (`Get`, `Post`, `Delete`...): the method with only its first letter upper-case. */
 export function goMethod(method: string): string {
   return method.charAt(0).toUpperCase() + method.slice(1).toLowerCase();

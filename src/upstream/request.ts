@@ -1,7 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
 import type { UpstreamConnections } from './connections.ts';
-import { deniedAddress, describeNetworkError, goMethod, unusableTarget, UpstreamError, type UpstreamErrorKind } from './errors.ts';
+import { callError, deniedAddress, describeNetworkError, unusableTarget, type UpstreamErrorKind } from './errors.ts';
 import { joinUpstreamPath, type DataSourceTarget } from './target.ts';
 import { withVia } from './via.ts';
 
@@ -72,7 +72,7 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
   if (!upstream) return Promise.reject(unusableTarget(target));
   const { url, path } = requestUrl(target, req);
   const headers = requestHeaders(target, req, limits);
-  const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
+  const failed = (kind: UpstreamErrorKind, text: string) => callError(kind, req.method, url, text);
   const awaitContinue = req.body !== undefined && /^100-continue$/i.test(String(headers.expect ?? '')) && limits.expectContinueTimeoutMs > 0;
   const signal = limits.signal;
 

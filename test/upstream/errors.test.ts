@@ -1,5 +1,5 @@
 import { describe, expect, it } from '@jest/globals';
-import { deniedAddress, describeNetworkError, goMethod, unusableTarget, UpstreamError } from '../../src/upstream/errors.ts';
+import { callError, deniedAddress, describeNetworkError, goMethod, unusableTarget, UpstreamError } from '../../src/upstream/errors.ts';
 
 // Why a data source call got no answer, worded once for every caller: pure.
 
@@ -17,6 +17,13 @@ describe('UpstreamError', () => {
 describe('goMethod', () => {
   it.each([['GET', 'Get'], ['post', 'Post'], ['DELETE', 'Delete'], ['pAtCh', 'Patch'], ['', '']])('%j is %j', (method, word) => {
     expect(goMethod(method)).toBe(word);
+  });
+});
+
+describe('callError', () => {
+  it('words a failed call as Go\'s url.Error', () => {
+    const error = callError('timeout', 'POST', 'http://prom:9090/api/v1/query', 'context deadline exceeded');
+    expect([error.kind, error.status, error.message]).toEqual(['timeout', 504, 'Post "http://prom:9090/api/v1/query": context deadline exceeded']);
   });
 });
 
