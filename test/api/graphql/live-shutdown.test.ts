@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { call, startTestServer } from '../../support/server.ts';
@@ -26,8 +27,17 @@ describe('closing the app with a read for subscribers under way', () => {
       });
       // The HTTP side closes first: the subscription's stream ends and the server stops listening...
       await stream.ended;
-      const refused = async () => fetch(`${server.url}/api/health`).then(() => false, () => true);
-      for (let tries = 0; tries < 100 && !(await refused()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      // A bare connection, so no pooled keep-alive one is reused (and kept busy) by the check.
+      const { hostname, port } = new URL(server.url);
+      const refused = () => new Promise<boolean>((resolve) => {
+        const socket = connect({ host: hostname, port: Number(port) });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+      });
+      for (let tries = 0; tries < 500 && !(await refused()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
       expect(await refused()).toBe(true);
       // ...while the read it started still waits for the lock on its connection, and the app for the read.
       expect(await blocked()).toBe(1);
