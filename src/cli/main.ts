@@ -3,7 +3,7 @@ import { parseArgs } from 'node:util';
 import { splitConfigArgument } from '../config/argv.ts';
 import type { Settings } from '../config/settings.ts';
 import type { Database } from '../db/orm.ts';
-import { ORG_ROLES } from '../roles.ts';
+import { BASIC_ROLES } from '../roles.ts';
 
 /**
  * `dashgate`: administration from the command line, on the server's own configuration and
@@ -65,7 +65,7 @@ there). Only a hash of it is stored. Use it as "Authorization: Bearer <token>".
 
 Options:
   --org <id>               organization id (default 1)
-  --role <role>            Viewer, Editor or Admin
+  --role <role>            None, Viewer, Editor or Admin
   --name <name>            a name unique in the organization
   --seconds-to-live <n>    lifetime in seconds; 0 (the default) never expires
   -h, --help               show this help`,
@@ -193,8 +193,8 @@ async function resolveCommand(args: string[]): Promise<Command | { help: string 
     const parsed = parse(rest, { org: { type: 'string' }, role: { type: 'string' }, name: { type: 'string' }, 'seconds-to-live': { type: 'string' } }, HELP.tokenCreate);
     if (parsed.positionals.length) throw new UsageError(`unexpected argument "${parsed.positionals[0]}"`, HELP.tokenCreate);
     const { role, name } = parsed.values;
-    if (!role || !(ORG_ROLES as readonly string[]).includes(role)) {
-      throw new UsageError(role ? `--role must be one of ${ORG_ROLES.join(', ')}, got "${role}"` : '--role is required', HELP.tokenCreate);
+    if (!role || !(BASIC_ROLES as readonly string[]).includes(role)) {
+      throw new UsageError(role ? `--role must be one of ${BASIC_ROLES.join(', ')}, got "${role}"` : '--role is required', HELP.tokenCreate);
     }
     if (!name?.trim()) throw new UsageError('--name is required', HELP.tokenCreate);
     const input = {

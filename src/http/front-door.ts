@@ -105,24 +105,9 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     },
     proxy: (ctx, req, res) => handlers.proxy.handle(ctx, req, res),
     async 'ds-query'(ctx, req, res) {
-      const queries = services.queries;
       const body = parseObject(await readBody(req, bodyLimit));
-      const outcome = await queries.query(ctx.dataSourceCaller(), body);
-      let encoded;
-      try {
-        encoded = await queries.encode(outcome);
-      } catch (error) {
-        queries.sent(outcome);
-        throw error;
-      }
-      const { chunks, byteLength } = encoded;
-      // Its bytes count against the instance's budget until the answer is written or the client gone.
-      res.once('close', () => outcome.release());
-      res.writeHead(outcome.status, { 'content-type': 'application/json', 'content-length': byteLength });
-      // Corked, the chunks leave in one writev when `end` uncorks; once written, nothing reads them.
-      res.cork();
-      for (const chunk of chunks) res.write(chunk);
-      res.end(() => queries.sent(outcome));
+      const answer = await services.queries.answer(ctx.dataSourceCaller(), body);
+      answer.writeTo(res);
     },
     async 'ds-resource'(ctx, req, res) {
       const { ref, path, query } = resourceTarget(req.url ?? '/');

@@ -1,6 +1,6 @@
 /**
  * THE route table: every endpoint the server answers, one row each, with who may call it, as the
- * original server's `pkg/api/api.go` writes it. The front door (src/http/server.ts) matches a row,
+ * original server's `pkg/api/api.go` writes it. The front door (src/http/front-door.ts) matches a row,
  * authenticates, authorizes from the row and dispatches; nothing else decides access.
  *
  * A REST row is a document over the graph, checked at start-up and compiled once: its path

@@ -46,8 +46,11 @@ export class DataSourceProxy {
     const opened = this.#upstream.open(caller, ref, 'query', PROXY_REFUSALS);
     const handle = opened instanceof Promise ? await opened : opened;
     const target = handle.target;
-    if (target.secretsUnreadable) throw new DomainError('INTERNAL', MESSAGES.proxy.secretsUnreadable);
-    if (!target.upstream) throw new DomainError('BAD_REQUEST', MESSAGES.proxy.invalidUrl(target.rawUrl));
+    // Refused before the policy, as the original fails to load such a data source; TLS material
+    // that does not parse is answered when the call is tried (a 502 naming the field).
+    const unusable = handle.unusable;
+    if (unusable?.kind === 'secrets') throw new DomainError('INTERNAL', unusable.message);
+    if (unusable?.kind === 'invalid-url') throw new DomainError('BAD_REQUEST', unusable.message);
     const method = req.method ?? 'GET';
     this.#checkPolicy(handle, method, proxyPath);
 

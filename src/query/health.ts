@@ -2,6 +2,7 @@ import type { Settings } from '../config/settings.ts';
 import { DomainError, forbidden } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { DataSourceKey } from '../services/data-sources.ts';
 import { UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { callsNothing, healthCheckFor } from './kinds/health-checks.ts';
 import type { DataSourceHealth } from './kinds/health.ts';
@@ -35,10 +36,12 @@ export class DataSourceHealthChecks {
     this.#limits = { pointsPerRefId: settings.query.maxPointsPerResponse, seriesPerRefId: settings.query.maxSeriesPerResponse };
   }
 
-  async check(caller: UpstreamCaller, ref: { id: number } | { uid: string }): Promise<DataSourceHealth> {
+  async check(caller: UpstreamCaller, ref: DataSourceKey): Promise<DataSourceHealth> {
     const handle = await this.#upstream.open(caller, ref, 'query');
     const target = handle.target;
-    if (target.secretsUnreadable) return { status: 'ERROR', message: MESSAGES.health.secretsUnreadable };
+    const unusable = handle.unusable;
+    // The original's words, and what to do about it.
+    if (unusable?.kind === 'secrets') return { status: 'ERROR', message: MESSAGES.health.secretsUnreadable };
     const check = healthCheckFor(target.type);
     const ctx = this.#context(handle);
     if (check && callsNothing(check)) return check(ctx);
@@ -47,7 +50,6 @@ export class DataSourceHealthChecks {
     if (denied === MESSAGES.proxy.whitelist) throw forbidden(MESSAGES.health.accessDenied);
     if (!check) return { status: 'UNKNOWN', message: MESSAGES.health.notImplemented };
     if (denied) throw forbidden(denied);
-    const unusable = handle.unusable;
     if (unusable) return { status: 'ERROR', message: unusable.message };
     try {
       return await check(ctx);
@@ -66,7 +68,7 @@ export class DataSourceHealthChecks {
       try {
         return await handle.call({ ...probe, headers: { accept: 'application/json', ...probe.headers }, bodyLimit: this.#bodyLimit });
       } catch (error) {
-        if (error instanceof UpstreamError && error.kind === 'denied') throw forbidden(MESSAGES.proxy.addressDenied);
+        if (error instanceof UpstreamError && error.kind === 'denied') throw forbidden(error.message);
         throw error;
       }
     };

@@ -29,9 +29,10 @@ export interface QueryRequest {
   queries: RequestedQuery[];
 }
 
-/** The uids of the server-side expression engine (`expr.IsDataSource`). */
+/** The uid of the server-side expression engine (`expr.IsDataSource`). */
 export const EXPRESSION_UID = '__expr__';
-const EXPRESSION_UIDS = new Set([EXPRESSION_UID, '-100']);
+/** Its uids: `__expr__`, and `-100` before 8.3. */
+export const EXPRESSION_UIDS: ReadonlySet<string> = new Set([EXPRESSION_UID, '-100']);
 export const isExpressionUid = (uid: string | null): boolean => uid !== null && EXPRESSION_UIDS.has(uid);
 /** The built-in "-- Grafana --" data source of the original's dashboards. */
 export const GRAFANA_UID = 'grafana';

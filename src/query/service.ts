@@ -2,12 +2,14 @@ import type { Settings } from '../config/settings.ts';
 import { badRequest, DomainError, forbidden, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
+import type { DataSourceKey } from '../services/data-sources.ts';
 import { checkPassedOn, safeProxyPath, UpstreamError, type DataSourceHandle, type Upstream, type UpstreamCaller } from '../upstream/index.ts';
 import { ExpressionRequestError, runExpressionRequest, type ExpressionRequestQuery } from './expressions/index.ts';
 import { AnswerMemory, RequestBudget, requestVerdict, type QueryLimits, type Size } from './budget.ts';
 import { encodeResultsSliced, type EncodedChunks } from './frames/encode.ts';
 import { releaseColumns } from './frames/column-buffers.ts';
 import type { DataResponse } from './frames/frame.ts';
+import { EncodedAnswer } from './encoded-answer.ts';
 import { kindFor } from './kinds/index.ts';
 import { countPoints } from './kinds/kind-results.ts';
 import { failed, type DataQuery, type DataSourceInfo, type KindContext, type ResourceRequest, type ResourceResponse } from './kinds/kind.ts';
@@ -92,7 +94,7 @@ export class QueryService {
   /**
    * The request body as the original reads it; throws its 400s and 404s (508 for a loop) as domain
    * errors, and 503 when the instance has no room for its answers now. The outcome holds its
-   * answers' bytes until `release` (or `sent`).
+   * answers' bytes until `release`.
    */
   async query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
     checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
@@ -113,15 +115,21 @@ export class QueryService {
     }
   }
 
-  /** The SDK's JSON of an outcome's results, as the chunks sent; large answers are written in slices. */
-  encode(outcome: QueryOutcome): Promise<EncodedChunks> {
-    return encodeResultsSliced(outcome.responses);
-  }
-
-  /** An outcome's answer has been sent (or dropped) and nothing reads it again: its column buffers are reused, its bytes given back. */
-  sent(outcome: QueryOutcome): void {
-    releaseColumns(outcome.responses.values());
-    outcome.release();
+  /**
+   * `query`, answered as the SDK's JSON (large answers encoded in slices): the answer owns its
+   * column buffers and its bytes in the instance's budget, and gives them back once written.
+   */
+  async answer(caller: QueryCaller, body: Record<string, unknown>): Promise<EncodedAnswer> {
+    const outcome = await this.query(caller, body);
+    let encoded: EncodedChunks;
+    try {
+      encoded = await encodeResultsSliced(outcome.responses);
+    } catch (error) {
+      releaseColumns(outcome.responses.values());
+      outcome.release();
+      throw error;
+    }
+    return new EncodedAnswer(outcome.status, encoded, outcome.responses, outcome.release);
   }
 
   /**
@@ -268,7 +276,7 @@ export class QueryService {
    * allow 403, the loop guard 508); 404 "Not found" for a kind without them. A call that got no
    * answer is answered as the proxy answers it, with the reason.
    */
-  async resource(caller: QueryCaller, ref: { uid: string } | { id: number }, request: ResourceRequest): Promise<ResourceResponse> {
+  async resource(caller: QueryCaller, ref: DataSourceKey, request: ResourceRequest): Promise<ResourceResponse> {
     // Refused before anything is looked up, as the proxy refuses them.
     this.#upstream.refuseLoop(caller);
     if (safeProxyPath(request.path) === null) throw badRequest(MESSAGES.proxy.badPath);

@@ -20,11 +20,14 @@ const KNOWN: Record<string, { name: string; logo: string }> = {
   testdata: { name: 'TestData', logo: 'testdata/img/testdata.svg' },
 };
 
+/** Own entries only: a type named `constructor` or `toString` is an unknown kind, not a property of every object. */
+const knownType = (type: string) => (Object.hasOwn(KNOWN, type) ? KNOWN[type] : undefined);
+
 export function typeName(type: string): string {
-  return KNOWN[type]?.name ?? type;
+  return knownType(type)?.name ?? type;
 }
 
 export function typeLogoUrl(type: string): string {
-  const known = KNOWN[type];
+  const known = knownType(type);
   return known ? `public/app/plugins/datasource/${known.logo}` : 'public/img/icn-datasource.svg';
 }

@@ -7,6 +7,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import { ACTION_NAMES, type DataSourceAction } from './data-source-access.ts';
 import { accessCondition, accessConditionByOrg, type DataSourceCaller } from './data-source-permissions.ts';
 import { UID_PATTERN } from './data-source-types.ts';
+import { escapeLike } from './paging.ts';
 
 export type DataSourceRow = InstanceType<typeof DataSource.class>;
 
@@ -40,7 +41,10 @@ export interface DataSourceInput {
   basicAuthPassword?: string | null;
 }
 
-export type DataSourceRef = { id: number } | { uid: string } | { name: string };
+/** A data source of an org by id or by uid: how every caller that acts on one names it. */
+export type DataSourceKey = { id: number } | { uid: string };
+/** A data source of an org by id, uid or (REST's by-name routes) name. */
+export type DataSourceRef = DataSourceKey | { name: string };
 
 /** Whose secrets they are: what every stored secret is bound to, with its key name. */
 export interface SecretOwner {
@@ -253,7 +257,7 @@ export class DataSourceService {
    * the stored value. Secrets not mentioned are kept. A non-zero `version` must not be older than
    * the stored one; the new version is the request's plus one.
    */
-  async update(em: EntityManager, caller: DataSourceCaller, ref: { id: number } | { uid: string }, input: DataSourceInput): Promise<DataSourceRow> {
+  async update(em: EntityManager, caller: DataSourceCaller, ref: DataSourceKey, input: DataSourceInput): Promise<DataSourceRow> {
     const orgId = caller.orgId;
     // Required, as the original binds it: spaces alone are no name either.
     const name = requiredString(input.name?.trim() === '' ? '' : input.name);
@@ -506,7 +510,7 @@ async function firstFreeName(em: EntityManager, orgId: number, type: string): Pr
   const taken = new Set(
     (await em.getConnection().execute<{ name: string }[]>(
       'select lower(name) as name from data_source where org_id = ? and lower(name) like ?',
-      [orgId, `${type.toLowerCase().replace(/[\\%_]/g, '\\$&')}%`],
+      [orgId, `${escapeLike(type.toLowerCase())}%`],
     )).map((r) => r.name),
   );
   for (let i = 0; ; i++) {

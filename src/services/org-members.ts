@@ -2,7 +2,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, DomainError, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { isBasicRole, roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
-import { containsPattern } from './user-profiles.ts';
+import { containsPattern } from './paging.ts';
 
 /** A member of an org as the original lists one (OrgUserDTO). Service accounts are not members here. */
 export interface OrgMember {

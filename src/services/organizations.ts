@@ -1,7 +1,7 @@
 import type { EntityManager } from '@mikro-orm/postgresql';
 import { badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { containsPattern, pageWindow, type Paging } from './user-profiles.ts';
+import { containsPattern, pageWindow, type Paging } from './paging.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH } from './users.ts';
 
 /** An org as the original server shows one (OrgDetailsDTO); addresses are not kept, so always empty. */

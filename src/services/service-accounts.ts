@@ -5,6 +5,7 @@ import { MAX_TOKEN_NAME_LENGTH, parseRole, secondsToLive } from './api-keys.ts';
 import { badRequest, conflict, forbidden, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
+import { containsPattern, pageWindow } from './paging.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH, MAX_NAME_LENGTH } from './users.ts';
 
 export interface ServiceAccount {
@@ -145,11 +146,10 @@ export function listServiceAccounts(em: EntityManager, orgId: number): Promise<S
  * the end is empty with the total still right.
  */
 export async function searchServiceAccounts(em: EntityManager, orgId: number, search: ServiceAccountSearch = {}): Promise<ServiceAccountPage> {
-  const perPage = search.perPage && search.perPage > 0 ? search.perPage : DEFAULT_SEARCH_PAGE_SIZE;
-  const page = search.page && search.page > 1 ? search.page : 1;
+  const { page, perPage } = pageWindow(search, 1, DEFAULT_SEARCH_PAGE_SIZE);
   const query = search.query ?? '';
   assertStorableText(query, 'query', MAX_NAME_LENGTH);
-  const pattern = `%${query.replace(/[\\%_]/g, '\\$&')}%`;
+  const pattern = containsPattern(query);
   const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
     `with matched as (
        select u.id, u.name, u.login, u.email, u.is_disabled, ou.role

@@ -36,17 +36,19 @@ export interface AdminStats {
 
 /**
  * Every counter in one statement. Service accounts are not users here, as in the original. Each
- * user is counted once, under the highest role they hold in any org (admins, editors, viewers);
+ * user is counted once, under the highest role they hold in any org (admins, editors, viewers;
+ * a `None` member counts as a viewer, as the original's role counter counts every role below
+ * Editor), and a user in no org under none of them;
  * "active" is seen in the last 30 days, "daily" in the last 24 hours, "monthly" since the 1st of
  * this month, all from `last_seen_at`. This server keeps no login sessions and has no anonymous
  * access, so sessions and devices are always 0.
  */
 const STATS: PreparedStatement = {
-  name: 'dashgate_admin_stats_v2',
+  name: 'dashgate_admin_stats_v3',
   text: `
     with people as (
       select u.last_seen_at as seen,
-             coalesce(max(case ou.role when 'Admin' then 3 when 'Editor' then 2 when 'Viewer' then 1 end), 0) as rank
+             coalesce(max(case when ou.role = 'Admin' then 3 when ou.role = 'Editor' then 2 when ou.role is not null then 1 end), 0) as rank
         from "user" u left join org_user ou on ou.user_id = u.id
        where not u.is_service_account
        group by u.id

@@ -3,7 +3,7 @@ import type { EntityManager } from '@mikro-orm/postgresql';
 import { accessDenied, badRequest, conflict, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { HeldRole } from '../roles.ts';
-import { containsPattern, pageWindow } from './user-profiles.ts';
+import { containsPattern, pageWindow } from './paging.ts';
 
 /**
  * Teams, as the original's team API and its access rules: a team belongs to one org; org Admins

@@ -4,6 +4,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH, verifyPassword } from '../auth/passw
 import { badRequest, conflict, DomainError, notFound, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { BasicRole } from '../roles.ts';
+import { containsPattern, pageWindow, type Paging } from './paging.ts';
 import { assertStorableText, MAX_LOGIN_LENGTH, MAX_NAME_LENGTH } from './users.ts';
 
 /** A user as `GET /api/users/:id` and `GET /api/user` show it (the original's UserProfileDTO). */
@@ -48,21 +49,12 @@ export interface UserOrg {
   role: BasicRole;
 }
 
-export interface Paging {
-  query?: string | null;
-  page?: number | null;
-  perPage?: number | null;
-}
-
 export interface UpdateUserInput {
   name?: string | null;
   email?: string | null;
   login?: string | null;
   theme?: string | null;
 }
-
-/** The original's default page size for user, org and member listings. */
-export const DEFAULT_PER_PAGE = 1000;
 
 /** The original's structured 400 (`errutil`) for a user left with neither login nor e-mail. */
 const emptyLoginAndEmail = () => {
@@ -75,23 +67,6 @@ const passwordTooShort = () => {
   const message = MESSAGES.user.newPasswordPolicyTooShort;
   return new DomainError('BAD_REQUEST', message, { message, messageId: 'password-policy-too-short', statusCode: 400, traceID: '' });
 };
-
-/** `text` as a LIKE pattern matching it anywhere, its own wildcards taken literally. */
-export function containsPattern(text: string): string {
-  return `%${text.replace(/[\\%_]/g, '\\$&')}%`;
-}
-
-/**
- * Page number and size as the original reads them from the query string: a size of 0 or less
- * means DEFAULT_PER_PAGE, pages count from `firstPage` (lower numbers mean the first page).
- */
-export function pageWindow(paging: Paging, firstPage: 0 | 1): { page: number; perPage: number; offset: number } {
-  const perPage = paging.perPage && paging.perPage > 0 ? paging.perPage : DEFAULT_PER_PAGE;
-  const page = paging.page && paging.page > firstPage ? paging.page : firstPage;
-  // Far pages are simply past the end; keep the offset an exact integer for PostgreSQL.
-  const offset = Math.min(perPage * (page - firstPage), Number.MAX_SAFE_INTEGER);
-  return { page, perPage, offset };
-}
 
 /** The avatar path the original derives from an e-mail (a Gravatar hash served under /avatar). */
 export function avatarUrl(email: string, options: { disableGravatar: boolean; subPath: string }): string {

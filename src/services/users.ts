@@ -5,6 +5,7 @@ import { hashPassword, MIN_PASSWORD_LENGTH } from '../auth/passwords.ts';
 import { badRequest, conflict, notFound, preconditionFailed, uniqueViolation } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { ensureMainOrg, orgExists } from './orgs.ts';
+import { escapeLike } from './paging.ts';
 import { guardServerAdmins } from './server-admins.ts';
 
 export type UserRow = InstanceType<typeof User.class>;
@@ -25,10 +26,6 @@ export async function ensureAdminUser(em: EntityManager, options: { login: strin
     );
     if (rows[0]) await tx.execute(`insert into org_user (org_id, user_id, role) values (?, ?, 'Admin')`, [options.orgId, rows[0].id]);
   });
-}
-
-function escapeLike(text: string): string {
-  return text.replace(/[\\%_]/g, '\\$&');
 }
 
 export interface CreateUserInput {

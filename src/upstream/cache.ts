@@ -1,11 +1,8 @@
 import type { ChangeBarrier, ChangeListener, ChangeSubscriber } from '../db/change-listener.ts';
 import { resolveEntityManager, type LazyEntityManager } from '../db/orm.ts';
 import type { Logger } from '../logging/logger.ts';
-import { CHANGE_CHANNEL, type DataSourceService } from '../services/data-sources.ts';
+import { CHANGE_CHANNEL, type DataSourceKey, type DataSourceService } from '../services/data-sources.ts';
 import { prepareTarget, type DataSourceTarget } from './target.ts';
-
-/** A data source of an org, by id or by uid. */
-export type TargetRef = { id: number } | { uid: string };
 
 /**
  * Prepared data sources by (org, id) and (org, uid), prepared once per version and invalidated
@@ -74,7 +71,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   }
 
   /** The org's data source by id or uid, from memory when possible; null when there is none. */
-  get(em: LazyEntityManager, orgId: number, ref: TargetRef, mark: number): Promise<DataSourceTarget | null> | DataSourceTarget | null {
+  get(em: LazyEntityManager, orgId: number, ref: DataSourceKey, mark: number): Promise<DataSourceTarget | null> | DataSourceTarget | null {
     const key = 'id' in ref ? `${orgId}:id:${ref.id}` : `${orgId}:uid:${ref.uid}`;
     // Nothing in memory: a fresh read needs no barrier.
     if (!this.#entries.has(key) && !this.#loading.has(key)) return this.#start(em, orgId, ref, key);
@@ -85,7 +82,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
   }
 
   /** The entry, or a load begun since the last invalidation, or a new load. */
-  #current(em: LazyEntityManager, orgId: number, ref: TargetRef, key: string): Promise<DataSourceTarget | null> | DataSourceTarget {
+  #current(em: LazyEntityManager, orgId: number, ref: DataSourceKey, key: string): Promise<DataSourceTarget | null> | DataSourceTarget {
     const cached = this.#entries.get(key);
     if (cached) return cached;
     const pending = this.#loading.get(key);
@@ -93,7 +90,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
     return this.#start(em, orgId, ref, key);
   }
 
-  #start(em: LazyEntityManager, orgId: number, ref: TargetRef, key: string): Promise<DataSourceTarget | null> {
+  #start(em: LazyEntityManager, orgId: number, ref: DataSourceKey, key: string): Promise<DataSourceTarget | null> {
     const generation = this.#generation;
     const promise = this.#load(em, orgId, ref, generation).finally(() => {
       if (this.#loading.get(key)?.promise === promise) this.#loading.delete(key);
@@ -102,7 +99,7 @@ export class DataSourceTargetCache implements ChangeSubscriber {
     return promise;
   }
 
-  async #load(em: LazyEntityManager, orgId: number, ref: TargetRef, generation: number): Promise<DataSourceTarget | null> {
+  async #load(em: LazyEntityManager, orgId: number, ref: DataSourceKey, generation: number): Promise<DataSourceTarget | null> {
     // Only the reference itself: a caller's object may carry more (the proxy's carries its kind).
     const row = await this.#dataSources.find(resolveEntityManager(em), orgId, 'id' in ref ? { id: ref.id } : { uid: ref.uid });
     if (!row) return null;

@@ -1,3 +1,5 @@
+import { MESSAGES } from '../errors/messages.ts';
+import type { DataSourceTarget } from './target.ts';
 import { describeTlsError } from './tls.ts';
 
 /**
@@ -29,6 +31,30 @@ export class UpstreamError extends Error {
     this.kind = kind;
     this.status = STATUS[kind];
   }
+}
+
+/**
+ * Why no call can succeed with the data source as configured, before any is tried, in the words
+ * every caller answers with: secrets that cannot be decrypted (`secrets`), a URL that is not
+ * absolute http(s) (`invalid-url`), TLS material that does not parse (`tls-config`, naming the
+ * field). Null when calls may be tried.
+ */
+export function unusableTarget(target: Pick<DataSourceTarget, 'secretsUnreadable' | 'upstream' | 'rawUrl' | 'tlsError'>): UpstreamError | null {
+  if (target.secretsUnreadable) return new UpstreamError('secrets', MESSAGES.proxy.secretsUnreadable);
+  if (!target.upstream) return new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl));
+  if (target.tlsError) return new UpstreamError('tls-config', target.tlsError);
+  return null;
+}
+
+/**
+ * An address the egress policy denies as it resolves: the proxy's words, never the address (a
+ * client must not learn what a name resolves to inside).
+ */
+export const deniedAddress = (): UpstreamError => new UpstreamError('denied', MESSAGES.proxy.addressDenied);
+
+/** A call that got no answer, as Go's `url.Error` words it: `Get "http://host/path": <why>`. */
+export function callError(kind: UpstreamErrorKind, method: string, url: string, text: string): UpstreamError {
+  return new UpstreamError(kind, `${goMethod(method)} "${url}": ${text}`);
 }
 
 /** The operation word of Go's `url.Error` (`Get`, `Post`, `Delete`...): the method with only its first letter upper-case. */

@@ -1,10 +1,9 @@
 import type { IncomingHttpHeaders, IncomingMessage, ServerResponse } from 'node:http';
 import type { LazyEntityManager } from '../db/orm.ts';
-import { MESSAGES } from '../errors/messages.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import type { Span, Tracing } from '../tracing/index.ts';
 import type { UpstreamConnections } from './connections.ts';
-import { goMethod, UpstreamError, type UpstreamErrorKind } from './errors.ts';
+import { callError, unusableTarget, UpstreamError, type UpstreamErrorKind } from './errors.ts';
 import { forwardedHeaders } from './headers.ts';
 import type { CallQueue } from './queue.ts';
 import { requestUrl, sendRequest, timeoutText, type UpstreamRequest, type UpstreamResponse } from './request.ts';
@@ -88,11 +87,7 @@ export class DataSourceHandle {
    * material that does not parse (`tls-config`, naming the field). Null when calls may be tried.
    */
   get unusable(): UpstreamError | null {
-    const target = this.target;
-    if (target.secretsUnreadable) return new UpstreamError('secrets', MESSAGES.proxy.secretsUnreadable);
-    if (!target.upstream) return new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl));
-    if (target.tlsError) return new UpstreamError('tls-config', target.tlsError);
-    return null;
+    return unusableTarget(this.target);
   }
 
   /**
@@ -131,7 +126,7 @@ export class DataSourceHandle {
       // A slot that came as the deadline passed: no connection is opened for a call already over.
       if (left <= 0) {
         release();
-        return Promise.reject(new UpstreamError('timeout', `${goMethod(req.method)} "${requestUrl(this.target, req).url}": ${timeoutText(timeoutMs / 1000)}`));
+        return Promise.reject(callError('timeout', req.method, requestUrl(this.target, req).url, timeoutText(timeoutMs / 1000)));
       }
       const forwarded = req.forwarded && this.forwardedHeaders(req.forwarded, false);
       return sendRequest(this.target, forwarded ? { ...req, forwarded } : req, {
@@ -216,7 +211,7 @@ export class DataSourceHandle {
 
   async #wait(req: UpstreamRequest, queues: CallQueue[], held: Array<() => void>, deadline: number, timeoutSeconds: number): Promise<void> {
     const { url } = requestUrl(this.target, req);
-    const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
+    const failed = (kind: UpstreamErrorKind, text: string) => callError(kind, req.method, url, text);
     const signal = this.caller.signal;
     try {
       for (const queue of queues) {

@@ -6,9 +6,9 @@ import type { Logger } from '../logging/logger.ts';
 import type { Tracing } from '../tracing/index.ts';
 import { ACTION_NAMES, allows, type DataSourceAction } from '../services/data-source-access.ts';
 import type { DataSourceAccessCache } from '../services/data-source-permissions.ts';
-import type { DataSourceService } from '../services/data-sources.ts';
+import type { DataSourceKey, DataSourceService } from '../services/data-sources.ts';
 import type { LookupFunction } from './address.ts';
-import { DataSourceTargetCache, type TargetRef } from './cache.ts';
+import { DataSourceTargetCache } from './cache.ts';
 import { createUpstreamConnections, type UpstreamConnections } from './connections.ts';
 import { DataSourceHandle, type HandleContext, type UpstreamCaller } from './handle.ts';
 import { CallQueue } from './queue.ts';
@@ -17,7 +17,6 @@ import type { DataSourceTarget } from './target.ts';
 import { passedThrough } from './via.ts';
 
 export type { LookupFunction } from './address.ts';
-export type { TargetRef } from './cache.ts';
 export { DataSourceHandle, type UpstreamCaller } from './handle.ts';
 export { UpstreamError, type UpstreamErrorKind } from './errors.ts';
 export { responseHeaders } from './headers.ts';
@@ -113,7 +112,7 @@ export class Upstream {
    * source leading back here), 404 when the org has no such data source, 403 when the caller's
    * level on it does not allow `action`.
    */
-  open(caller: UpstreamCaller, ref: TargetRef, action: DataSourceAction = 'query', words: RefusalWords = {}): DataSourceHandle | Promise<DataSourceHandle> {
+  open(caller: UpstreamCaller, ref: DataSourceKey, action: DataSourceAction = 'query', words: RefusalWords = {}): DataSourceHandle | Promise<DataSourceHandle> {
     this.refuseLoop(caller);
     const found = this.#targets.get(caller.em, caller.principal.orgId, ref, caller.changeMark);
     if (found instanceof Promise) return found.then((target) => this.#authorize(caller, target, action, words));

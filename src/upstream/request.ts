@@ -1,8 +1,7 @@
 import { request as httpRequest, type IncomingHttpHeaders, type OutgoingHttpHeaders } from 'node:http';
 import { request as httpsRequest } from 'node:https';
-import { MESSAGES } from '../errors/messages.ts';
 import type { UpstreamConnections } from './connections.ts';
-import { describeNetworkError, goMethod, UpstreamError, type UpstreamErrorKind } from './errors.ts';
+import { callError, deniedAddress, describeNetworkError, unusableTarget, type UpstreamErrorKind } from './errors.ts';
 import { joinUpstreamPath, type DataSourceTarget } from './target.ts';
 import { withVia } from './via.ts';
 
@@ -70,10 +69,10 @@ export function requestUrl(target: DataSourceTarget, req: Pick<UpstreamRequest, 
 /** One buffered call to the data source with the headers the proxy would send it. */
 export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limits: RequestLimits): Promise<UpstreamResponse> {
   const upstream = target.upstream;
-  if (!upstream) return Promise.reject(new UpstreamError('invalid-url', MESSAGES.proxy.invalidUrl(target.rawUrl)));
+  if (!upstream) return Promise.reject(unusableTarget(target));
   const { url, path } = requestUrl(target, req);
   const headers = requestHeaders(target, req, limits);
-  const failed = (kind: UpstreamErrorKind, text: string) => new UpstreamError(kind, `${goMethod(req.method)} "${url}": ${text}`);
+  const failed = (kind: UpstreamErrorKind, text: string) => callError(kind, req.method, url, text);
   const awaitContinue = req.body !== undefined && /^100-continue$/i.test(String(headers.expect ?? '')) && limits.expectContinueTimeoutMs > 0;
   const signal = limits.signal;
 
@@ -117,7 +116,7 @@ export function sendRequest(target: DataSourceTarget, req: UpstreamRequest, limi
       socket.once('connect', () => clearTimeout(dialTimer));
     });
     outgoing.on('error', (error: NodeJS.ErrnoException) => {
-      if (error.code === 'EGRESS_DENIED') return finish(() => reject(new UpstreamError('denied', error.message)));
+      if (error.code === 'EGRESS_DENIED') return finish(() => reject(deniedAddress()));
       const { kind, text } = describeNetworkError(error, upstream.host);
       finish(() => reject(failed(kind, text)));
     });

@@ -1,9 +1,8 @@
 import type { ClientRequest, IncomingMessage, ServerResponse } from 'node:http';
 import { createProxyServer } from 'http-proxy-3';
 import type { Settings } from '../config/settings.ts';
-import { MESSAGES } from '../errors/messages.ts';
 import type { Logger } from '../logging/logger.ts';
-import { describeNetworkError, UpstreamError } from './errors.ts';
+import { deniedAddress, describeNetworkError, unusableTarget, UpstreamError } from './errors.ts';
 import { HANDSHAKE_TIMEOUT } from './tls.ts';
 import type { DataSourceTarget } from './target.ts';
 import type { UpstreamConnections } from './connections.ts';
@@ -117,7 +116,8 @@ export class UpstreamStreamer {
         answers.fail(streamFailure(error as NodeJS.ErrnoException, call, timedOut), res, call.target);
         settle(res.statusCode);
       };
-      if (call.target.tlsError) return onError(new UpstreamError('tls-config', call.target.tlsError));
+      const unusable = unusableTarget(call.target);
+      if (unusable) return onError(unusable);
       this.#send(req, res, call, onError);
     });
   }
@@ -178,7 +178,7 @@ export class UpstreamStreamer {
  */
 function streamFailure(error: NodeJS.ErrnoException, call: StreamedCall, timedOut: boolean): UpstreamError {
   if (error instanceof UpstreamError) return error;
-  if (error.code === 'EGRESS_DENIED') return new UpstreamError('denied', MESSAGES.proxy.addressDenied);
+  if (error.code === 'EGRESS_DENIED') return deniedAddress();
   const { kind, text } = describeNetworkError(error, call.target.upstream!.host);
   const timeout = timedOut || error.code === 'ECONNECT_TIMEOUT' || error.code === HANDSHAKE_TIMEOUT;
   return Object.assign(new UpstreamError(timeout ? 'timeout' : kind, text), { code: error.code });

@@ -280,4 +280,24 @@ describe('GET /api/admin/stats', () => {
       dailyActiveUsers: after.dailyActiveUsers, alertCount: after.alerts,
     });
   });
+  it('counts a member with the None role as a viewer, as the original counts every role below Editor', async () => {
+    const before = (await stats()).body;
+    const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('None Role Org') returning id`);
+    const member = async (login: string, roles: Array<[number, string]>) => {
+      const [row] = await server.sql<{ id: number }>(
+        `insert into "user" (login, email, org_id, last_seen_at) values ($1, $1, 1, now() - interval '1 hour') returning id`, [login],
+      );
+      for (const [orgId, role] of roles) await server.sql(`insert into org_user (org_id, user_id, role) values ($1, $2, $3)`, [orgId, row!.id, role]);
+    };
+    await member('n-only', [[1, 'None']]);
+    await member('n-and-editor', [[1, 'None'], [org!.id, 'Editor']]);
+    await member('n-twice', [[1, 'None'], [org!.id, 'None']]);
+
+    const after = (await stats()).body;
+    const delta = (key: string) => after[key] - before[key];
+    expect(Object.fromEntries(['users', 'admins', 'editors', 'viewers', 'activeViewers', 'dailyActiveViewers', 'activeEditors'].map((key) => [key, delta(key)])))
+      .toEqual({ users: 3, admins: 0, editors: 1, viewers: 2, activeViewers: 2, dailyActiveViewers: 2, activeEditors: 1 });
+    const graphql = await gql(server, '{ adminStats { viewerCount editorCount } }', {}, admin);
+    expect(graphql.body.data!.adminStats).toEqual({ viewerCount: after.viewers, editorCount: after.editors });
+  });
 });

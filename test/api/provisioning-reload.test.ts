@@ -115,7 +115,10 @@ describe('POST /api/admin/provisioning/datasources/reload', () => {
         done = true;
         return r;
       });
-      await new Promise((resolve) => setTimeout(resolve, 500));
+      // The reload waits on the lock: its session's request for it shows, not granted.
+      const waiting = async () => (await locker.query(`select count(*)::int as n from pg_locks where locktype = 'advisory' and not granted`)).rows[0].n as number;
+      for (let tries = 0; tries < 250 && (await waiting()) === 0; tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await waiting()).toBe(1);
       expect(done).toBe(false);
       expect((await rows()).map((r) => r.name)).not.toContain('Late');
       await locker.query('select pg_advisory_unlock($1)', [0x64617368]);

@@ -1,13 +1,13 @@
 import { request } from 'node:http';
-import type { DataQuery, DataSourceInfo, KindContext, UpstreamAnswer, UpstreamCall } from '../../src/query/kinds/kind.ts';
+import type { DataQuery, DataSourceInfo, KindContext, UpstreamResponse, UpstreamRequest } from '../../src/query/kinds/kind.ts';
 
 /**
  * A KindContext whose `call` makes a real HTTP request to `baseUrl` (tests only: the server's
  * calls go through the upstream layer). A refused connection rejects as the upstream layer does,
  * with status 502.
  */
-export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {}, maxPoints = 1_000_000, maxSeries = 100_000): KindContext & { calls: UpstreamCall[] } {
-  const calls: UpstreamCall[] = [];
+export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {}, maxPoints = 1_000_000, maxSeries = 100_000): KindContext & { calls: UpstreamRequest[] } {
+  const calls: UpstreamRequest[] = [];
   const base = new URL(baseUrl);
   const dataSource: DataSourceInfo = { id: 1, uid: 'ds', orgId: 1, name: 'ds', type: 'x', url: baseUrl, database: '', jsonData: {}, ...ds };
   return {
@@ -16,7 +16,7 @@ export function directContext(baseUrl: string, ds: Partial<DataSourceInfo> = {},
     maxPoints,
     maxSeries,
     calls,
-    call(call: UpstreamCall): Promise<UpstreamAnswer> {
+    call(call: UpstreamRequest): Promise<UpstreamResponse> {
       calls.push(call);
       const path = `${base.pathname.replace(/\/$/, '')}/${call.path}${call.query ? `?${call.query}` : ''}`;
       return new Promise((resolve, reject) => {

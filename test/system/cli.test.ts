@@ -80,7 +80,7 @@ describe('help and usage errors', () => {
       [['admin', 'reset-admin-password', 'abc'], 'dashgate: the new password must have at least 4 characters'],
       [['admin', 'reset-admin-password', 'one', 'two'], 'dashgate: too many arguments'],
       [['token', 'create', '--name', 'ci'], 'dashgate: --role is required'],
-      [['token', 'create', '--role', 'Boss', '--name', 'ci'], 'dashgate: --role must be one of Viewer, Editor, Admin, got "Boss"'],
+      [['token', 'create', '--role', 'Boss', '--name', 'ci'], 'dashgate: --role must be one of None, Viewer, Editor, Admin, got "Boss"'],
       [['token', 'create', '--role', 'Admin'], 'dashgate: --name is required'],
       [['token', 'create', '--role', 'Admin', '--name', 'ci', '--org', 'one'], 'dashgate: --org must be a whole number of at least 1, got "one"'],
       [['token', 'create', '--role', 'Admin', '--name', 'ci', '--seconds-to-live', '1.5'], 'dashgate: --seconds-to-live must be a whole number of at least 0'],
@@ -127,6 +127,14 @@ describe('token create', () => {
     const viewer = (await dashgate(['token', 'create', '--role', 'Viewer', '--name', 'read-only', '--config', config])).stdout.trim();
     expect((await call(server, 'GET', '/api/datasources', { auth: `Bearer ${viewer}` })).status).toBe(200);
     expect((await call(server, 'POST', '/api/datasources', { auth: `Bearer ${viewer}`, body: { name: 'nope', type: 'loki', access: 'proxy' } })).status).toBe(403);
+    // The None role, as the original's org roles have it: a member that sees what grants give, here nothing.
+    const none = await dashgate(['--config', config, 'token', 'create', '--role', 'None', '--name', 'no-role']);
+    expect(none.code).toBe(0);
+    const [row] = await server.sql<{ role: string }>("select role from api_key where name = 'no-role'");
+    expect(row!.role).toBe('None');
+    const listed = await call(server, 'GET', '/api/datasources', { auth: `Bearer ${none.stdout.trim()}` });
+    expect([listed.status, listed.body]).toEqual([200, []]);
+    expect((await call(server, 'POST', '/api/datasources', { auth: `Bearer ${none.stdout.trim()}`, body: { name: 'nope', type: 'loki', access: 'proxy' } })).status).toBe(403);
   });
 
   it('sets an expiry with --seconds-to-live', async () => {

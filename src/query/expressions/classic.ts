@@ -4,7 +4,7 @@
  * and the conditions combine left to right with `and`/`or`, no precedence. The answer is one
  * number: 1 firing, 0 normal, null no data; the matches go in `meta.custom`.
  */
-import { command, type Command } from './command.ts';
+import { command, type Command } from './command-type.ts';
 import { isNull, type Labels, type NumberValue, type Series, type Value } from './values.ts';
 
 type ClassicReducer = (series: Series) => number | null;

@@ -6,7 +6,7 @@
 import { ownMessage } from '../answer-error.ts';
 import { parseSdkDuration } from '../durations.ts';
 import { classicConditionsCommand } from './classic.ts';
-import { command, type Command } from './command.ts';
+import { command, type Command } from './command-type.ts';
 import { mathSteps } from './math-eval.ts';
 import { parseMath, type ParsedExpression } from './math-parse.ts';
 import { isNull, newSeries, setNull, typeName, type NumberValue, type SeriesGuard, type Series, type Value } from './values.ts';

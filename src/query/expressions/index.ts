@@ -6,18 +6,17 @@
 import { ownMessage } from '../answer-error.ts';
 import type { Size } from '../budget.ts';
 import type { DataResponse, Frame } from '../frames/frame.ts';
+import { EXPRESSION_UID, EXPRESSION_UIDS } from '../request.ts';
 import { drainSliced, nextSlice, sliceDue } from '../slices.ts';
 import { buildCommand, goType, type Command } from './commands.ts';
 import { framesToValuesSteps } from './convert.ts';
 import { Framer, toFrame, type Results, type SeriesGuard } from './values.ts';
 
-/** The expression data source's uids (`__expr__`, and `-100` before 8.3). */
-export const EXPRESSION_UIDS: ReadonlySet<string> = new Set(['__expr__', '-100']);
-
+/** Whether a query's data source (object or pre-8.3 string) is the expression engine. */
 export function isExpressionDataSource(ds: { uid?: string; type?: string } | string | undefined): boolean {
   if (ds === undefined) return false;
   if (typeof ds === 'string') return EXPRESSION_UIDS.has(ds);
-  return (ds.uid !== undefined && EXPRESSION_UIDS.has(ds.uid)) || ds.type === '__expr__';
+  return (ds.uid !== undefined && EXPRESSION_UIDS.has(ds.uid)) || ds.type === EXPRESSION_UID;
 }
 
 export interface ExpressionRequestQuery {

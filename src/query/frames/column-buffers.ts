@@ -3,14 +3,14 @@ import type { DataResponse } from './frame.ts';
 /**
  * Buffers for columns written from bytes (a log query's lines, a range query's samples), used again once
  * the answer holding them has been sent. A fresh megabyte outside the JS heap for every answer
- * makes V8 run a full collection of the whole heap every few answers (measured: every eight Loki
- * answers of 5,000 lines, 40% of the request's CPU); buffers that come back keep that off.
+ * makes V8 run a full collection of the whole heap every few large answers; buffers that come
+ * back keep that off.
  *
  * Sizes are powers of two (256 bytes up), so a buffer fits the next column of about its size; at most
  * `MAX_POOLED_BYTES` wait here, the rest is left to the garbage collector. A buffer comes back
  * only through `releaseColumns`, called by the one owner of an answer once its bytes are written:
- * the REST `/api/ds/query` handler. Frames kept longer (the graph, live queries) never give
- * theirs back, and theirs are collected as any memory.
+ * the encoded answer of `/api/ds/query` (`query/encoded-answer.ts`). Frames kept longer (the
+ * graph, live queries) never give theirs back, and theirs are collected as any memory.
  */
 
 const MAX_POOLED_BYTES = 32 * 1024 * 1024;

@@ -1,7 +1,7 @@
 import type { IncomingHttpHeaders } from 'node:http';
 import { MESSAGES } from '../../errors/messages.ts';
 import { UpstreamError } from '../../upstream/index.ts';
-import type { KindContext, UpstreamCall } from './kind.ts';
+import type { KindContext, UpstreamRequest } from './kind.ts';
 
 /**
  * What every kind's health check shares (each check is its kind's own `health.ts`): the verdict's
@@ -42,7 +42,7 @@ export const notImplemented = (): DataSourceHealth => ({ status: 'UNKNOWN', mess
  * The answer, or the reason there was none worded as Go's client words it (a call that failed);
  * anything else (an address the egress policy denies) propagates.
  */
-export async function attempt(ctx: KindContext, probe: UpstreamCall): Promise<{ res: ProbeResponse; failure?: never } | { res?: never; failure: string }> {
+export async function attempt(ctx: KindContext, probe: UpstreamRequest): Promise<{ res: ProbeResponse; failure?: never } | { res?: never; failure: string }> {
   try {
     const answer = await ctx.call(probe);
     return { res: { status: answer.status, statusLine: `${answer.status} ${answer.statusText}`.trim(), headers: answer.headers, body: answer.body.toString('utf8') } };

@@ -1,5 +1,6 @@
 import type { Size } from '../budget.ts';
 import type { DataResponse, Frame } from '../frames/frame.ts';
+import type { UpstreamRequest, UpstreamResponse } from '../../upstream/index.ts';
 
 /**
  * One query of a request, after the envelope's defaults (SDK `backend.DataQuery`): the kind reads
@@ -29,28 +30,11 @@ export interface DataSourceInfo {
   jsonData: Readonly<Record<string, unknown>>;
 }
 
-/** One call to the data source through the upstream layer (policy, TLS, credentials, timeout, limits). */
-export interface UpstreamCall {
-  method: string;
-  /** Relative to the data source URL's path, joined as the proxy joins it. */
-  path: string;
-  /** Raw query string without `?`. */
-  query?: string;
-  /** The kind's protocol headers; they win over the data source's configured ones. */
-  headers?: Record<string, string>;
-  /** A client's headers passed on as the proxy passes them (cleaned; the data source's configured headers and credentials win). */
-  forwarded?: Readonly<Record<string, string | string[] | undefined>>;
-  /** Sends the data source's token as its kind's own client does (InfluxDB 2's `Authorization: Token`). */
-  tokenAuthorization?: boolean;
-  body?: string | Buffer;
-}
-
-export interface UpstreamAnswer {
-  status: number;
-  statusText: string;
-  headers: Readonly<Record<string, string | string[] | undefined>>;
-  body: Buffer;
-}
+/**
+ * One call to the data source and its answer, as the opened data source takes and gives them
+ * (policy, TLS, credentials, timeout and limits are the upstream layer's).
+ */
+export type { UpstreamRequest, UpstreamResponse } from '../../upstream/index.ts';
 
 /** Everything a kind may use to answer: it never opens a connection itself. */
 export interface KindContext {
@@ -61,7 +45,7 @@ export interface KindContext {
    * (unreachable, unusable TLS material), 504 (timeout), 403 (egress policy), 499 (the client
    * left); the caller turns it into the refId's answer.
    */
-  call(request: UpstreamCall): Promise<UpstreamAnswer>;
+  call(request: UpstreamRequest): Promise<UpstreamResponse>;
   /** Aborted when the client goes away or the request's deadline passes. */
   signal: AbortSignal;
   /** Most points (rows summed over fields) one refId may answer; past it the refId fails. */

@@ -1,3 +1,4 @@
+import { connect } from 'node:net';
 import { describe, expect, it } from '@jest/globals';
 import pg from 'pg';
 import { call, startTestServer } from '../../support/server.ts';
@@ -24,10 +25,27 @@ describe('closing the app with a read for subscribers under way', () => {
       const closing = server.app.close().then(() => {
         closed = true;
       });
-      await new Promise((resolve) => setTimeout(resolve, 300));
+      // The HTTP side closes first: the subscription's stream ends and the server stops listening...
+      await stream.ended;
+      // A bare connection, so no pooled keep-alive one is reused (and kept busy) by the check.
+      const { hostname, port } = new URL(server.url);
+      const refused = () => new Promise<boolean>((resolve) => {
+        const socket = connect({ host: hostname, port: Number(port) });
+        socket.once('connect', () => {
+          socket.destroy();
+          resolve(false);
+        });
+        socket.once('error', (error: NodeJS.ErrnoException) => resolve(error.code === 'ECONNREFUSED'));
+      });
+      for (let tries = 0; tries < 500 && !(await refused()); tries++) await new Promise((resolve) => setTimeout(resolve, 20));
+      expect(await refused()).toBe(true);
+      // ...while the read it started still waits for the lock on its connection, and the app for the read.
+      expect(await blocked()).toBe(1);
       expect(closed).toBe(false);
       await locker.query('commit');
       await closing;
+      // The read done, the app is closed and nothing of it waits on the table any more.
+      expect([closed, await blocked()]).toEqual([true, 0]);
       stream.close();
     } finally {
       await locker.end();

@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, readdir, readFile, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
@@ -36,9 +36,39 @@ async function generateInMemory(): Promise<Array<{ filename: string; content: st
   }
 }
 
+/**
+ * The example's type checks with their `@ts-expect-error` lines blanked, compiled on their own:
+ * the lines each directive stood over, and the lines tsc then rejects.
+ */
+async function misusesRejected(): Promise<{ expected: number[]; rejected: number[] }> {
+  const source = await readFile(join(example, 'src/type-checks.ts'), 'utf8');
+  const expected: number[] = [];
+  const lines = source.split('\n').map((line, i) => {
+    if (!line.trim().startsWith('// @ts-expect-error')) return line.replace("from './client.ts'", `from ${JSON.stringify(join(example, 'src/client.ts'))}`);
+    expected.push(i + 2);
+    return '';
+  });
+  const scratch = await mkdtemp(join(tmpdir(), 'dashgate-misuses-'));
+  try {
+    await writeFile(join(scratch, 'type-checks.mts'), lines.join('\n'));
+    await writeFile(join(scratch, 'tsconfig.json'), JSON.stringify({
+      extends: join(root, 'tsconfig.json'),
+      compilerOptions: { lib: ['ES2023', 'DOM'], types: ['node'], typeRoots: [join(root, 'node_modules/@types')] },
+      files: ['type-checks.mts'],
+    }));
+    const failed = await run(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(scratch, 'tsconfig.json')], { cwd: root, timeout: 120_000 })
+      .then(() => ({ stdout: '' }), (error: { stdout: string }) => error);
+    const rejected = [...failed.stdout.matchAll(/type-checks\.mts\((\d+),\d+\): error/g)].map((m) => Number(m[1]));
+    return { expected, rejected: [...new Set(rejected)].sort((a, b) => a - b) };
+  } finally {
+    await rm(scratch, { recursive: true, force: true });
+  }
+}
+
 let server: TestServer;
 let generation: ReturnType<typeof generateInMemory>;
-let typecheck: Promise<unknown>;
+let typecheck: Promise<{ stdout: string; stderr: string }>;
+let misuses: ReturnType<typeof misusesRejected>;
 
 beforeAll(async () => {
   // The two slow child processes run while the server starts.
@@ -46,6 +76,8 @@ beforeAll(async () => {
   typecheck = run(node, [join(root, 'node_modules/typescript/bin/tsc'), '-p', join(example, 'tsconfig.json')], { cwd: root, timeout: 120_000 });
   generation.catch(() => undefined);
   typecheck.catch(() => undefined);
+  misuses = misusesRejected();
+  misuses.catch(() => undefined);
   server = await startTestServer();
 });
 afterAll(() => server?.close());
@@ -71,7 +103,12 @@ describe('examples/typed-client', () => {
   });
 
   it('type-checks, with misuses of the generated types still rejected', async () => {
-    await expect(typecheck).resolves.toBeDefined();
+    // Clean: every directive still stands over an error (an unused one fails the check).
+    await expect(typecheck).resolves.toEqual({ stdout: '', stderr: '' });
+    // And each misuse, its directive taken away, is what tsc rejects: nothing more, nothing less.
+    const { expected, rejected } = await misuses;
+    expect(expected.length).toBeGreaterThanOrEqual(9);
+    expect(rejected).toEqual(expected);
   }, 120_000);
 
   it('runs its typed operations against a real server', async () => {

@@ -1,5 +1,5 @@
 import type { Frame } from '../../frames/frame.ts';
-import type { DataQuery, UpstreamCall } from '../kind.ts';
+import type { DataQuery, UpstreamRequest } from '../kind.ts';
 import { encodeValues, sortedLabels } from '../../go-text.ts';
 import { AnswerError, parseAnswerJson } from '../../answer-error.ts';
 import { checkedMillis } from '../../go-numbers.ts';
@@ -24,7 +24,7 @@ export function graphiteTarget(model: Readonly<Record<string, unknown>>): string
 }
 
 /** The `/render` form: `from`/`until` in whole seconds, `format=json`, `maxDataPoints`, the target. */
-export function graphiteRequest(query: DataQuery, target: string): UpstreamCall {
+export function graphiteRequest(query: DataQuery, target: string): UpstreamRequest {
   const body = encodeValues({
     from: String(Math.floor(query.range.from / 1000)),
     until: String(Math.floor(query.range.to / 1000)),

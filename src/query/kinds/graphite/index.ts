@@ -1,5 +1,5 @@
 import type { DataResponse } from '../../frames/frame.ts';
-import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamAnswer } from '../kind.ts';
+import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamResponse } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
 import { AnswerError, checkDepth, parseAnswerJson } from '../../answer-error.ts';
 import { encodeValues } from '../../go-text.ts';
@@ -54,7 +54,7 @@ function text(body: Record<string, unknown>, key: string): string {
   return typeof v === 'string' ? v : typeof v === 'number' ? String(v) : '';
 }
 
-function parseAnswer(endpoint: string, answer: UpstreamAnswer): unknown {
+function parseAnswer(endpoint: string, answer: UpstreamResponse): unknown {
   try {
     const parsed = parseAnswerJson(answer.body.toString());
     // Written back to the client: nesting past any real answer's is refused before that.

@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../../errors/messages.ts';
 import { attempt, error, is2xx, json, notImplemented, notJson, ok, record, requestFailed, type HealthCheck } from '../health.ts';
-import type { UpstreamCall } from '../kind.ts';
+import type { UpstreamRequest } from '../kind.ts';
 
 const M = MESSAGES.health;
 
@@ -30,7 +30,7 @@ export const influxDbHealth: HealthCheck = async (ctx) => {
 
   const database = String(ctx.dataSource.jsonData.dbName || ctx.dataSource.database || '');
   const params = `db=${encodeURIComponent(database)}&q=${encodeURIComponent('SHOW measurements')}&epoch=ms`;
-  const probe: UpstreamCall = ctx.dataSource.jsonData.httpMode === 'POST'
+  const probe: UpstreamRequest = ctx.dataSource.jsonData.httpMode === 'POST'
     ? { method: 'POST', path: 'query', query: `db=${encodeURIComponent(database)}&epoch=ms`, body: `q=${encodeURIComponent('SHOW measurements')}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }
     : { method: 'GET', path: 'query', query: params };
   const { res, failure } = await attempt(ctx, probe);

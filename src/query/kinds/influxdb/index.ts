@@ -1,6 +1,6 @@
 import { ownMessage } from '../../answer-error.ts';
 import type { DataResponse } from '../../frames/frame.ts';
-import { failed, type DataQuery, type DataSourceInfo, type KindContext, type QueryKind, type UpstreamCall } from '../kind.ts';
+import { failed, type DataQuery, type DataSourceInfo, type KindContext, type QueryKind, type UpstreamRequest } from '../kind.ts';
 import { callFailed, framesOrLimit } from '../kind-results.ts';
 import { encodeValues } from '../../go-text.ts';
 import { drainSliced } from '../../slices.ts';
@@ -10,7 +10,7 @@ import { buildInfluxQL, parseInfluxQuery } from './influxql.ts';
 /** InfluxDB 1.x over InfluxQL (`pkg/tsdb/influxdb/influxql`): one `/query` call per refId. */
 
 /** influxql.go `createRequest`: `db`, `epoch=ms`, `rp` unless default, `q` in the query string (GET) or a form body (POST). */
-export function influxRequest(ds: DataSourceInfo, rawQuery: string, policy: string): UpstreamCall | { error: string } {
+export function influxRequest(ds: DataSourceInfo, rawQuery: string, policy: string): UpstreamRequest | { error: string } {
   const httpMode = typeof ds.jsonData.httpMode === 'string' && ds.jsonData.httpMode !== '' ? ds.jsonData.httpMode : 'GET';
   if (httpMode !== 'GET' && httpMode !== 'POST') return { error: "'httpMode' should be either 'GET' or 'POST'" };
   const dbName = typeof ds.jsonData.dbName === 'string' && ds.jsonData.dbName !== '' ? ds.jsonData.dbName : ds.database;

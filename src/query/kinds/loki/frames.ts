@@ -1,5 +1,5 @@
 import type { Field, Frame, FrameMeta } from '../../frames/frame.ts';
-import type { DataQuery, UpstreamCall } from '../kind.ts';
+import type { DataQuery, UpstreamRequest } from '../kind.ts';
 import { formatInterval, goDurationString, parseIntervalString } from '../../durations.ts';
 import { encodeValues, goQuote, sortedLabels } from '../../go-text.ts';
 import { drainSliced, type Steps } from '../../slices.ts';
@@ -13,7 +13,7 @@ import { streamChunkDocuments, streamLayouts } from './stream-chunks.ts';
 /**
  * Loki, as the original's backend does it (`pkg/tsdb/loki`: parse_query.go, step.go, api.go,
  * frame.go): model -> one GET per refId -> metric series as time series frames, log streams as one
- * frame per query. Pure; `loki.ts` does the call.
+ * frame per query. Pure; the kind (`index.ts`) makes the call.
  */
 
 export type LokiQueryType = 'range' | 'instant';
@@ -122,7 +122,7 @@ export function parseLokiQuery(query: DataQuery): LokiQuery {
 const QUERY_TAGS: Record<string, string> = { logsVolume: 'logvolhist', logsSample: 'logsample', dataSample: 'datasample' };
 
 /** api.go `makeDataRequest`: the GET, its query string as Go's `url.Values` encodes it, times in nanoseconds. */
-export function lokiRequest(q: LokiQuery): UpstreamCall {
+export function lokiRequest(q: LokiQuery): UpstreamRequest {
   const values: Record<string, string | undefined> = {
     query: q.expr,
     direction: q.direction,

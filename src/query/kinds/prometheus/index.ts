@@ -1,6 +1,6 @@
 import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataResponse } from '../../frames/frame.ts';
-import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamCall } from '../kind.ts';
+import { failed, type DataQuery, type KindContext, type QueryKind, type ResourceRequest, type ResourceResponse, type UpstreamRequest } from '../kind.ts';
 import { callFailed } from '../kind-results.ts';
 import { prometheusResponseSliced, TooManyPoints, TooManySeries } from './frames.ts';
 import { alignedRange, parsePrometheusQuery, secondsParam, type PrometheusQuery } from './model.ts';
@@ -64,7 +64,7 @@ async function fetchOne(ctx: KindContext, q: PrometheusQuery, type: 'instant' | 
 }
 
 /** The upstream call of one query: path, method, parameters (Go's `url.Values.Encode` sorts them). */
-export function prometheusCall(jsonData: Readonly<Record<string, unknown>>, q: PrometheusQuery, type: 'instant' | 'range'): UpstreamCall {
+export function prometheusCall(jsonData: Readonly<Record<string, unknown>>, q: PrometheusQuery, type: 'instant' | 'range'): UpstreamRequest {
   const params: Record<string, string> = { query: q.expr };
   if (type === 'range') {
     const { start, end } = alignedRange(q);

@@ -1,3 +1,7 @@
+/**
+ * What every expression command is (the type, and `command` to make one from its steps); the
+ * commands themselves are read from their models in `commands.ts` and `classic.ts`.
+ */
 import { drain, type Steps } from '../slices.ts';
 import type { Results, SeriesGuard, Value } from './values.ts';
 
