@@ -1,7 +1,7 @@
 import type { IncomingMessage } from 'node:http';
 import type { EntityManager } from '@mikro-orm/postgresql';
 import type { Access } from './auth/access.ts';
-import { AUTH_ERRORS } from './errors/domain.ts';
+import { AUTH_ERRORS, type DomainError } from './errors/domain.ts';
 import type { QueryCaller } from './query/service.ts';
 import type { Principal } from './auth/principal.ts';
 import type { Runtime } from './runtime.ts';
@@ -29,6 +29,14 @@ export class RequestContext {
    * same rule is not checked twice. Null for `/graphql`, whose fields each enforce their own.
    */
   authorizedAs: Access | null = null;
+  /**
+   * The request answers a REST row, which runs a document over the graph: its lists are read whole
+   * (REST's answer is the original's whole list), and what the graph answers as a null (a
+   * relationship the caller may not read) or as a user error the row answers as that error.
+   */
+  rest = false;
+  /** The error behind the user error a mutation of a REST row reported, with its whole wire body. */
+  userError: DomainError | null = null;
   /** The route template, for the access log and metrics (never the raw path). */
   route = 'unmatched';
   #id: string | null = null;

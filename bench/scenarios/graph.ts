@@ -14,11 +14,11 @@ const SOURCES_PER_ORG = 100;
 const MEMBERS_PER_ORG = 50;
 
 /** The fields of a REST list item, asked of the graph's nodes (plus their global id). */
-const LIST_FIELDS = 'id databaseId uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly';
+const LIST_FIELDS = 'id databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly';
 /** The fields of `GET /api/orgs/:orgId/users`. */
 const MEMBER_FIELDS = 'orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels isExternallySynced isProvisioned';
 /** Every field of a data source read, but its id. */
-const READ_FIELDS = 'uid orgId name type typeLogoUrl access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
+const READ_FIELDS = 'uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 const graphql = (query: string, variables: Record<string, unknown>, headers: Record<string, string>): LoadOptions => ({
   method: 'POST',
@@ -132,12 +132,12 @@ export default async function graph(ctx: BenchContext): Promise<BenchRow[]> {
     }
 
     const [first] = listed;
-    const nodeRead = graphql(`query Node($id: ID!) { node(id: $id) { ... on DataSourceNode { databaseId ${READ_FIELDS} } } }`, { id: first.id }, token);
-    const flatRead = graphql(`query Flat($id: Int!) { dataSource(id: $id) { id ${READ_FIELDS} } }`, { id: first.databaseId }, token);
+    const nodeRead = graphql(`query Node($id: ID!) { node(id: $id) { ... on DataSource { databaseId ${READ_FIELDS} } } }`, { id: first.id }, token);
+    const flatRead = graphql(`query Flat($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id: databaseId ${READ_FIELDS} } } }`, { id: first.databaseId }, token);
     const read = await answer(nodeApp, nodeRead);
     const flat = await answer(flatApp, flatRead);
     const { databaseId, ...nodeFields } = read.data.node;
-    const { id, ...flatFields } = flat.data.dataSource;
+    const { id, ...flatFields } = flat.data.currentOrganization.dataSource;
     if (databaseId !== id || JSON.stringify(nodeFields) !== JSON.stringify(flatFields)) throw new Error('node(id) and dataSource(id) answer different data sources');
 
     ctx.log(`graph: ${LISTED} data sources listed; ${ORGS} orgs of ${SOURCES_PER_ORG} data sources and ${MEMBERS_PER_ORG} members; node(id) against dataSource(id)`);

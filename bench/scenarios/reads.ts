@@ -2,7 +2,8 @@ import { compareRounds, figures, seed } from '../lib/harness.ts';
 import type { BenchContext, BenchRow } from '../lib/types.ts';
 
 /** Every field of the REST answer, asked for through GraphQL. */
-const FIELDS = 'id uid orgId name type typeLogoUrl access url password user database basicAuth basicAuthUser basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly';
+/** The graph's fields of what `GET /api/datasources/:id` answers (the REST layer adds its legacy fields and logo URL). */
+const FIELDS = 'id: databaseId uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 /**
  * One data source read with a token: the REST route, the same through POST /graphql, and two
@@ -42,7 +43,7 @@ export default async function reads(ctx: BenchContext): Promise<BenchRow[]> {
       { name: 'REST, second process', target: restTwin, load: { path, headers } },
       { name: 'MikroORM by hand', target: orm, load: { path, headers } },
       { name: 'REST', target: app, load: { path, headers } },
-      { name: 'GraphQL', target: graphqlApp, load: { method: 'POST', path: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ dataSource(id: ${dataSourceId}) { ${FIELDS} } }` }) } },
+      { name: 'GraphQL', target: graphqlApp, load: { method: 'POST', path: '/graphql', headers: { ...headers, 'content-type': 'application/json' }, body: JSON.stringify({ query: `{ currentOrganization { dataSource(databaseId: ${dataSourceId}) { ${FIELDS} } } }` }) } },
       { name: 'raw pg by hand', target: raw, load: { path, headers } },
     ]);
     const scenario = 'Data source read with a token';

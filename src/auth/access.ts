@@ -1,6 +1,6 @@
 import { accessDenied, AUTH_ERRORS, CallerRefusal, permissionDenied, type DomainError } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
-import { roleAtLeast, type BasicRole } from '../roles.ts';
+import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
 import type { Principal } from './principal.ts';
 
 /**
@@ -59,16 +59,40 @@ export function isServerAdmin(principal: Principal): boolean {
 export function authorize(principal: Principal | null, access: Access): DomainError | null {
   if (access.kind === 'anonymous' || access.kind === 'per-field') return null;
   if (!principal) return AUTH_ERRORS.unauthorized();
+  return admits(principal, access, principal.orgRole) ? null : refusal(access);
+}
+
+/**
+ * Whether `principal`, holding `role` in some org, passes `access` there: the org the request acts
+ * in (its principal's own role, as `authorize` checks it) or another (the graph applies a field's
+ * rule in the org of the object it is read on). Pure.
+ */
+export function admits(principal: Principal, access: Access, role: HeldRole): boolean {
   switch (access.kind) {
+    case 'anonymous':
+    case 'per-field':
     case 'signed-in':
-      return null;
+      return true;
     case 'user':
-      return principal.kind === 'user' && principal.userId !== null ? null : new CallerRefusal('FORBIDDEN', MESSAGES.user.onlyUsers);
+      return principal.kind === 'user' && principal.userId !== null;
     case 'org-role':
-      return roleAtLeast(principal.orgRole, access.role) || (access.serverAdmins && isServerAdmin(principal)) ? null : accessDenied(access.action);
+      return roleAtLeast(role, access.role) || (access.serverAdmins === true && isServerAdmin(principal));
     case 'server-admin':
-      if (isServerAdmin(principal)) return null;
+      return isServerAdmin(principal);
+  }
+}
+
+/** The error of a signed-in caller that `access` refuses. */
+export function refusal(access: Access): DomainError {
+  switch (access.kind) {
+    case 'user':
+      return new CallerRefusal('FORBIDDEN', MESSAGES.user.onlyUsers);
+    case 'org-role':
+      return accessDenied(access.action);
+    case 'server-admin':
       return access.action ? accessDenied(access.action) : permissionDenied();
+    default:
+      return permissionDenied();
   }
 }
 

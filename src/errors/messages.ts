@@ -245,6 +245,8 @@ export const MESSAGES = {
     invalidCursor: (cursor: string) => `Invalid cursor for this list: ${cursor}`,
     pageSize: (arg: string, max: number) => `${arg} must be between 0 and ${max}`,
     tooManyIds: (max: number) => `At most ${max} ids`,
+    /** A mutation given none, or more than one, of the keys it takes an object by. */
+    oneKey: (what: string, keys: readonly string[]) => `Name the ${what} by exactly one of ${keys.join(', ')}`,
   },
   /** The messages clients of persisted queries match on (Apollo's); GraphQL only. */
   trustedDocuments: {

@@ -7,10 +7,17 @@ import { MESSAGES } from '../errors/messages.ts';
  * clients. The key is the database id, or `<orgId>:<userId>` for a membership. Anything that does
  * not decode to a node type of this schema is the client's error (400), never a crash.
  */
-export const NODE_TYPES = ['DataSourceNode', 'OrganizationNode', 'UserNode', 'OrganizationMember', 'ServiceAccountNode', 'ServiceAccountTokenNode', 'TeamNode'] as const;
+export const NODE_TYPES = ['DataSource', 'OrganizationNode', 'UserNode', 'OrganizationMember', 'ServiceAccountNode', 'ServiceAccountTokenNode', 'TeamNode'] as const;
 export type NodeTypeName = (typeof NODE_TYPES)[number];
 
-const KEY = /^[0-9]{1,15}(:[0-9]{1,15})?$/;
+/**
+ * The names the node types had when the schema held REST-shaped twins beside them: ids encoded
+ * then (kept by clients, in caches or URLs) still name the same objects.
+ */
+const FORMER_NAMES: Readonly<Record<string, NodeTypeName>> = { DataSourceNode: 'DataSource' };
+
+/** A key: digits, or two for a membership. A negative number names no row, as a REST path's negative id names none. */
+const KEY = /^-?[0-9]{1,15}(:-?[0-9]{1,15})?$/;
 
 const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
 
@@ -92,7 +99,8 @@ export function asciiFromBase64url(encoded: string): string {
 export function decodeNodeId(globalId: string): { typename: NodeTypeName; id: string } {
   const text = asciiFromBase64url(globalId);
   const colon = text.indexOf(':');
-  const typename = text.slice(0, colon) as NodeTypeName;
+  const named = text.slice(0, colon);
+  const typename = (Object.hasOwn(FORMER_NAMES, named) ? FORMER_NAMES[named] : named) as NodeTypeName;
   const id = text.slice(colon + 1);
   if (colon < 1 || !NODE_TYPES.includes(typename) || !KEY.test(id)) throw badRequest(MESSAGES.graph.invalidId(globalId.slice(0, MAX_GLOBAL_ID)));
   return { typename, id };
@@ -101,6 +109,11 @@ export function decodeNodeId(globalId: string): { typename: NodeTypeName; id: st
 /** A decoded key's numbers: `[id]`, or `[orgId, userId]` for a membership. */
 export function keyNumbers(id: string): number[] {
   return id.split(':').map(Number);
+}
+
+/** Whether a key's number fits the tables' ids (int4, negative ones naming no row); a number past it names nothing. */
+export function fitsInt4(n: number): boolean {
+  return Number.isSafeInteger(n) && Math.abs(n) <= 2_147_483_647;
 }
 
 type KeyOf<T> = (obj: T) => bigint | number | string;

@@ -3,11 +3,10 @@ import { listMembersOfOrgs, readMemberships, type OrgMember } from '../services/
 import { getOrgs, type OrgDetails } from '../services/organizations.ts';
 import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccount } from '../services/service-accounts.ts';
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
-import type { DataSourceRecord } from '../services/data-sources.ts';
 import { teamIdsOfUsers, teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
 import { orgActors, SEES, visibleOrNull } from './graph-access.ts';
 import { perRequestGroups, perRequestLoader } from './loaders.ts';
-import { encodeNodeId, keyNumbers } from './node-ids.ts';
+import { keyNumbers } from './node-ids.ts';
 
 /**
  * The graph's reads: each loads a whole level in one statement (for `node`/`nodes`, and for a
@@ -28,41 +27,6 @@ function inOrder<T>(ids: readonly number[], rows: readonly T[], idOf: (row: T) =
 }
 
 const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
-
-/**
- * A data source as the graph's node holds it: its global id and its database id as plain
- * properties, which a compiled operation reads as it reads `name`. Through a resolver each (as the
- * other node types have them), every object of a page costs two more resolver calls, each with
- * its closures, resolve info and response path. On a page of a thousand data sources (the largest
- * the graph answers), leaving those two fields out of the query saved between a third and three
- * fifths of what the page cost beyond REST's list (two runs).
- */
-export type DataSourceNodeData = Omit<DataSourceRecord, 'id'> & { __typename: 'DataSourceNode'; id: string; databaseId: number };
-
-export function dataSourceNode(ds: DataSourceRecord): DataSourceNodeData {
-  // Field by field, so that every node has one shape (and the compiler checks none is missed).
-  // `__typename` is how the Node interface tells its type (what Pothos's brand, a property
-  // defined on each object, would tell more slowly); a selection's `__typename` never reads it.
-  return {
-    __typename: 'DataSourceNode', id: encodeNodeId('DataSourceNode', ds.id), databaseId: ds.id, orgId: ds.orgId, uid: ds.uid, name: ds.name, type: ds.type,
-    access: ds.access, url: ds.url, user: ds.user, database: ds.database, basicAuth: ds.basicAuth, basicAuthUser: ds.basicAuthUser,
-    withCredentials: ds.withCredentials, isDefault: ds.isDefault, jsonData: ds.jsonData, secureJsonData: ds.secureJsonData, version: ds.version, readOnly: ds.readOnly,
-  };
-}
-
-export async function loadDataSources(ctx: RequestContext, keys: readonly string[]): Promise<Array<DataSourceNodeData | null>> {
-  const ids = rowIds(keys);
-  // The statement reads only in the orgs where the caller is Viewer or more (SEES.dataSources) and
-  // applies each data source's permissions: every row it answers is one the caller may see.
-  const rows = await ctx.services.dataSources.findByIds(ctx.em, real(ids), await orgActors(ctx));
-  return inOrder(ids, rows, (r) => r.id).map((ds) => (ds ? dataSourceNode(ds) : null));
-}
-
-/** `node(id)` on a data source: the one key through the same loader as `nodes(ids:)` and `loadMany`. */
-export async function loadDataSourceNode(ctx: RequestContext, key: string): Promise<DataSourceNodeData | null> {
-  const [ds] = await loadDataSources(ctx, [key]);
-  return ds ?? null;
-}
 
 export async function loadOrgs(ctx: RequestContext, ids: readonly number[]): Promise<Array<OrgDetails | null>> {
   const rows = await getOrgs(ctx.em, real([...ids]));
@@ -104,13 +68,6 @@ export const serviceAccountById = perRequestLoader((ids: readonly number[], ctx)
 export const teamById = perRequestLoader((ids: readonly number[], ctx) => loadTeams(ctx, ids));
 
 /** Relationship lists, one statement per level. */
-export const dataSourcesOfOrg = perRequestGroups(async (orgIds: readonly number[], ctx) => {
-  const byOrg = new Map<number, DataSourceNodeData[]>();
-  for (const [orgId, list] of await ctx.services.dataSources.listForOrgs(ctx.em, await orgActors(ctx, orgIds))) byOrg.set(orgId, list.map(dataSourceNode));
-  // Orgs whose data sources the caller may not read at all have none.
-  for (const orgId of orgIds) if (!byOrg.has(orgId)) byOrg.set(orgId, []);
-  return byOrg;
-});
 export const teamsOfOrg = perRequestGroups(async (orgIds: readonly number[], ctx) => {
   const byOrg = await teamsOfOrgs(ctx.em, await orgActors(ctx, orgIds));
   for (const orgId of orgIds) if (!byOrg.has(orgId)) byOrg.set(orgId, []);

@@ -94,15 +94,19 @@ class ListPage<T> implements Page<T> {
   }
 }
 
-/** The page `args` selects from `items` (the whole list, in order) of the list named `list`. */
-export function pageOf<T>(list: string, items: readonly T[], args: PageArgs): Page<T> {
-  const first = size('first', args.first);
-  const last = size('last', args.last);
+/**
+ * The page `args` selects from `items` (the whole list, in order) of the list named `list`. For a
+ * REST row (`whole`), no size is refused and a list without one is answered whole: REST's answer
+ * is the original's whole list, or the page its own paging asked for.
+ */
+export function pageOf<T>(list: string, items: readonly T[], args: PageArgs, whole = false): Page<T> {
+  const first = whole ? (args.first ?? null) : size('first', args.first);
+  const last = whole ? (args.last ?? null) : size('last', args.last);
   // Positions are clamped to the list as it is now: a cursor past its end is a valid, empty place.
   let start = args.after != null ? Math.min(decodeCursor(list, args.after) + 1, items.length) : 0;
   let end = args.before != null ? Math.min(decodeCursor(list, args.before), items.length) : items.length;
   if (end < start) end = start;
-  if (first === null && last === null) end = Math.min(end, start + DEFAULT_PAGE_SIZE);
+  if (first === null && last === null && !whole) end = Math.min(end, start + DEFAULT_PAGE_SIZE);
   if (first !== null) end = Math.min(end, start + first);
   if (last !== null) start = Math.max(start, end - last);
   return new ListPage(list, items, start, end);

@@ -17,6 +17,33 @@ import { useOperationTracing } from './tracing.ts';
 import { DirectPath, directParams, yogaPlugins } from './direct-path.ts';
 import type { GraphQLHandler, GraphQLHandlerOptions } from './handler.ts';
 
+/** What GraphiQL opens on: the graph's three ways in (the caller, a connection, a node by id), ready to run. */
+export const GRAPHIQL_EXAMPLE = `# Who is calling, and the org the request acts in with a page of its data sources.
+# Send credentials in Headers: {"Authorization": "Basic ..."} (or "Bearer <token>").
+query Overview {
+  viewer {
+    id
+    login
+    currentOrganization {
+      name
+      dataSources(first: 10) {
+        totalCount
+        pageInfo { hasNextPage endCursor }
+        nodes { id databaseId name type url }
+      }
+    }
+  }
+}
+
+# Any object again by its global id (an \`id\` from above).
+query Node($id: ID!) {
+  node(id: $id) {
+    id
+    ... on DataSource { name health { status message } }
+  }
+}
+`;
+
 /** `/graphql`: GraphiQL on GET from a browser, queries and mutations over GET/POST, subscriptions over Server-Sent Events. */
 export function createYogaHandler(settings: Settings, log: Logger, options: GraphQLHandlerOptions = {}): GraphQLHandler & { servesDirectly: boolean } {
   const config = settings.graphql;
@@ -31,6 +58,7 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
     graphiql: config.graphiql
       ? {
           title: 'dashgate GraphQL',
+          defaultQuery: GRAPHIQL_EXAMPLE,
           // Queries go out as GET, which CSRF prevention accepts only with its header.
           useGETForQueries: true,
           additionalHeaders: config.csrfPrevention ? { [CSRF_HEADER]: '1' } : {},

@@ -5,19 +5,18 @@ import { badRequest, notFound, tooLarge } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
-import { getSchema } from '../graphql/schema/index.ts';
 import { operationType, traceOperation } from '../graphql/tracing.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Span, Tracing } from '../tracing/index.ts';
 import type { DataSourceProxy } from '../proxy/handler.ts';
-import { checkRestOperations, compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
+import { compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Runtime } from '../runtime.ts';
 import { declaredLength, readBody, readGraphQLBody, readJsonBody, refuseBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
 import { Router } from './router.ts';
-import { FRAGMENTS, ROUTES, type Endpoint, type RestRoute, type Route } from './routes.ts';
+import { restOperations, ROUTES, type Endpoint, type Route } from './routes.ts';
 import { originForm, pathOf } from './request-target.ts';
 
 /**
@@ -77,10 +76,8 @@ export interface FrontDoor {
 
 export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
   const router = new Router(ROUTES);
-  const schema = getSchema();
-  const restRoutes = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
-  const checked = checkRestOperations(schema, restRoutes.map((route) => ({ source: route.document, access: route.access })), FRAGMENTS);
-  const operations = new Map<RestRoute, RestOperation>(restRoutes.map((route, i) => [route, checked[i]!]));
+  // Every REST row's operation, checked now: a wrong row fails start-up.
+  const operations = restOperations();
   const bodyLimit = services.settings.server.requestBodyLimitBytes;
   const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';
   const tracing = handlers.tracing;
@@ -134,16 +131,16 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if (route.kind === 'endpoint') return endpoints[route.endpoint](ctx, req, res);
     const op = operations.get(route)!;
     const body = route.body ? await readJsonBody(req, bodyLimit) : undefined;
-    const variables = restVariables(op, params, route.body, body);
+    let variables = restVariables(op, params, route, body, () => ctx.orgId);
     if (route.query) Object.assign(variables, queryVariables(op, req.url ?? '', route.query));
-    const data = await (tracing
-      ? traceOperation(tracing, operationType(op.document), op.name, () => runRestOperation(op, ctx, variables), false)
-      : runRestOperation(op, ctx, variables));
-    if (route.answer) {
-      const { status, body: answer } = route.answer.shape(data);
+    if (route.variables) variables = route.variables(variables, ctx);
+    const run = () => runRestOperation(op, ctx, variables, route.missing);
+    const value = await (tracing ? traceOperation(tracing, operationType(op.document), op.name, run, false) : run());
+    if (route.result) {
+      const { status, body: answer } = route.result.shape(value);
       return sendJson(res, status, answer);
     }
-    sendJson(res, route.status ?? 200, data);
+    sendJson(res, route.status ?? 200, value);
   }
 
   function fail(route: Route | null, res: ServerResponse, error: unknown, method: string, requestId?: string): void {
@@ -207,7 +204,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     if (span) tracing!.within(span, () => dispatch(match.route, match.params, ctx, req, res).catch(failed));
     else dispatch(match.route, match.params, ctx, req, res).catch(failed);
   };
-  return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns(checked, log) });
+  return Object.assign(frontDoor, { compileOperations: () => compileInIdleTurns([...operations.values()], log) });
 }
 
 /** `/api/health` and `/metrics`, which `[tracing.opentelemetry] filter_operational_endpoints` leaves untraced. */

@@ -1,6 +1,6 @@
 import { writeFileSync } from 'node:fs';
 import {
-  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, isEnumType, isInputObjectType, isListType,
+  GraphQLBoolean, GraphQLFloat, GraphQLID, GraphQLInt, GraphQLString, getNamedType, getNullableType, isEnumType, isInputObjectType, isListType,
   isNonNullType, isObjectType, isScalarType, Kind, parse, typeFromAST,
   type ArgumentNode, type DocumentNode, type FieldNode, type FragmentDefinitionNode, type GraphQLArgument,
   type GraphQLField, type GraphQLInputType, type GraphQLNamedType, type GraphQLObjectType, type GraphQLOutputType,
@@ -8,6 +8,8 @@ import {
 } from 'graphql';
 import { describeAccess } from '../auth/access.ts';
 import { getSchema } from '../graphql/schema/index.ts';
+import { answerSteps, findField } from '../rest/access.ts';
+import type { Wire } from '../rest/wire.ts';
 import { VERSION } from '../version.ts';
 import { FRAGMENTS, ROUTES, type EndpointRoute, type RestRoute, type Route } from './routes.ts';
 
@@ -207,8 +209,10 @@ class DocumentBuilder {
     const parameters: unknown[] = pathParams.map((name) => {
       const variable = variables.get(name);
       const type = variable ? (typeFromAST(this.#schema, variable.type as never) as GraphQLInputType) : GraphQLString;
-      const description = argumentFor(rootField, rootNode, name)?.description ?? undefined;
-      return { name, in: 'path', required: true, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) };
+      const description = paramDescription(route, name) ?? argumentFor(rootField, rootNode, name)?.description ?? undefined;
+      // A numeric id REST takes, made the global id the graph takes.
+      const schema = route.ids?.[name] ? { type: 'integer', format: 'int32' } : this.#inputSchema(type, false);
+      return { name, in: 'path', required: true, schema, ...(description ? { description } : {}) };
     });
     for (const [param, variableName] of Object.entries(route.query ?? {})) {
       const variable = variables.get(variableName);
@@ -219,9 +223,10 @@ class DocumentBuilder {
     }
     if (route.access.kind !== 'server-admin') parameters.push({ $ref: '#/components/parameters/OrgId' });
 
+    const about = route.doc ?? rootField.description;
     const operation: Record<string, unknown> = {
-      summary: firstSentence(rootField.description) ?? words(name),
-      description: `${rootField.description ? `${rootField.description}\n\n` : ''}Runs the GraphQL operation \`${name}\`.`,
+      summary: firstSentence(about) ?? words(name),
+      description: `${about ? `${about}\n\n` : ''}Runs the GraphQL operation \`${name}\`.`,
       operationId: this.#operationId(name),
       tags: [route.path.split('/')[2] ?? 'api'],
       // Not deprecated with its root field: GraphQL retires root fields the graph replaced, but the
@@ -232,7 +237,7 @@ class DocumentBuilder {
     if (route.body) operation.requestBody = this.#requestBody(route, definition, rootField, rootNode, pathParams);
 
     const status = route.status ?? 200;
-    const selected = this.#outputSchema(rootField.type, rootNode.selectionSet);
+    const selected = this.#answerSchema(route, definition, rootNode);
     const pathHasInt = parameters.some((p) => (p as { schema?: Schema }).schema?.type === 'integer');
     operation.responses = {
       [status]: { description: status === 201 ? 'Created' : 'OK', content: { 'application/json': { schema: selected } } },
@@ -243,14 +248,63 @@ class DocumentBuilder {
         ...(pathParams.length ? [404] : []),
       ]),
     };
-    if (route.answer?.otherStatus) {
+    if (route.result?.otherStatus) {
       // A route whose status follows its result answers the same shape with the other status too.
-      (operation.responses as Record<string, unknown>)[route.answer.otherStatus] = {
+      (operation.responses as Record<string, unknown>)[route.result.otherStatus] = {
         description: 'The same body, for a result that is not a success', content: { 'application/json': { schema: selected } },
       };
     }
     operation['x-graphql-operation'] = name;
     return operation;
+  }
+
+  /**
+   * The REST answer's schema: the value at the row's `at` (never null there: the row answers its
+   * `missing` instead), as the row's wire shape writes it, or as the graph answers it.
+   */
+  #answerSchema(route: RestRoute, definition: OperationDefinitionNode, rootNode: FieldNode): Schema {
+    const at = route.at ? route.at.split('.') : [rootNode.alias?.value ?? rootNode.name.value];
+    const steps = answerSteps(this.#schema, definition, this.#fragments, at);
+    const last = steps[steps.length - 1]!;
+    if (route.shape) return this.#wireSchema(route.shape, last.field.type, last.node.selectionSet);
+    if (!route.at) return this.#outputSchema(last.field.type, last.node.selectionSet);
+    return this.#outputSchema(getNullableType(last.field.type) as GraphQLOutputType, last.node.selectionSet, false);
+  }
+
+  /** What a wire shape writes, from a value of `type` with `selectionSet`: the graph's fields it reads, its own constants and derived values. */
+  #wireSchema(wire: Wire, type: GraphQLOutputType, selectionSet: SelectionSetNode | undefined): Schema {
+    switch (wire.kind) {
+      case 'object': {
+        const properties: Record<string, Schema> = {};
+        for (const [key, field] of wire.fields) properties[key] = this.#wireSchema(field, type, selectionSet);
+        const schema = withDescription({ type: 'object', required: Object.keys(properties), properties }, wire.description);
+        if (!wire.component) return schema;
+        if (!this.#components.has(wire.component)) this.#components.set(wire.component, schema);
+        return { $ref: `#/components/schemas/${wire.component}` };
+      }
+      case 'list': {
+        const inner = getNullableType(type);
+        return { type: 'array', items: this.#wireSchema(wire.of, isListType(inner) ? inner.ofType : inner, selectionSet) };
+      }
+      case 'from': {
+        let at = type;
+        let set = selectionSet;
+        let field: GraphQLField<unknown, unknown> | undefined;
+        for (const key of wire.path) {
+          const found = set ? findField(this.#schema, set, getNamedType(at), key, this.#fragments) : null;
+          if (!found) throw new Error(`A wire shape reads "${wire.path.join('.')}", which its document does not select`);
+          ({ field } = found);
+          at = found.field.type;
+          set = found.node.selectionSet;
+        }
+        if (wire.wire) return withDescription(this.#wireSchema(wire.wire, at, set), wire.description);
+        return withDescription(this.#outputSchema(at, set), wire.description ?? field?.description, wire.description ? undefined : field?.deprecationReason);
+      }
+      case 'constant':
+      case 'computed':
+      case 'variable':
+        return wire.schema;
+    }
   }
 
   #operationId(name: string): string {
@@ -264,7 +318,9 @@ class DocumentBuilder {
     let schema: Schema;
     if (route.body === 'input') {
       const input = definition.variableDefinitions?.find((v) => v.variable.name.value === 'input');
-      schema = input ? this.#inputSchema(typeFromAST(this.#schema, input.type as never) as GraphQLInputType, false) : { type: 'object' };
+      const type = input && getNamedType(typeFromAST(this.#schema, input.type as never) as GraphQLInputType);
+      // The legacy keys REST takes beside the graph's input are documented as keys of the same body.
+      schema = type ? { $ref: `#/components/schemas/${this.#inputComponent(type.name, route.legacyInput?.fields)}` } : { type: 'object' };
     } else {
       // The body's keys spread over the operation's remaining variables.
       const properties: Record<string, Schema> = {};
@@ -273,8 +329,13 @@ class DocumentBuilder {
         const name = variable.variable.name.value;
         if (pathParams.includes(name)) continue;
         const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
-        const argument = argumentFor(rootField, rootNode, name);
-        properties[name] = withDescription(this.#inputSchema(type, false), argument?.description, argument?.deprecationReason);
+        const own = route.params?.[name];
+        if (own && typeof own === 'object') {
+          properties[name] = this.#restSchema(own);
+        } else {
+          const argument = argumentFor(rootField, rootNode, name);
+          properties[name] = withDescription(this.#inputSchema(type, false), own ?? argument?.description, argument?.deprecationReason);
+        }
         if (isNonNullType(type) && !variable.defaultValue) required.push(name);
       }
       schema = { type: 'object', ...(required.length ? { required } : {}), properties };
@@ -292,7 +353,21 @@ class DocumentBuilder {
     return nullable ? { ...schema, nullable: true } : schema;
   }
 
-  #inputComponent(name: string): string {
+  /** A REST schema of the row's own; `x-component` in it names a component it defines (`[name, schema]`), registered once. */
+  #restSchema(schema: Schema): Schema {
+    const out: Schema = {};
+    for (const [key, value] of Object.entries(schema)) {
+      if (key === 'x-component') {
+        const [name, component] = value as [string, Schema];
+        if (!this.#components.has(name)) this.#components.set(name, component);
+        return { $ref: `#/components/schemas/${name}` };
+      }
+      out[key] = value !== null && typeof value === 'object' && !Array.isArray(value) ? this.#restSchema(value as Schema) : value;
+    }
+    return out;
+  }
+
+  #inputComponent(name: string, legacy?: Readonly<Record<string, Schema>>): string {
     if (!this.#components.has(name)) {
       const type = this.#schema.getType(name);
       if (!isInputObjectType(type)) throw new Error(`${name} is not an input type`);
@@ -303,7 +378,9 @@ class DocumentBuilder {
         properties[field.name] = withDescription(this.#inputSchema(field.type), field.description, field.deprecationReason);
         if (isNonNullType(field.type) && field.defaultValue === undefined) required.push(field.name);
       }
-      this.#components.set(name, withDescription({ type: 'object', ...(required.length ? { required } : {}), properties }, type.description));
+      // Legacy keys among the input's own, in the order of names the input's are in.
+      const all = legacy ? Object.fromEntries(Object.entries({ ...properties, ...legacy }).sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0))) : properties;
+      this.#components.set(name, withDescription({ type: 'object', ...(required.length ? { required } : {}), properties: all }, type.description));
     }
     return name;
   }
@@ -385,6 +462,12 @@ function described(description?: string | null, deprecationReason?: string | nul
     ...(description || deprecationReason ? { description: [description, deprecationReason && `Deprecated: ${deprecationReason}`].filter(Boolean).join(' ') } : {}),
     ...(deprecationReason ? { deprecated: true } : {}),
   };
+}
+
+/** A parameter's description as the row gives it. */
+function paramDescription(route: RestRoute, name: string): string | undefined {
+  const own = route.params?.[name];
+  return typeof own === 'string' ? own : undefined;
 }
 
 /** The root field's argument that a variable is passed to directly, for its description. */

@@ -3,17 +3,29 @@
  * original server's `pkg/api/api.go` writes it. The front door (src/http/front-door.ts) matches a row,
  * authenticates, authorizes from the row and dispatches; nothing else decides access.
  *
- * A REST row carries the GraphQL operation it runs, checked at start-up and compiled once: its path parameters
- * become the operation's variables of the same name (`Int` ones parsed, 400 "id is invalid"
- * otherwise), its JSON body becomes `$input` (`body: 'input'`) or is spread over the other
- * variables (`body: 'variables'`), the query-string parameters it reads (`query`) become the
- * variables they name, and the REST answer is the value of the single root field. The
- * field order of the selection is the order of the original server's JSON. Where to look next:
- * the root field's resolver (src/graphql/schema/<type>.ts), then its service (src/services/).
+ * A REST row is a document over the graph, checked at start-up and compiled once: its path
+ * parameters become the operation's variables of the same name (`Int` ones parsed, 400 "id is
+ * invalid" otherwise; `ids` ones made the global ids the graph takes), its JSON body becomes
+ * `$input` (`body: 'input'`) or is spread over the other variables (`body: 'variables'`), the
+ * query-string parameters it reads (`query`) become the variables they name, and the REST answer
+ * is made of the value at `at` (the single root field's by default), shaped by the row where the
+ * wire has what the graph has not (`shape`: envelopes, legacy constant fields, Go maps' sorted
+ * keys). Who may call it is read from the graph's fields it runs (src/rest/access.ts), not written
+ * here, but for a row's own `gate`. Where to look next: the fields' resolvers
+ * (src/graphql/schema/<entity>), then their services (src/services/).
  */
+import { anonymous, orgMember, orgRole, perField, signedIn, type Access } from '../auth/access.ts';
+import { MESSAGES } from '../errors/messages.ts';
+import type { RequestContext } from '../context.ts';
+import { getSchema } from '../graphql/schema/index.ts';
+import { checkRestOperations, type Missing, type RestOperation, type RestSource } from '../rest/executor.ts';
 import {
-  anonymous, orgMember, orgRole, orgRoleOrServerAdmin, perField, serverAdmin, serverAdminFor, signedIn, signedInUser, type Access,
-} from '../auth/access.ts';
+  DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
+  LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
+} from '../rest/data-sources.ts';
+import { ORG_DETAILS } from '../rest/organizations.ts';
+import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
+import type { VariableMapping } from '../rest/variables.ts';
 
 export type Method = 'GET' | 'HEAD' | 'POST' | 'PUT' | 'DELETE' | 'PATCH' | 'OPTIONS';
 
@@ -28,11 +40,12 @@ interface RouteBase {
   access: Access;
 }
 
-export interface RestRoute extends RouteBase {
+export interface RestRoute extends RouteBase, VariableMapping {
   kind: 'rest';
   /** One GraphQL operation (fragments from `FRAGMENTS` may be spread). */
   document: string;
-  body?: 'input' | 'variables';
+  /** Dotted response keys to the value the answer is made of; the single root field's by default. */
+  at?: string;
   /** Success status when it is not 200. */
   status?: number;
   /**
@@ -40,8 +53,23 @@ export interface RestRoute extends RouteBase {
    * original's `c.QueryInt` / `c.QueryBool` read them: a value that does not parse is left out.
    */
   query?: Readonly<Record<string, string>>;
+  /** Variables made from the others (and the request) after the path, body and query are read. */
+  variables?: (values: Record<string, unknown>, ctx: RequestContext) => Record<string, unknown>;
+  /** What the row answers where the graph answers null on the way to `at` (404 by default). */
+  missing?: Missing;
+  /** The wire answer made of the value, where it is not the value as it is (src/rest/wire.ts). */
+  shape?: Wire;
+  /** What the OpenAPI document says of the row (its first sentence the summary), where its root field's description would not say it. */
+  doc?: string;
+  /**
+   * What the OpenAPI document says of path parameters and body keys, where the graph's argument
+   * would not say it: a description, or the REST schema of a value the row's variables rewrite.
+   */
+  params?: Readonly<Record<string, string | JsonSchema>>;
   /** For a route whose status depends on its result: the REST answer made of the operation's value. */
-  answer?: ResultAnswer;
+  result?: ResultAnswer;
+  /** The door's rule where the original's route admits fewer callers than the graph's fields. */
+  gate?: Access;
 }
 
 export interface ResultAnswer {
@@ -57,20 +85,23 @@ export interface EndpointRoute extends RouteBase {
 
 export type Route = RestRoute | EndpointRoute;
 
-const rest = (method: Method, path: string, access: Access, document: string, options: Pick<RestRoute, 'body' | 'status' | 'query' | 'answer'> = {}): RestRoute =>
-  ({ kind: 'rest', method, path, access, document, ...options });
+type RestOptions = Omit<RestRoute, 'kind' | 'method' | 'path' | 'access' | 'document'>;
+
+/** A REST row; its `access` is its operation's, read when first asked for (the schema is built by then). */
+const rest = (method: Method, path: string, document: string, options: RestOptions = {}): RestRoute => {
+  const row = { kind: 'rest', method, path, document, ...options } as RestRoute;
+  Object.defineProperty(row, 'access', { enumerable: true, get: () => restOperation(row).access });
+  return row;
+};
 const endpoint = (method: Method | 'ANY', path: string, access: Access, name: Endpoint): EndpointRoute =>
   ({ kind: 'endpoint', method, path, access, endpoint: name });
 
 /** Fragments the REST documents share; their field order is the original server's. */
 export const FRAGMENTS = `
 fragment DataSourceFull on DataSource {
-  id uid orgId name type typeLogoUrl access url password user database basicAuth basicAuthUser
-  basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly
+  id: databaseId uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly
 }
-fragment DataSourceListItem on DataSource {
-  id uid orgId name type typeName typeLogoUrl access url user database basicAuth isDefault jsonData readOnly
-}
+fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
 fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
 fragment UserProfileFields on UserProfile {
   id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
@@ -82,7 +113,7 @@ fragment UserSearchHitFields on UserSearchHit {
 fragment TeamFields on Team { id uid orgId name email avatarUrl memberCount permission }
 fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID auth_module email name login avatarUrl labels permission }
 fragment DataSourcePermissionFields on DataSourcePermission {
-  id roleName isManaged isInherited isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
+  id roleName isManaged isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
 fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
 fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
@@ -113,23 +144,28 @@ function withoutNulls(value: unknown): unknown {
 /** Preferences answer only what is set: `{}` when nothing is, as the original's. */
 const preferencesAnswer: ResultAnswer = { shape: (value) => ({ status: 200, body: withoutNulls(value) }) };
 
-const dsRead = orgMember('datasources:read');
+/** How the rules of the data source rows read in the OpenAPI document. */
+const DS_RULE = {
+  read: 'Org members of any role (`None` included) (datasources:read); the data source\'s permissions then require Query.',
+  query: 'Org members of any role (`None` included) (datasources:query); the data source\'s permissions then require Query.',
+  write: 'Org members of any role (`None` included) pass the gate (datasources:write); the data source\'s permissions then require Edit (Admins and Editors by default).',
+  delete: 'Org members of any role (`None` included) pass the gate (datasources:delete); the data source\'s permissions then require Edit (Admins and Editors by default).',
+};
+const PERMISSIONS_RULE = {
+  read: 'Org members of any role (`None` included) pass the gate (datasources.permissions:read); the data source\'s permissions then require Admin (org Admins by default).',
+  write: 'Org members of any role (`None` included) pass the gate (datasources.permissions:write); the data source\'s permissions then require Admin (org Admins by default).',
+};
+
+/** How the data source rows' path parameters read in the OpenAPI document. */
+const DS_PARAMS = { id: 'The data source\'s id.', uid: 'The data source\'s uid.', name: 'The data source\'s name.' };
+
+/** The body of `POST /api/access-control/datasources/:uid`, with the numeric ids REST takes. */
+const PERMISSIONS_BODY: JsonSchema = {
+  type: 'array', items: { 'x-component': ['DataSourcePermissionInput', PERMISSION_INPUT_SCHEMA] }, description: 'The grants to set; those not listed stay as they are.',
+};
+
+/** Every member passes these gates; each data source's own permissions decide in the service (Query). */
 const dsQuery = orgMember('datasources:query');
-// Every member passes these gates; each data source's own permissions decide in the service (Edit).
-const dsWrite = orgMember('datasources:write');
-const dsDelete = orgMember('datasources:delete');
-const dsPermissionsRead = orgMember('datasources.permissions:read');
-const dsPermissionsWrite = orgMember('datasources.permissions:write');
-// Teams: every member passes the gate; org Admins, team Admins and members are told apart by the service.
-const teamsRead = orgMember('teams:read');
-const teamMembersWrite = orgMember('teams.permissions:write');
-const saRead = orgRole('Admin', 'serviceaccounts:read');
-const saWrite = orgRole('Admin', 'serviceaccounts:write');
-const usersRead = serverAdminFor('users:read');
-const orgsRead = serverAdminFor('orgs:read');
-/** Rows on an org named by id: the role held in that org is checked by the resolver (it depends on the data). */
-const orgById = signedIn;
-const orgUsersRead = orgRoleOrServerAdmin('Admin', 'org.users:read');
 /** The original's paging parameters, read by the resolvers. */
 const paged = { query: { query: 'query', page: 'page', perpage: 'perPage' } };
 
@@ -143,25 +179,76 @@ export const ROUTES: readonly Route[] = [
 
   // Data sources (spec 4.2, plus the uid forms of the original server). Create and update answers
   // are Go maps in the original, so their keys are sorted.
-  rest('GET', '/api/datasources', dsRead, `query ListDataSources { dataSources { ...DataSourceListItem } }`),
-  rest('POST', '/api/datasources', orgRole('Admin', 'datasources:create'), `mutation AddDataSource($input: CreateDataSourceInput!) {
-    createDataSource(input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('GET', '/api/datasources/:id', dsRead, `query GetDataSourceById($id: Int!) { dataSource(id: $id) { ...DataSourceFull } }`),
-  rest('PUT', '/api/datasources/:id', dsWrite, `mutation UpdateDataSourceById($id: Int!, $input: UpdateDataSourceInput!) {
-    updateDataSource(id: $id, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('DELETE', '/api/datasources/:id', dsDelete, `mutation DeleteDataSourceById($id: Int!) { deleteDataSource(id: $id) { message } }`),
-  rest('GET', '/api/datasources/uid/:uid', dsRead, `query GetDataSourceByUid($uid: String!) { dataSourceByUid(uid: $uid) { ...DataSourceFull } }`),
-  rest('PUT', '/api/datasources/uid/:uid', dsWrite, `mutation UpdateDataSourceByUid($uid: String!, $input: UpdateDataSourceInput!) {
-    updateDataSourceByUid(uid: $uid, input: $input) { datasource { ...DataSourceFull } id message name } }`, { body: 'input' }),
-  rest('DELETE', '/api/datasources/uid/:uid', dsDelete, `mutation DeleteDataSourceByUid($uid: String!) { deleteDataSourceByUid(uid: $uid) { id message } }`),
-  rest('GET', '/api/datasources/name/:name', dsRead, `query GetDataSourceByName($name: String!) { dataSourceByName(name: $name) { ...DataSourceFull } }`),
-  rest('DELETE', '/api/datasources/name/:name', dsDelete, `mutation DeleteDataSourceByName($name: String!) { deleteDataSourceByName(name: $name) { id message } }`),
-  rest('GET', '/api/datasources/id/:name', orgRole('Viewer', 'datasources:id:read'), `query GetDataSourceIdByName($name: String!) { dataSourceIdByName(name: $name) { id } }`),
+  rest('GET', '/api/datasources', `query ListDataSources { currentOrganization { dataSources { nodes { ...DataSourceListItem } } } }`, {
+    at: 'currentOrganization.dataSources.nodes', shape: list(DATA_SOURCE_LIST_ITEM),
+    doc: 'The caller\'s org\'s data sources, ordered by name case-insensitively, as `GET /api/datasources`. Org members of any role (`None` included) (datasources:read); those whose permissions grant the caller Query.',
+  }),
+  rest('POST', '/api/datasources', `mutation AddDataSource($input: CreateDataSourceInput!) {
+    dataSourceCreate(input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.added),
+    doc: 'Creates a data source in the caller\'s org, as `POST /api/datasources`. Org Admins (datasources:create).',
+  }),
+  rest('GET', '/api/datasources/:id', `query GetDataSourceById($id: Int!) { currentOrganization { dataSource(databaseId: $id) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ id: v.id as number })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by id, as \`GET /api/datasources/:id\`. ${DS_RULE.read}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('PUT', '/api/datasources/:id', `mutation UpdateDataSourceById($id: ID!, $input: UpdateDataSourceInput!) {
+    dataSourceUpdate(id: $id, input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', ids: { id: 'DataSource' }, legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.updated),
+    doc: `Replaces a data source of the caller's org, as \`PUT /api/datasources/:id\`. ${DS_RULE.write}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('DELETE', '/api/datasources/:id', `mutation DeleteDataSourceById($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { code message } } }`, {
+    ids: { id: 'DataSource' }, shape: DATA_SOURCE_DELETED,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/:id\`. ${DS_RULE.delete}`,
+    params: { id: DS_PARAMS.id },
+  }),
+  rest('GET', '/api/datasources/uid/:uid', `query GetDataSourceByUid($uid: String!) { currentOrganization { dataSource(uid: $uid) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ uid: v.uid as string })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by uid, as \`GET /api/datasources/uid/:uid\`. ${DS_RULE.read}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('PUT', '/api/datasources/uid/:uid', `mutation UpdateDataSourceByUid($uid: String!, $input: UpdateDataSourceInput!) {
+    dataSourceUpdate(uid: $uid, input: $input) { dataSource { ...DataSourceFull } userErrors { code message } } }`, {
+    body: 'input', legacyInput: LEGACY_SECRET_FIELDS, shape: dataSourceChange(MESSAGES.dataSource.updated),
+    doc: `Replaces a data source of the caller's org, as \`PUT /api/datasources/uid/:uid\`. ${DS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('DELETE', '/api/datasources/uid/:uid', `mutation DeleteDataSourceByUid($uid: String!) { dataSourceDelete(uid: $uid) { deletedDataSourceId userErrors { code message } } }`, {
+    shape: DATA_SOURCE_DELETED_WITH_ID,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/uid/:uid\`. ${DS_RULE.delete}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('GET', '/api/datasources/name/:name', `query GetDataSourceByName($name: String!) { currentOrganization { dataSource(name: $name) { ...DataSourceFull } } }`, {
+    at: 'currentOrganization.dataSource', missing: dataSourceRefusal('read', (v) => ({ name: v.name as string })), shape: DATA_SOURCE,
+    doc: `A data source of the caller's org by name, as \`GET /api/datasources/name/:name\`. ${DS_RULE.read}`,
+    params: { name: DS_PARAMS.name },
+  }),
+  rest('DELETE', '/api/datasources/name/:name', `mutation DeleteDataSourceByName($name: String!) { dataSourceDelete(name: $name) { deletedDataSourceId userErrors { code message } } }`, {
+    shape: DATA_SOURCE_DELETED_WITH_ID,
+    doc: `Deletes a data source of the caller's org, as \`DELETE /api/datasources/name/:name\`. ${DS_RULE.delete}`,
+    params: { name: DS_PARAMS.name },
+  }),
+  // The original admits Viewers and up here, not every member as its other reads do.
+  rest('GET', '/api/datasources/id/:name', `query GetDataSourceIdByName($name: String!) { currentOrganization { dataSource(name: $name) { id: databaseId } } }`, {
+    at: 'currentOrganization.dataSource', shape: DATA_SOURCE_ID, gate: orgRole('Viewer', 'datasources:id:read'), missing: dataSourceRefusal('read', (v) => ({ name: v.name as string })),
+    doc: 'The id of a data source of the caller\'s org by name, as `GET /api/datasources/id/:name`. Org Viewers and up (datasources:id:read); the data source\'s permissions then require Query.',
+    params: { name: DS_PARAMS.name },
+  }),
   // Each kind's own check, sent through the proxy's connections (the original registers ANY).
-  rest('GET', '/api/datasources/uid/:uid/health', dsQuery, `query CheckDataSourceHealthByUid($uid: String!) {
-    dataSourceHealthByUid(uid: $uid) { details message status } }`, { answer: healthAnswer }),
-  rest('GET', '/api/datasources/:id/health', dsQuery, `query CheckDataSourceHealthById($id: Int!) {
-    dataSourceHealth(id: $id) { details message status } }`, { answer: healthAnswer }),
+  rest('GET', '/api/datasources/uid/:uid/health', `query CheckDataSourceHealthByUid($uid: String!) {
+    currentOrganization { dataSource(uid: $uid) { health { details message status } } } }`, {
+    at: 'currentOrganization.dataSource.health', result: healthAnswer, missing: healthCheck((v) => ({ uid: v.uid as string })),
+    doc: `As \`GET /api/datasources/:id/health\`, by uid. ${DS_RULE.query}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('GET', '/api/datasources/:id/health', `query CheckDataSourceHealthById($id: Int!) {
+    currentOrganization { dataSource(databaseId: $id) { health { details message status } } } }`, {
+    at: 'currentOrganization.dataSource.health', result: healthAnswer, missing: healthCheck((v) => ({ id: v.id as number })),
+    doc: `Runs the data source's health check: its kind's own probe, sent through the data source proxy (its egress policy, the data source's credentials and headers, its timeout), as \`GET /api/datasources/:id/health\`. ${DS_RULE.query}`,
+    params: { id: DS_PARAMS.id },
+  }),
   // Queries (the original's "Query a data source"). Not a GraphQL document like the REST rows: the
   // answer is the SDK's frame JSON, written straight from the frames by the query service that
   // the graph's query fields also call (no GraphQL result tree of every value in between).
@@ -170,51 +257,71 @@ export const ROUTES: readonly Route[] = [
   endpoint('ANY', '/api/datasources/uid/:uid/resources/*', dsQuery, 'ds-resource'),
   endpoint('ANY', '/api/datasources/:id/resources/*', dsQuery, 'ds-resource'),
   // The data source proxy: any method, the rest of the path and the query go to the data source.
-  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', orgMember('datasources:query'), 'proxy'),
-  endpoint('ANY', '/api/datasources/proxy/:id/*', orgMember('datasources:query'), 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/uid/:uid/*', dsQuery, 'proxy'),
+  endpoint('ANY', '/api/datasources/proxy/:id/*', dsQuery, 'proxy'),
 
   // Who may query, edit or administer each data source (the original's access-control routes)
-  rest('GET', '/api/access-control/datasources/description', dsPermissionsRead, `query GetDataSourcePermissionsDescription {
+  rest('GET', '/api/access-control/datasources/description', `query GetDataSourcePermissionsDescription {
     dataSourcePermissionsDescription { assignments permissions } }`),
-  rest('GET', '/api/access-control/datasources/:uid', dsPermissionsRead, `query GetDataSourcePermissions($uid: String!) {
-    dataSourcePermissions(uid: $uid) { ...DataSourcePermissionFields } }`),
-  rest('POST', '/api/access-control/datasources/:uid', dsPermissionsWrite, `mutation SetDataSourcePermissions($uid: String!, $permissions: [DataSourcePermissionInput!]) {
-    setDataSourcePermissions(uid: $uid, permissions: $permissions) { message } }`, { body: 'variables' }),
-  rest('POST', '/api/access-control/datasources/:uid/users/:userId', dsPermissionsWrite, `mutation SetDataSourceUserPermission($uid: String!, $userId: Int!, $permission: String) {
-    setDataSourceUserPermission(uid: $uid, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
-  rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', dsPermissionsWrite, `mutation SetDataSourceTeamPermission($uid: String!, $teamId: Int!, $permission: String) {
-    setDataSourceTeamPermission(uid: $uid, teamId: $teamId, permission: $permission) { message } }`, { body: 'variables' }),
-  rest('POST', '/api/access-control/datasources/:uid/builtInRoles/:builtInRole', dsPermissionsWrite, `mutation SetDataSourceBuiltInRolePermission($uid: String!, $builtInRole: String!, $permission: String) {
-    setDataSourceBuiltInRolePermission(uid: $uid, builtInRole: $builtInRole, permission: $permission) { message } }`, { body: 'variables' }),
+  rest('GET', '/api/access-control/datasources/:uid', `query GetDataSourcePermissions($uid: String!) {
+    currentOrganization { dataSource(uid: $uid) { permissions { ...DataSourcePermissionFields } } } }`, {
+    at: 'currentOrganization.dataSource.permissions', missing: dataSourceRefusal('admin', (v) => ({ uid: v.uid as string })), shape: list(DATA_SOURCE_PERMISSION),
+    doc: `Who may query, edit or administer a data source, as \`GET /api/access-control/datasources/:uid\`. ${PERMISSIONS_RULE.read}`,
+    params: { uid: DS_PARAMS.uid },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid', `mutation SetDataSourcePermissions($uid: String!, $permissions: [DataSourcePermissionInput!]) {
+    dataSourcePermissionsSet(uid: $uid, input: { permissions: $permissions }) { userErrors { code message } } }`, {
+    body: 'variables', variables: permissionIds, shape: permissionsSet(MESSAGES.permission.allUpdated),
+    doc: `Sets several grants on a data source at once, as \`POST /api/access-control/datasources/:uid\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, permissions: PERMISSIONS_BODY },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid/users/:userId', `mutation SetDataSourceUserPermission($uid: String!, $userId: ID!, $permission: String) {
+    dataSourcePermissionSet(uid: $uid, input: { userId: $userId, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { userId: 'UserNode' }, shape: PERMISSION_SET,
+    doc: `Grants a user a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/users/:userId\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, userId: 'A user (or service account) of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', `mutation SetDataSourceTeamPermission($uid: String!, $teamId: ID!, $permission: String) {
+    dataSourcePermissionSet(uid: $uid, input: { teamId: $teamId, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'TeamNode' }, shape: PERMISSION_SET,
+    doc: `Grants a team a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/teams/:teamId\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, teamId: 'A team of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
+  rest('POST', '/api/access-control/datasources/:uid/builtInRoles/:builtInRole', `mutation SetDataSourceBuiltInRolePermission($uid: String!, $builtInRole: String!, $permission: String) {
+    dataSourcePermissionSet(uid: $uid, input: { builtInRole: $builtInRole, permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', shape: PERMISSION_SET,
+    doc: `Grants an org role a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/builtInRoles/:builtInRole\`. ${PERMISSIONS_RULE.write}`,
+    params: { uid: DS_PARAMS.uid, builtInRole: '`Viewer`, `Editor` or `Admin`.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
+  }),
 
   // Teams of the org the request acts in. The create answer is a Go map: keys sorted.
-  rest('GET', '/api/teams/search', teamsRead, `query SearchTeams($query: String, $name: String, $page: Int, $perPage: Int) {
+  rest('GET', '/api/teams/search', `query SearchTeams($query: String, $name: String, $page: Int, $perPage: Int) {
     teamSearch(query: $query, name: $name, page: $page, perPage: $perPage) { totalCount teams { ...TeamFields } page perPage } }`,
   { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
-  rest('POST', '/api/teams', orgRole('Admin', 'teams:create'), `mutation CreateTeam($name: String, $email: String) {
+  rest('POST', '/api/teams', `mutation CreateTeam($name: String, $email: String) {
     createTeam(name: $name, email: $email) { message teamId uid } }`, { body: 'variables' }),
-  rest('GET', '/api/teams/:teamId', teamsRead, `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
-  rest('PUT', '/api/teams/:teamId', orgMember('teams:write'), `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
+  rest('GET', '/api/teams/:teamId', `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
+  rest('PUT', '/api/teams/:teamId', `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
     updateTeam(teamId: $teamId, name: $name, email: $email) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId', orgMember('teams:delete'), `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
-  rest('GET', '/api/teams/:teamId/members', orgMember('teams.permissions:read'), `query GetTeamMembers($teamId: Int!) {
+  rest('DELETE', '/api/teams/:teamId', `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
+  rest('GET', '/api/teams/:teamId/members', `query GetTeamMembers($teamId: Int!) {
     teamMembers(teamId: $teamId) { ...TeamMemberFields } }`),
-  rest('POST', '/api/teams/:teamId/members', teamMembersWrite, `mutation AddTeamMember($teamId: Int!, $userId: Int) {
+  rest('POST', '/api/teams/:teamId/members', `mutation AddTeamMember($teamId: Int!, $userId: Int) {
     addTeamMember(teamId: $teamId, userId: $userId) { message } }`, { body: 'variables' }),
-  rest('PUT', '/api/teams/:teamId/members', teamMembersWrite, `mutation SetTeamMemberships($teamId: Int!, $members: [String!], $admins: [String!]) {
+  rest('PUT', '/api/teams/:teamId/members', `mutation SetTeamMemberships($teamId: Int!, $members: [String!], $admins: [String!]) {
     setTeamMemberships(teamId: $teamId, members: $members, admins: $admins) { message } }`, { body: 'variables' }),
-  rest('PUT', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation UpdateTeamMember($teamId: Int!, $userId: Int!, $permission: Int) {
+  rest('PUT', '/api/teams/:teamId/members/:userId', `mutation UpdateTeamMember($teamId: Int!, $userId: Int!, $permission: Int) {
     updateTeamMember(teamId: $teamId, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId/members/:userId', teamMembersWrite, `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
+  rest('DELETE', '/api/teams/:teamId/members/:userId', `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
     removeTeamMember(teamId: $teamId, userId: $userId) { message } }`),
   // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
-  rest('GET', '/api/teams/:teamId/preferences', teamsRead, `query GetTeamPreferences($teamId: Int!) {
-    teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { answer: preferencesAnswer }),
-  rest('PUT', '/api/teams/:teamId/preferences', orgMember('teams:write'), `mutation UpdateTeamPreferences($teamId: Int!, $input: PreferencesInput!) {
+  rest('GET', '/api/teams/:teamId/preferences', `query GetTeamPreferences($teamId: Int!) {
+    teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { result: preferencesAnswer }),
+  rest('PUT', '/api/teams/:teamId/preferences', `mutation UpdateTeamPreferences($teamId: Int!, $input: PreferencesInput!) {
     updateTeamPreferences(teamId: $teamId, input: $input) { message } }`, { body: 'input' }),
 
   // What front ends and client libraries start from (grafana-client reads buildInfo.version)
-  rest('GET', '/api/frontend/settings', signedIn, `query GetFrontendSettings {
+  rest('GET', '/api/frontend/settings', `query GetFrontendSettings {
     frontendSettings {
       defaultDatasource datasources minRefreshInterval appUrl appSubUrl allowOrgCreate authProxyEnabled ldapEnabled
       autoAssignOrg verifyEmailEnabled rbacEnabled disableLoginForm disableUserSignUp
@@ -224,8 +331,8 @@ export const ROUTES: readonly Route[] = [
     } }`),
 
   // Server administration (spec 4.1): Basic authentication of a server admin only
-  rest('GET', '/api/admin/settings', serverAdmin, `query AdminGetSettings { adminSettings }`),
-  rest('GET', '/api/admin/stats', serverAdmin, `query AdminGetStats {
+  rest('GET', '/api/admin/settings', `query AdminGetSettings { adminSettings }`),
+  rest('GET', '/api/admin/stats', `query AdminGetStats {
     adminStats {
       user_count: userCount org_count: orgCount dashboard_count: dashboardCount db_snapshot_count: dbSnapshotCount
       db_tag_count: dbTagCount data_source_count: dataSourceCount playlist_count: playlistCount
@@ -235,116 +342,145 @@ export const ROUTES: readonly Route[] = [
       viewers: viewerCount activeUsers activeAdmins activeEditors activeViewers activeSessions dailyActiveUsers
       dailyActiveAdmins dailyActiveEditors dailyActiveViewers dailyActiveSessions monthlyActiveUsers activeDevices
     } }`),
-  rest('POST', '/api/admin/users', serverAdmin, `mutation AdminCreateUser($input: AdminCreateUserInput!) {
+  rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: AdminCreateUserInput!) {
     adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
-  rest('PUT', '/api/admin/users/:id/password', serverAdmin, `mutation AdminUpdateUserPassword($id: Int!, $password: String!) {
+  rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: Int!, $password: String!) {
     adminUpdateUserPassword(id: $id, password: $password) { message } }`, { body: 'variables' }),
-  rest('PUT', '/api/admin/users/:id/permissions', serverAdmin, `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
+  rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
     adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/admin/users/:id', serverAdmin, `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
-  rest('POST', '/api/admin/pause-all-alerts', serverAdmin, `mutation PauseAllAlerts($paused: Boolean) {
+  rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/pause-all-alerts', `mutation PauseAllAlerts($paused: Boolean) {
     pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
-  rest('POST', '/api/admin/provisioning/datasources/reload', serverAdmin, `mutation ReloadDataSourceProvisioning {
+  rest('POST', '/api/admin/provisioning/datasources/reload', `mutation ReloadDataSourceProvisioning {
     reloadDataSourceProvisioning { message } }`),
 
   // Legacy API keys
-  rest('GET', '/api/auth/keys', orgRole('Admin', 'apikeys:read'), `query ListApiKeys { apiKeys { id name role expiration } }`),
-  rest('POST', '/api/auth/keys', orgRole('Admin', 'apikeys:create'), `mutation CreateApiKey($input: CreateApiKeyInput!) {
+  rest('GET', '/api/auth/keys', `query ListApiKeys { apiKeys { id name role expiration } }`),
+  rest('POST', '/api/auth/keys', `mutation CreateApiKey($input: CreateApiKeyInput!) {
     createApiKey(input: $input) { id name key } }`, { body: 'input' }),
-  rest('DELETE', '/api/auth/keys/:id', orgRole('Admin', 'apikeys:delete'), `mutation DeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`),
+  rest('DELETE', '/api/auth/keys/:id', `mutation DeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`),
 
   // Service accounts and their tokens
-  rest('POST', '/api/serviceaccounts', orgRole('Admin', 'serviceaccounts:create'), `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {
+  rest('POST', '/api/serviceaccounts', `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {
     createServiceAccount(input: $input) { ...ServiceAccountFields } }`, { body: 'input', status: 201 }),
-  rest('GET', '/api/serviceaccounts/search', saRead, `query SearchServiceAccounts($query: String, $page: Int, $perPage: Int, $disabled: Boolean, $expiredTokens: Boolean) {
+  rest('GET', '/api/serviceaccounts/search', `query SearchServiceAccounts($query: String, $page: Int, $perPage: Int, $disabled: Boolean, $expiredTokens: Boolean) {
     serviceAccountSearch(query: $query, page: $page, perPage: $perPage, disabled: $disabled, expiredTokens: $expiredTokens) {
       totalCount serviceAccounts { ...ServiceAccountFields } page perPage } }`,
   { query: { query: 'query', page: 'page', perpage: 'perPage', disabled: 'disabled', expiredTokens: 'expiredTokens' } }),
-  rest('GET', '/api/serviceaccounts/:id', saRead, `query GetServiceAccount($id: Int!) { serviceAccount(id: $id) { ...ServiceAccountFields } }`),
+  rest('GET', '/api/serviceaccounts/:id', `query GetServiceAccount($id: Int!) { serviceAccount(id: $id) { ...ServiceAccountFields } }`),
   // A Go map in the original: keys sorted.
-  rest('PATCH', '/api/serviceaccounts/:id', saWrite, `mutation UpdateServiceAccount($id: Int!, $input: UpdateServiceAccountInput!) {
+  rest('PATCH', '/api/serviceaccounts/:id', `mutation UpdateServiceAccount($id: Int!, $input: UpdateServiceAccountInput!) {
     updateServiceAccount(id: $id, input: $input) {
       id message name serviceaccount { id name login orgId isDisabled createdAt updatedAt role teams } } }`, { body: 'input' }),
-  rest('DELETE', '/api/serviceaccounts/:id', orgRole('Admin', 'serviceaccounts:delete'), `mutation DeleteServiceAccount($id: Int!) {
+  rest('DELETE', '/api/serviceaccounts/:id', `mutation DeleteServiceAccount($id: Int!) {
     deleteServiceAccount(id: $id) { message } }`),
-  rest('GET', '/api/serviceaccounts/:serviceAccountId/tokens', saRead, `query ListServiceAccountTokens($serviceAccountId: Int!) {
+  rest('GET', '/api/serviceaccounts/:serviceAccountId/tokens', `query ListServiceAccountTokens($serviceAccountId: Int!) {
     serviceAccountTokens(serviceAccountId: $serviceAccountId) {
       id name created lastUsedAt expiration secondsUntilExpiration hasExpired isRevoked } }`),
-  rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', saWrite, `mutation CreateServiceAccountToken($serviceAccountId: Int!, $input: CreateServiceAccountTokenInput!) {
+  rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', `mutation CreateServiceAccountToken($serviceAccountId: Int!, $input: CreateServiceAccountTokenInput!) {
     createServiceAccountToken(serviceAccountId: $serviceAccountId, input: $input) { id name key } }`, { body: 'input' }),
-  rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', saWrite, `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {
+  rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {
     deleteServiceAccountToken(serviceAccountId: $serviceAccountId, tokenId: $tokenId) { message } }`),
 
   // Users: server admins; the signed-in user's own routes (users only: tokens act for an org)
-  rest('GET', '/api/users', usersRead, `query SearchUsers($query: String, $page: Int, $perPage: Int) {
+  rest('GET', '/api/users', `query SearchUsers($query: String, $page: Int, $perPage: Int) {
     users(query: $query, page: $page, perPage: $perPage) { ...UserSearchHitFields } }`, paged),
-  rest('GET', '/api/users/search', usersRead, `query SearchUsersWithPaging($query: String, $page: Int, $perPage: Int) {
+  rest('GET', '/api/users/search', `query SearchUsersWithPaging($query: String, $page: Int, $perPage: Int) {
     userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
-  rest('GET', '/api/users/lookup', usersRead, `query GetUserByLoginOrEmail($loginOrEmail: String) {
+  rest('GET', '/api/users/lookup', `query GetUserByLoginOrEmail($loginOrEmail: String) {
     userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
-  rest('GET', '/api/users/:id', usersRead, `query GetUserById($id: Int!) { user(id: $id) { ...UserProfileFields } }`),
-  rest('PUT', '/api/users/:id', serverAdminFor('users:write'), `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
+  rest('GET', '/api/users/:id', `query GetUserById($id: Int!) { user(id: $id) { ...UserProfileFields } }`),
+  rest('PUT', '/api/users/:id', `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
     updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
-  rest('GET', '/api/users/:id/orgs', usersRead, `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
   // The user's teams in the org the request acts in, as the original lists them.
-  rest('GET', '/api/users/:id/teams', usersRead, `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
-  rest('POST', '/api/users/:id/using/:orgId', serverAdminFor('users:write'), `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
+  rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
+  rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
     switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
-  rest('GET', '/api/user', signedInUser, `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
-  rest('PUT', '/api/user', signedInUser, `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
-  rest('PUT', '/api/user/password', signedInUser, `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
+  rest('GET', '/api/user', `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
+  rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
+  rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
-  rest('GET', '/api/user/teams', signedInUser, `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
-  rest('GET', '/api/user/orgs', signedInUser, `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
-  rest('POST', '/api/user/using/:id', signedInUser, `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
+  rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
+  rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
   // Preferences of the caller (a user or a service account) in the org the request acts in.
-  rest('GET', '/api/user/preferences', signedIn, `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
-  rest('PUT', '/api/user/preferences', signedIn, `mutation UpdateUserPreferences($input: PreferencesInput!) {
+  rest('GET', '/api/user/preferences', `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
+  rest('PUT', '/api/user/preferences', `mutation UpdateUserPreferences($input: PreferencesInput!) {
     updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('PATCH', '/api/user/preferences', signedIn, `mutation PatchUserPreferences($input: PreferencesInput!) {
+  rest('PATCH', '/api/user/preferences', `mutation PatchUserPreferences($input: PreferencesInput!) {
     patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('POST', '/api/admin/users/:id/disable', serverAdmin, `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
-  rest('POST', '/api/admin/users/:id/enable', serverAdmin, `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/enable', `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
 
   // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
   // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.
   // Server admins, or any signed-in user with [users] allow_org_create (the resolver reads the setting)
-  rest('POST', '/api/orgs', signedIn, `mutation CreateOrg($name: String) { createOrganization(name: $name) { message orgId } }`, { body: 'variables' }),
-  rest('GET', '/api/orgs', orgsRead, `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
+  rest('POST', '/api/orgs', `mutation CreateOrg($name: String) { createOrganization(name: $name) { message orgId } }`, { body: 'variables' }),
+  rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
     organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
-  rest('GET', '/api/orgs/name/:name', orgsRead, `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
-  rest('GET', '/api/orgs/:orgId', orgById, `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
-  rest('PUT', '/api/orgs/:orgId', orgById, `mutation UpdateOrg($orgId: Int!, $name: String) {
+  rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
+  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
+  rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: Int!, $name: String) {
     updateOrganization(id: $orgId, name: $name) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId', serverAdminFor('orgs:delete'), `mutation DeleteOrgById($orgId: Int!) { deleteOrganization(id: $orgId) { message } }`),
-  rest('GET', '/api/orgs/:orgId/users', orgById, `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
-  rest('POST', '/api/orgs/:orgId/users', orgById, `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
+  rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: Int!) { deleteOrganization(id: $orgId) { message } }`),
+  rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
+  rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
     addOrganizationMember(orgId: $orgId, loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
-  rest('PATCH', '/api/orgs/:orgId/users/:userId', orgById, `mutation UpdateOrgUser($orgId: Int!, $userId: Int!, $role: String) {
+  rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($orgId: Int!, $userId: Int!, $role: String) {
     updateOrganizationMember(orgId: $orgId, userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId/users/:userId', orgById, `mutation RemoveOrgUser($orgId: Int!, $userId: Int!) {
+  rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($orgId: Int!, $userId: Int!) {
     removeOrganizationMember(orgId: $orgId, userId: $userId) { message } }`),
 
   // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
-  rest('GET', '/api/org', orgRoleOrServerAdmin('Viewer', 'orgs:read'), `query GetCurrentOrg { currentOrganization { ...OrgDetails } }`),
-  rest('PUT', '/api/org', orgRoleOrServerAdmin('Admin', 'orgs:write'), `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
-  rest('GET', '/api/org/users', orgUsersRead, `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
+  rest('GET', '/api/org', `query GetCurrentOrg { currentOrganization { id: databaseId name } }`, {
+    shape: ORG_DETAILS,
+    doc: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
+  }),
+  rest('PUT', '/api/org', `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
+  rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('POST', '/api/org/users', orgRoleOrServerAdmin('Admin', 'org.users:add'), `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {
+  rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {
     addCurrentOrganizationMember(loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
-  rest('GET', '/api/org/users/lookup', orgUsersRead, `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
+  rest('GET', '/api/org/users/lookup', `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { userId login avatarUrl } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('PATCH', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:write'), `mutation UpdateOrgUserForCurrentOrg($userId: Int!, $role: String) {
+  rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($userId: Int!, $role: String) {
     updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/org/users/:userId', orgRoleOrServerAdmin('Admin', 'org.users:remove'), `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
+  rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
     removeCurrentOrganizationMember(userId: $userId) { message } }`),
-  rest('GET', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:read'), `query GetOrgPreferences {
-    currentOrganizationPreferences { ...PreferencesFields } }`, { answer: preferencesAnswer }),
-  rest('PUT', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation UpdateOrgPreferences($input: PreferencesInput!) {
+  rest('GET', '/api/org/preferences', `query GetOrgPreferences {
+    currentOrganizationPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
+  rest('PUT', '/api/org/preferences', `mutation UpdateOrgPreferences($input: PreferencesInput!) {
     updateCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('PATCH', '/api/org/preferences', orgRole('Admin', 'orgs.preferences:write'), `mutation PatchOrgPreferences($input: PreferencesInput!) {
+  rest('PATCH', '/api/org/preferences', `mutation PatchOrgPreferences($input: PreferencesInput!) {
     patchCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
 
   // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
   endpoint('ANY', '/api/*', signedIn, 'not-found'),
 ];
+
+let operations: Map<RestRoute, RestOperation> | null = null;
+
+/**
+ * Every REST row's operation, checked together when first asked for (the front door asks at
+ * start-up, so a wrong row fails start-up naming itself).
+ */
+export function restOperations(): Map<RestRoute, RestOperation> {
+  if (!operations) {
+    const rows = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
+    const checked = checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
+    operations = new Map(rows.map((row, i) => [row, checked[i]!]));
+  }
+  return operations;
+}
+
+/** What the REST layer checks and compiles of a row. */
+export function restSource(row: RestRoute): RestSource {
+  return { source: row.document, at: row.at, currentOrg: row.currentOrg, gate: row.gate, shape: row.shape };
+}
+
+export function restOperation(row: RestRoute): RestOperation {
+  const op = restOperations().get(row);
+  if (!op) throw new Error(`${row.method} ${row.path} is not a row of the route table`);
+  return op;
+}

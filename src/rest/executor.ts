@@ -3,19 +3,25 @@ import {
   getNamedType, GraphQLError, isInputObjectType, Kind, parse, typeFromAST, validate, visit,
   type ASTNode, type DocumentNode, type FragmentDefinitionNode, type GraphQLInputType, type GraphQLSchema, type OperationDefinitionNode,
 } from 'graphql';
-import { sameAccess, describeAccess, type Access } from '../auth/access.ts';
+import type { Access } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
-import { badRequest } from '../errors/domain.ts';
-import { declaredAccess } from '../graphql/access.ts';
+import { badRequest, DomainError, notFound, type ErrorCode } from '../errors/domain.ts';
+import { answerSteps, rowAccess, type AnswerStep } from './access.ts';
+import { compileWire, type Shaper, type Wire } from './wire.ts';
 
-/** What a REST route runs: one GraphQL operation, checked at start-up. */
+/**
+ * What a REST row runs: one GraphQL operation over the graph, checked at start-up, and the key
+ * path in its answer to the value the REST answer is made of.
+ */
 export interface RestOperation {
   name: string;
   /** The operation with the fragments it uses. */
   document: DocumentNode;
-  /** The single root field whose value is the REST body. */
-  rootField: string;
-  /** The rule the root field declares; the route's own rule must be the same. */
+  /** Response keys from the data to the REST answer's value (`currentOrganization.dataSources.nodes`). */
+  answer: readonly string[];
+  /** The fields those keys answer under. */
+  steps: readonly AnswerStep[];
+  /** The door's rule: declared on the graph's fields (see `rowAccess`), or the row's own gate. */
   access: Access;
   /** Declared variables, each with its case-insensitive field lookup when it is an input object. */
   variables: Map<string, { type: GraphQLInputType; fields: Map<string, string> | null }>;
@@ -23,19 +29,31 @@ export interface RestOperation {
   schema: GraphQLSchema;
   /** The operation compiled to a function (graphql-jit), once `compileRestFunction` has run. */
   compiled: CompiledQuery | null;
+  /** Writes the REST answer from the value, where the wire has what the graph has not. */
+  shape: Shaper | null;
 }
 
-/** A route's document and rule, as the route table gives them. */
+/** A row's document and where its answer is, as the route table gives them. */
 export interface RestSource {
   source: string;
-  access: Access;
+  /** Dotted response keys to the answer's value; the single root field's key by default. */
+  at?: string;
+  /** Variables the row fills with the global id of the org the request acts in. */
+  currentOrg?: readonly string[];
+  /** A door rule of the REST row's own, where the original admits fewer callers than the graph. */
+  gate?: Access;
+  /** The wire shape of the answer, where it is not the value as it is. */
+  shape?: Wire;
 }
 
+/** What a row answers when its value is null (nothing found, or not the caller's to see): a value, or the error thrown. */
+export type Missing = (ctx: RequestContext, variables: Record<string, unknown>) => unknown;
+
 /**
- * Checks every REST route's document at once (parse, validate, one root field whose declared rule
- * is the route's own) and fails start-up naming the first that is wrong. The shared fragments are
- * parsed once and the operations validated as one document, so each fragment is validated once
- * rather than once per route using it. Compiling to functions is left to `compileRestFunction`.
+ * Checks every REST row's document at once (parse, validate, the answer's path, the door's rule)
+ * and fails start-up naming the first that is wrong. The shared fragments are parsed once and the
+ * operations validated as one document, so each fragment is validated once rather than once per
+ * row using it. Compiling to functions is left to `compileRestFunction`.
  */
 export function checkRestOperations(schema: GraphQLSchema, sources: readonly RestSource[], fragments: string): RestOperation[] {
   const fragmentDefinitions = fragments.trim() ? parse(fragments).definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION) : [];
@@ -56,21 +74,19 @@ export function checkRestOperations(schema: GraphQLSchema, sources: readonly Res
     }
     throw new Error(`REST operations are invalid together: ${errors.map((e) => e.message).join('; ')}`);
   }
-  return parsed.map(({ definition, document }, i) => restOperation(schema, definition, document, sources[i]!.access));
+  const byName = new Map(fragmentDefinitions.map((f) => [f.name.value, f]));
+  return parsed.map(({ definition, document }, i) => restOperation(schema, definition, document, byName, sources[i]!));
 }
 
-function restOperation(schema: GraphQLSchema, definition: OperationDefinitionNode, document: DocumentNode, access: Access): RestOperation {
+function restOperation(
+  schema: GraphQLSchema, definition: OperationDefinitionNode, document: DocumentNode, fragments: ReadonlyMap<string, FragmentDefinitionNode>, source: RestSource,
+): RestOperation {
   const name = definition.name!.value;
   const roots = definition.selectionSet.selections.filter((s) => s.kind === Kind.FIELD);
   if (roots.length !== 1) throw new Error(`REST operation ${name} must select exactly one root field`);
   const root = roots[0]!;
-
-  const rootType = definition.operation === 'mutation' ? schema.getMutationType() : schema.getQueryType();
-  const fieldAccess = rootType && declaredAccess(rootType.getFields()[root.name.value]!);
-  if (!fieldAccess || !sameAccess(fieldAccess, access)) {
-    throw new Error(`REST operation ${name}: the route admits ${describeAccess(access)} but ${root.name.value} declares ${fieldAccess ? describeAccess(fieldAccess) : 'no rule'}`);
-  }
-
+  const answer = source.at ? source.at.split('.') : [root.alias?.value ?? root.name.value];
+  const steps = answerSteps(schema, definition, fragments, answer);
   const variables: RestOperation['variables'] = new Map();
   for (const v of definition.variableDefinitions ?? []) {
     const type = typeFromAST(schema, v.type as never) as GraphQLInputType;
@@ -78,7 +94,11 @@ function restOperation(schema: GraphQLSchema, definition: OperationDefinitionNod
     const fields = isInputObjectType(named) ? new Map(Object.keys(named.getFields()).map((f) => [f.toLowerCase(), f])) : null;
     variables.set(v.variable.name.value, { type, fields });
   }
-  return { name, document, schema, compiled: null, rootField: root.alias?.value ?? root.name.value, access: fieldAccess, variables };
+  for (const variable of source.currentOrg ?? []) {
+    if (!variables.has(variable)) throw new Error(`REST operation ${name} declares no $${variable} for the org the request acts in`);
+  }
+  const shape = source.shape ? compileWire(source.shape) : null;
+  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, source.currentOrg ?? [], source.gate), variables, shape };
 }
 
 /**
@@ -94,19 +114,23 @@ export function compileRestFunction(op: RestOperation): CompiledQuery {
   return (op.compiled = compiled);
 }
 
-/** One route's operation, checked and compiled at once (for tests and tools). */
-export function compileRestOperation(schema: GraphQLSchema, source: string, fragments: string, access: Access): RestOperation {
-  const [op] = checkRestOperations(schema, [{ source, access }], fragments);
+/** One row's operation, checked and compiled at once (for tests and tools). */
+export function compileRestOperation(schema: GraphQLSchema, source: RestSource | string, fragments: string): RestOperation {
+  const [op] = checkRestOperations(schema, [typeof source === 'string' ? { source } : source], fragments);
   compileRestFunction(op!);
   return op!;
 }
 
 /**
- * Runs a compiled operation for a request the route already authorized. Errors are thrown as they
- * came, for the one renderer: a resolver's own error, or 400 for variables GraphQL refused.
+ * Runs a compiled operation for a request the row's door already let in, and answers the REST
+ * answer: the value at the row's answer path, shaped. Errors are thrown as they came, for the one
+ * renderer: a resolver's own error, the error behind a mutation payload's user errors (with its
+ * whole wire body), or 400 for variables GraphQL refused. A null on the way is the row's
+ * `missing` answer (404 by default).
  */
-export async function runRestOperation(op: RestOperation, ctx: RequestContext, variableValues: Record<string, unknown>): Promise<unknown> {
+export async function runRestOperation(op: RestOperation, ctx: RequestContext, variableValues: Record<string, unknown>, missing?: Missing): Promise<unknown> {
   ctx.authorizedAs = op.access;
+  ctx.rest = true;
   const result = await (op.compiled ?? compileRestFunction(op)).query(undefined, ctx, variableValues);
   const error = result.errors?.[0];
   if (error) {
@@ -114,7 +138,18 @@ export async function runRestOperation(op: RestOperation, ctx: RequestContext, v
     // Variable coercion failures (wrong JSON types, missing required fields) have no original error.
     throw !original || original instanceof GraphQLError ? badRequest() : original;
   }
-  return (result.data as Record<string, unknown>)[op.rootField];
+  let value: unknown = result.data;
+  for (const key of op.answer) {
+    value = (value as Record<string, unknown> | null)?.[key];
+    if (value === null || value === undefined) {
+      if (!missing) throw notFound();
+      value = await missing(ctx, variableValues);
+      break;
+    }
+    const userErrors = (value as { userErrors?: Array<{ code: string; message: string }> }).userErrors;
+    if (userErrors?.length) throw ctx.userError ?? new DomainError(userErrors[0]!.code as ErrorCode, userErrors[0]!.message);
+  }
+  return op.shape ? op.shape(value, variableValues) : value;
 }
 
 /** Matches body keys to the input type's fields case-insensitively, as Go's JSON decoding does. */

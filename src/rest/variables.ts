@@ -1,41 +1,95 @@
 import { GraphQLBoolean, GraphQLInt, getNullableType } from 'graphql';
 import { DomainError, badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { encodeNodeId, type NodeTypeName } from '../graphql/node-ids.ts';
 import { inputFromBody, type RestOperation } from './executor.ts';
+import type { JsonSchema } from './wire.ts';
 
 /** How a REST route's JSON body maps to its operation's variables. */
 export type BodyMapping = 'input' | 'variables' | undefined;
 
+/** What a row says of its variables beyond their GraphQL types. */
+export interface VariableMapping {
+  body?: BodyMapping;
+  /**
+   * Variables holding a numeric id REST takes (in the path or the body) that the graph takes as
+   * the global id of this node type.
+   */
+  ids?: Readonly<Record<string, NodeTypeName>>;
+  /** Variables given the global id of the org the request acts in. */
+  currentOrg?: readonly string[];
+  /** Body fields REST takes that the graph's input has not (legacy ones), and how they become the graph's. */
+  legacyInput?: LegacyInput;
+}
+
+/** Fields of a REST body beyond the graph's input type: read as its own (case-insensitively), then folded into it. */
+export interface LegacyInput {
+  /** Each field's name and schema, for the OpenAPI document (appended to the input's own). */
+  fields: Readonly<Record<string, JsonSchema>>;
+  /** Moves the fields read (present in `input` under their names) into the graph's input. */
+  into(input: Record<string, unknown>): void;
+}
+
+const INT32 = 2 ** 31 - 1;
+
 /**
- * A REST request's operation variables: path parameters by name (`Int` ones parsed, 400 "id is
- * invalid" otherwise, or "orgId is invalid" and "userId is invalid" as the original names those),
- * then the JSON body as `$input` or spread over the remaining variables.
+ * A REST request's operation variables: path parameters by name (`Int` ones, and ids the graph
+ * takes as global ids, parsed: 400 "id is invalid" otherwise, or "orgId is invalid" and "userId
+ * is invalid" as the original names those), then the JSON body as `$input` or spread over the
+ * remaining variables, then the org the request acts in where the row asks for it.
  */
 export function restVariables(
   op: RestOperation,
   params: Record<string, string>,
-  mapping: BodyMapping,
+  row: VariableMapping,
   body: Record<string, unknown> | undefined,
+  orgId: () => number,
 ): Record<string, unknown> {
   const values: Record<string, unknown> = {};
   for (const [name, raw] of Object.entries(params)) {
     const variable = op.variables.get(name);
     if (!variable) continue;
-    if (getNullableType(variable.type) === GraphQLInt) {
-      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > 2 ** 31 - 1) throw new DomainError('BAD_REQUEST', MESSAGES.http.paramInvalid(name));
-      values[name] = Number(raw);
+    const node = row.ids?.[name];
+    if (node || getNullableType(variable.type) === GraphQLInt) {
+      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > INT32) throw new DomainError('BAD_REQUEST', MESSAGES.http.paramInvalid(name));
+      values[name] = node ? globalId(node, Number(raw)) : Number(raw);
     } else if (raw.includes('\0')) throw badRequest();
     else values[name] = raw;
   }
-  if (!mapping || !body) return values;
-  if (mapping === 'input') {
-    const input = op.variables.get('input');
-    values.input = input?.fields ? inputFromBody(input.fields, body) : body;
-  } else {
-    const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
-    Object.assign(values, inputFromBody(declared, body));
+  if (row.body && body) {
+    if (row.body === 'input') {
+      const input = op.variables.get('input');
+      let fields = input?.fields ?? null;
+      if (fields && row.legacyInput) fields = new Map([...fields, ...Object.keys(row.legacyInput.fields).map((f) => [f.toLowerCase(), f] as const)]);
+      const read = fields ? inputFromBody(fields, body) : body;
+      row.legacyInput?.into(read);
+      values.input = read;
+    } else {
+      const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
+      const spread = inputFromBody(declared, body);
+      for (const [name, value] of Object.entries(spread)) {
+        const node = row.ids?.[name];
+        values[name] = node ? bodyId(node, value) : value;
+      }
+    }
   }
+  for (const name of row.currentOrg ?? []) values[name] = globalId('OrganizationNode', orgId());
   return values;
+}
+
+/**
+ * The global id of a numeric id REST takes, whatever it is: one below 1 names nothing, and the
+ * service answers it as it answers such an id from REST.
+ */
+export function globalId(type: NodeTypeName, id: number): string {
+  return encodeNodeId(type, id);
+}
+
+/** A numeric id of a JSON body as a global id; what GraphQL's `Int` would refuse is refused alike (400). */
+function bodyId(type: NodeTypeName, value: unknown): unknown {
+  if (value === null || value === undefined) return value;
+  if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > INT32) throw badRequest();
+  return globalId(type, value);
 }
 
 /** Go's `strconv.ParseBool` true values, which the original's `c.QueryBool` accepts. */
@@ -57,7 +111,7 @@ export function queryVariables(op: RestOperation, url: string, names: Readonly<R
     if (!variable || raw === null) continue;
     const type = getNullableType(variable.type);
     if (type === GraphQLInt) {
-      if (/^[+-]?\d{1,10}$/.test(raw) && Math.abs(Number(raw)) <= 2 ** 31 - 1) values[name] = Number(raw);
+      if (/^[+-]?\d{1,10}$/.test(raw) && Math.abs(Number(raw)) <= INT32) values[name] = Number(raw);
     } else if (type === GraphQLBoolean) values[name] = TRUE.has(raw);
     // PostgreSQL can store no NUL character: refused, as in a path or a body.
     else if (raw.includes('\0')) throw badRequest();

@@ -116,6 +116,12 @@ export class DataSourceService {
     throw notFound(MESSAGES.dataSource.notFound);
   }
 
+  /** `getFor`'s one statement, answering null where `getFor` refuses (for the graph, which answers null there). */
+  async findFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord | null> {
+    const row = await this.#inCallersOrg(em, caller, action, ref).qb.limit(1).execute<DataSourceRecord | undefined>('get');
+    return row ?? null;
+  }
+
   /**
    * The data sources several callers may read, one per org (the caller as it is in that org), in
    * one statement, each org's ordered as `list` orders it (for the graph, which reads a level of

@@ -241,11 +241,11 @@ describe('lockout by login and client address', () => {
       // Not even a credential verified before opens from the locked address...
       const locked = await from('127.0.0.2', server, 'two-homes', 'correct-horse');
       expect({ status: locked.status, body: locked.body }).toEqual({ status: 401, body: WRONG_PASSWORD });
-      const lockedGraphql = await callFrom('127.0.0.2', server, 'POST', '/graphql', { auth: basic('two-homes', 'correct-horse'), body: { query: '{ dataSources { id } }' } });
+      const lockedGraphql = await callFrom('127.0.0.2', server, 'POST', '/graphql', { auth: basic('two-homes', 'correct-horse'), body: { query: '{ currentOrganization { dataSources { nodes { id } } } }' } });
       expect(lockedGraphql.status).toBe(401);
       // ...while the owner at the other address is not locked out.
       expect((await from('127.0.0.1', server, 'two-homes', 'correct-horse')).status).toBe(200);
-      const open = await gql(server, '{ dataSources { id } }', {}, basic('two-homes', 'correct-horse'));
+      const open = await gql(server, '{ currentOrganization { dataSources { nodes { id } } } }', {}, basic('two-homes', 'correct-horse'));
       expect({ status: open.status, errors: open.body.errors }).toEqual({ status: 200, errors: undefined });
     }
     // The owner's credentials are cached again on both instances now; the locked address still

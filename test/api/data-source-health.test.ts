@@ -171,8 +171,8 @@ describe('a healthy data source of each kind', () => {
 
   it('answers over GraphQL with the same verdict', async () => {
     const ds = await createDs({ type: 'loki', url: store.url });
-    const res = await gql(server, 'query($uid: String!, $id: Int!) { a: dataSourceHealthByUid(uid: $uid) { status message details } b: dataSourceHealth(id: $id) { status } }', { uid: ds.uid, id: ds.id });
-    expect(res.body).toEqual({ data: { a: { status: 'OK', message: 'Successfully queried the Loki API.', details: null }, b: { status: 'OK' } } });
+    const res = await gql(server, 'query($uid: String!, $id: Int!) { a: currentOrganization { dataSource(uid: $uid) { health { status message details } } } b: currentOrganization { dataSource(databaseId: $id) { health { status } } } }', { uid: ds.uid, id: ds.id });
+    expect(res.body).toEqual({ data: { a: { dataSource: { health: { status: 'OK', message: 'Successfully queried the Loki API.', details: null } } }, b: { dataSource: { health: { status: 'OK' } } } } });
   });
 });
 

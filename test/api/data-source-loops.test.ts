@@ -80,12 +80,12 @@ describe('a request that already came through this deployment', () => {
       await call(server, 'GET', `/api/datasources/${td.body.datasource.id}/health`, { headers: via }),
     ];
     for (const res of answers) expect([res.status, res.body]).toEqual([508, LOOP]);
-    for (const query of ['query($q: [JSONObject!]!) { dataQuery(queries: $q) { status } }', 'query($uid: String!) { dataSourceHealthByUid(uid: $uid) { status } }']) {
+    for (const query of ['query($q: [JSONObject!]!) { dataQuery(queries: $q) { status } }', 'query($uid: String!) { currentOrganization { dataSource(uid: $uid) { health { status } } } }']) {
       const graph = await call(server, 'POST', '/graphql', { headers: via, body: { query, variables: { q: [{ refId: 'A', datasource: { uid } }], uid } } });
       expect(graph.body.errors.map((e: { message: string; extensions: { code: string } }) => [e.message, e.extensions.code])).toEqual([[LOOP.message, 'LOOP_DETECTED']]);
     }
     // Without our name in Via, the same requests are served.
     expect((await call(server, 'GET', `/api/datasources/uid/${uid}/resources/scenarios`, { headers: { via: '1.1 edge' } })).status).toBe(200);
-    expect((await gql(server, 'query($uid: String!) { dataSourceHealthByUid(uid: $uid) { status } }', { uid })).body).toEqual({ data: { dataSourceHealthByUid: { status: 'OK' } } });
+    expect((await gql(server, 'query($uid: String!) { currentOrganization { dataSource(uid: $uid) { health { status } } } }', { uid })).body).toEqual({ data: { currentOrganization: { dataSource: { health: { status: 'OK' } } } } });
   });
 });

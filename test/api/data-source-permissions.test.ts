@@ -120,11 +120,18 @@ async function probe(ds: { id: number; uid: string; name: string }, auth: string
     if (res.status === 403) expect(res.body.message).toMatch(/Permissions needed: datasources/);
     return res.status === 200;
   };
-  const gqlOk = async (query: string): Promise<boolean> => {
+  /** Whether a graph change went through: refused as a user error (or an error) FORBIDDEN, and nothing else. */
+  const gqlOk = async (query: string, field: string): Promise<boolean> => {
     const res = await gql(server, query, {}, auth);
-    const code = res.body.errors?.[0]?.extensions?.code;
+    const code = res.body.errors?.[0]?.extensions?.code ?? res.body.data?.[field]?.userErrors?.[0]?.code;
     if (code && code !== 'FORBIDDEN') throw new Error(`${query}: ${JSON.stringify(res.body)}`);
     return !code;
+  };
+  /** Whether the graph reads the data source: null where the caller may not. */
+  const gqlSees = async (query: string): Promise<boolean> => {
+    const res = await gql(server, query, {}, auth);
+    if (res.body.errors) throw new Error(`${query}: ${JSON.stringify(res.body)}`);
+    return res.body.data.currentOrganization.dataSource !== null;
   };
   const update = { name: ds.name, type: 'loki', access: 'proxy', url: upstream.url };
   const result: Record<string, boolean> = {
@@ -137,17 +144,19 @@ async function probe(ds: { id: number; uid: string; name: string }, auth: string
     proxyById: await status('GET', `/api/datasources/proxy/${ds.id}/loki/api/v1/labels`),
     proxyByUid: await status('GET', `/api/datasources/proxy/uid/${ds.uid}/loki/api/v1/labels`),
     frontendSettings: ds.name in (await call(server, 'GET', '/api/frontend/settings', { auth })).body.datasources,
-    gqlList: ((await gql(server, '{ dataSources { id } }', {}, auth)).body.data!.dataSources as Array<{ id: number }>).some((d) => d.id === ds.id),
-    gqlById: await gqlOk(`{ dataSource(id: ${ds.id}) { id } }`),
-    gqlByUid: await gqlOk(`{ dataSourceByUid(uid: "${ds.uid}") { id } }`),
+    gqlList: ((await gql(server, '{ currentOrganization { dataSources { nodes { databaseId } } } }', {}, auth)).body.data!.currentOrganization.dataSources.nodes as Array<{ databaseId: number }>)
+      .some((d) => d.databaseId === ds.id),
+    gqlById: await gqlSees(`{ currentOrganization { dataSource(databaseId: ${ds.id}) { id } } }`),
+    gqlByUid: await gqlSees(`{ currentOrganization { dataSource(uid: "${ds.uid}") { id } } }`),
     update: await status('PUT', `/api/datasources/${ds.id}`, update),
-    gqlUpdate: await gqlOk(`mutation { updateDataSourceByUid(uid: "${ds.uid}", input: { name: "${ds.name}", type: "loki", access: "proxy", url: "${upstream.url}" }) { id } }`),
+    gqlUpdate: await gqlOk(`mutation { dataSourceUpdate(uid: "${ds.uid}", input: { name: "${ds.name}", type: "loki", access: "proxy", url: "${upstream.url}" }) { userErrors { code } } }`, 'dataSourceUpdate'),
     permissionsRead: await status('GET', `/api/access-control/datasources/${ds.uid}`),
-    permissionsField: (await gql(server, `{ dataSourceByUid(uid: "${ds.uid}") { permissions { permission } } }`, {}, ADMIN)).body.data !== undefined
-      && (await gql(server, `{ dataSources { id permissions { permission } } }`, {}, auth)).body.data!.dataSources.some((d: { id: number; permissions: unknown }) => d.id === ds.id && d.permissions !== null),
+    permissionsField: (await gql(server, `{ currentOrganization { dataSource(uid: "${ds.uid}") { permissions { permission } } } }`, {}, ADMIN)).body.data !== undefined
+      && (await gql(server, '{ currentOrganization { dataSources { nodes { databaseId permissions { permission } } } } }', {}, auth)).body.data!.currentOrganization.dataSources.nodes
+        .some((d: { databaseId: number; permissions: unknown }) => d.databaseId === ds.id && d.permissions !== null),
     // Writing a grant the caller already has changes nothing but proves the right.
     permissionsWrite: await status('POST', `/api/access-control/datasources/${ds.uid}/builtInRoles/Editor`, { permission: 'Query' }),
-    gqlPermissionsWrite: await gqlOk(`mutation { setDataSourceBuiltInRolePermission(uid: "${ds.uid}", builtInRole: "Editor", permission: "Query") { message } }`),
+    gqlPermissionsWrite: await gqlOk(`mutation { dataSourcePermissionSet(uid: "${ds.uid}", input: { builtInRole: "Editor", permission: "Query" }) { userErrors { code } } }`, 'dataSourcePermissionSet'),
   };
   // Last, as it ends the data source when allowed.
   result.delete = await status('DELETE', `/api/datasources/uid/${ds.uid}`);

@@ -48,9 +48,9 @@ describe('TLS material that does not parse, where it is used', () => {
     const resource = await call(server, 'GET', `/api/datasources/uid/${prom.uid}/resources/api/v1/labels`);
     expect([resource.status, resource.body]).toEqual([502, { message: PATH_PROBLEM }]);
 
-    const graph = await gql(server, 'query($uid: String!, $q: [JSONObject!]!) { dataSourceHealthByUid(uid: $uid) { status message } dataSourceByUid(uid: $uid) { query(queries: $q) { results { error status } } } }',
+    const graph = await gql(server, 'query($uid: String!, $q: [JSONObject!]!) { currentOrganization { dataSource(uid: $uid) { health { status message } } } currentOrganization { dataSource(uid: $uid) { query(queries: $q) { results { error status } } } } }',
       { uid: prom.uid, q: [{ refId: 'A', expr: '1', instant: true }] });
-    expect(graph.body).toEqual({ data: { dataSourceHealthByUid: { status: 'ERROR', message: PATH_PROBLEM }, dataSourceByUid: { query: { results: [{ error: PATH_PROBLEM, status: 502 }] } } } });
+    expect(graph.body).toEqual({ data: { currentOrganization: { dataSource: { health: { status: 'ERROR', message: PATH_PROBLEM }, query: { results: [{ error: PATH_PROBLEM, status: 502 }] } } } } });
 
     // No connection was ever opened for it, and the path itself is nowhere.
     expect(upstream.connections.total).toBe(before);

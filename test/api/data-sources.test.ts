@@ -187,8 +187,8 @@ describe('GET /api/datasources', () => {
     }
     expect(list.body.find((d: { id: number }) => d.id === created.id)).toMatchObject({ basicAuth: true, jsonData: { nested: { list: [1, 'two', null] } } });
     // The fields the list route leaves out still resolve on list items through GraphQL.
-    const gql = await call(server, 'POST', '/graphql', { body: { query: '{ dataSources { id secureJsonFields version withCredentials basicAuthUser } }' } });
-    expect(gql.body.data.dataSources.find((d: { id: number }) => d.id === created.id))
+    const gql = await call(server, 'POST', '/graphql', { body: { query: '{ currentOrganization { dataSources { nodes { id: databaseId secureJsonFields version withCredentials basicAuthUser } } } }' } });
+    expect(gql.body.data.currentOrganization.dataSources.nodes.find((d: { id: number }) => d.id === created.id))
       .toEqual({ id: created.id, secureJsonFields: { basicAuthPassword: true }, version: 1, withCredentials: false, basicAuthUser: 'reader' });
   });
 });

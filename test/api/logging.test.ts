@@ -24,7 +24,7 @@ describe('request log lines', () => {
     await call(server, 'GET', '/api/datasources/424242');
     await call(server, 'GET', '/api/no-such-route');
     await call(server, 'GET', '/api/health', { auth: null });
-    await gql(server, '{ dataSources { id } }');
+    await gql(server, '{ currentOrganization { dataSources { nodes { id } } } }');
     await new Promise((resolve) => setTimeout(resolve, 50)); // lines are written when responses close
     const lines = requestLines(server).slice(before);
     expect(lines.map((l) => [l.method, l.route, l.status])).toEqual([
@@ -87,7 +87,7 @@ describe('secrets in logs', () => {
     const gqlPw = canary('GQL-PW');
     const gqlChange = await gql(server, 'mutation($id: Int!, $pw: String!) { adminUpdateUserPassword(id: $id, password: $pw) { message } }', { id: created.body.id, pw: gqlPw });
     expect(gqlChange.body.errors).toBeUndefined();
-    expect((await gql(server, '{ dataSources { id } }', {}, basic('canary-user', canary('GQL-WRONG-PW')))).status).toBe(401);
+    expect((await gql(server, '{ currentOrganization { dataSources { nodes { id } } } }', {}, basic('canary-user', canary('GQL-WRONG-PW')))).status).toBe(401);
 
     // Data source secrets: create, update, both faces, plus a refused one.
     const ds = await call(server, 'POST', '/api/datasources', {
@@ -103,11 +103,11 @@ describe('secrets in logs', () => {
     })).status).toBe(200);
     expect((await call(server, 'POST', '/api/datasources', { body: { name: 'canary-ds', type: 'loki', access: 'proxy', secureJsonData: { k: canary('DS-CONFLICT') } } })).status).toBe(409);
     expect((await call(server, 'POST', '/api/datasources', { rawBody: `{"name": "broken", "secureJsonData": {"k": "${canary('BAD-JSON')}"`, headers: { 'content-type': 'application/json' } })).status).toBe(400);
-    const gqlDs = await gql(server, 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', {
+    const gqlDs = await gql(server, 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } } }', {
       input: { name: 'canary-gql-ds', type: 'loki', access: 'proxy', secureJsonData: { token: canary('GQL-DS') } },
     });
     expect(gqlDs.body.errors).toBeUndefined();
-    const badVars = await gql(server, 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', {
+    const badVars = await gql(server, 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } } }', {
       input: { name: 42, type: 'loki', access: 'proxy', secureJsonData: { token: canary('GQL-BAD-VARS') } },
     });
     expect(badVars.body.errors).toBeDefined();

@@ -50,7 +50,7 @@ describe('/metrics', () => {
     await call(a, 'DELETE', '/api/datasources/uid/no-such-uid');
     await call(a, 'GET', '/api/datasources/7/nothing-here');
     await call(a, 'GET', '/not-api-at-all');
-    await gql(a, '{ dataSources { id } }');
+    await gql(a, '{ currentOrganization { dataSources { nodes { id } } } }');
     await call(a, 'GET', `/api/datasources/proxy/${ds.id}/ok`);
     await call(a, 'GET', '/api/health', { auth: null });
     const text = await scrape(a);

@@ -138,7 +138,7 @@ describe('the generator', () => {
   });
 
   it('derives request bodies from $input or from the other variables, and typed path parameters', () => {
-    const input = synthetic({ method: 'POST', path: '/api/x/:id', body: 'input' }, 'mutation X($id: Int!, $input: UpdateDataSourceInput!) { updateDataSource(id: $id, input: $input) { id } }');
+    const input = synthetic({ method: 'POST', path: '/api/x/:id', body: 'input', ids: { id: 'DataSource' } }, 'mutation X($id: ID!, $input: UpdateDataSourceInput!) { dataSourceUpdate(id: $id, input: $input) { dataSource { name } } }');
     expect(input.op.parameters[0]).toMatchObject({ name: 'id', in: 'path', required: true, schema: { type: 'integer', format: 'int32' } });
     expect(input.op.requestBody.content['application/json'].schema).toEqual({ $ref: '#/components/schemas/UpdateDataSourceInput' });
     expect(input.schemas.UpdateDataSourceInput.required).toEqual(expect.arrayContaining(['name', 'type', 'access']));

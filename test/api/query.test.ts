@@ -372,10 +372,10 @@ describe('queries in the graph', () => {
   const FRAME_FIELDS = 'status results { refId status error errorSource frames { refId length meta fields { name type goType nullable labels { name value } displayName numbers values } } }';
 
   it("gives a data source's query typed frames, from the same service as /api/ds/query", async () => {
-    const res = await gql(server, `query($uid: String!, $q: [JSONObject!]!) { dataSourceByUid(uid: $uid) { name query(from: "${FROM}", to: "${TO}", queries: $q) { ${FRAME_FIELDS} } } }`,
+    const res = await gql(server, `query($uid: String!, $q: [JSONObject!]!) { currentOrganization { dataSource(uid: $uid) { name query(from: "${FROM}", to: "${TO}", queries: $q) { ${FRAME_FIELDS} } } } }`,
       { uid: promDs.uid, q: [{ refId: 'A', expr: 'label_replace(vector(1), "job", "api", "", "")', intervalMs: 60000 }] });
     expect(res.body.errors).toBeUndefined();
-    const result = res.body.data.dataSourceByUid.query;
+    const result = res.body.data.currentOrganization.dataSource.query;
     expect(result.status).toBe(200);
     const frame = result.results[0].frames[0];
     expect(result.results[0]).toMatchObject({ refId: 'A', status: 200, error: null, errorSource: null });

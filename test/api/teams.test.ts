@@ -359,8 +359,8 @@ describe('GraphQL', () => {
     const teamId = created.body.data.createTeam.teamId;
     const user = await createUser('gql-member');
     expect((await gql(server, `mutation { addTeamMember(teamId: ${teamId}, userId: ${user.id}) { message } }`)).body.data.addTeamMember.message).toBe('Member added to Team');
-    const read = await gql(server, '{ currentOrganization { teams { name memberCount members { login permission } } } }');
-    expect(read.body.data.currentOrganization.teams).toContainEqual({ name: 'gql-team', memberCount: 2, members: [{ login: 'admin', permission: 4 }, { login: 'gql-member', permission: 0 }] });
+    const read = await gql(server, '{ currentOrganization { teams { nodes { name memberCount members { login permission } } } } }');
+    expect(read.body.data.currentOrganization.teams.nodes).toContainEqual({ name: 'gql-team', memberCount: 2, members: [{ login: 'admin', permission: 4 }, { login: 'gql-member', permission: 0 }] });
     const denied = await gql(server, `{ teamMembers(teamId: ${teamId}) { login } }`, {}, user.auth);
     expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
     expect((await gql(server, `mutation { deleteTeam(teamId: ${teamId}) { message } }`)).body.data.deleteTeam.message).toBe('Team deleted');

@@ -68,7 +68,7 @@ describe('GraphiQL in a real browser', () => {
     expect(await page.title()).toBe('dashgate GraphQL');
     await page.waitForSelector('.graphiql-query-editor .monaco-editor', { timeout: 60_000 });
 
-    await replaceEditorText(page, '.graphiql-query-editor', '{ dataSources { name type } }');
+    await replaceEditorText(page, '.graphiql-query-editor', '{ currentOrganization { dataSources { nodes { name type } } } }');
     await page.locator('.graphiql-execute-button').click();
     // Without credentials the server refuses, and GraphiQL shows why.
     expect(await responseText(page, 'Unauthorized')).toContain('UNAUTHENTICATED');
@@ -77,7 +77,7 @@ describe('GraphiQL in a real browser', () => {
     await replaceEditorText(page, '.graphiql-editor-tool .graphiql-editor:not(.hidden)', JSON.stringify({ Authorization: ADMIN }));
     await page.locator('.graphiql-execute-button').click();
     const text = await responseText(page, 'browser-prom');
-    expect(text).toMatch(/"dataSources": \[\s*\{\s*"name": "browser-prom",\s*"type": "prometheus"\s*\}\s*\]/);
+    expect(text).toMatch(/"nodes": \[\s*\{\s*"name": "browser-prom",\s*"type": "prometheus"\s*\}\s*\]/);
 
     // GraphiQL sent the query as a GET, with the typed header and the CSRF header it is configured with.
     const last = graphqlRequests.at(-1)!;

@@ -1,10 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
 import { introspectionFromSchema, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
-import { orgMember, orgRole, serverAdmin, type Access } from '../../src/auth/access.ts';
+import { orgMember, sameAccess, serverAdmin, type Access } from '../../src/auth/access.ts';
 import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
 import { getSchema, printSdl } from '../../src/graphql/schema/index.ts';
-import { FRAGMENTS, ROUTES } from '../../src/http/routes.ts';
+import { FRAGMENTS, ROUTES, type RestRoute } from '../../src/http/routes.ts';
 import { checkRestOperations, compileRestFunction, compileRestOperation } from '../../src/rest/executor.ts';
 
 describe('committed GraphQL SDL', () => {
@@ -14,40 +14,41 @@ describe('committed GraphQL SDL', () => {
   });
 });
 
-describe('REST rows and the root fields they run', () => {
-  it('compile, each row admitting exactly whom its root field admits', () => {
-    const rest = ROUTES.filter((r) => r.kind === 'rest');
-    expect(rest.length).toBeGreaterThan(20);
-    for (const route of rest) expect(() => compileRestOperation(getSchema(), route.document, FRAGMENTS, route.access)).not.toThrow();
+describe('REST rows and the fields they run', () => {
+  const rows = ROUTES.filter((r): r is RestRoute => r.kind === 'rest');
+  const source = (r: RestRoute) => ({ source: r.document, at: r.at, currentOrg: r.currentOrg, gate: r.gate });
+
+  it('compile, each with a door rule', () => {
+    expect(rows.length).toBeGreaterThan(20);
+    for (const row of rows) {
+      const op = compileRestOperation(getSchema(), source(row), FRAGMENTS);
+      expect(op.access).toBe(row.access);
+    }
   });
 
-  it('refuse a row whose rule differs from its field\'s', () => {
-    const document = 'query ListDataSources { dataSources { id } }';
-    expect(() => compileRestOperation(getSchema(), document, '', serverAdmin)).toThrow(/route admits server admin.*dataSources declares org member, any role \(datasources:read;/);
-    expect(() => compileRestOperation(getSchema(), document, '', orgMember('datasources:write'))).toThrow(/declares org member, any role \(datasources:read;/);
-    // A Viewer gate where the field admits every member (None included) is a different rule.
-    expect(() => compileRestOperation(getSchema(), document, '', orgRole('Viewer', 'datasources:read'))).toThrow(/route admits org Viewer \(datasources:read\)/);
-    expect(() => compileRestOperation(getSchema(), document, '', orgMember('datasources:read'))).not.toThrow();
+  it('take their door rule from the field they run, or their own gate', () => {
+    const document = 'query ListDataSources { currentOrganization { dataSources { nodes { id } } } }';
+    expect(sameAccess(compileRestOperation(getSchema(), { source: document, at: 'currentOrganization.dataSources.nodes' }, '').access, orgMember('datasources:read'))).toBe(true);
+    expect(compileRestOperation(getSchema(), { source: document, gate: serverAdmin }, '').access).toBe(serverAdmin);
   });
 
   it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
-    const viewer = orgMember('datasources:read');
-    const rest = ROUTES.filter((r) => r.kind === 'rest');
-    const checked = checkRestOperations(getSchema(), rest.map((r) => ({ source: r.document, access: r.access })), FRAGMENTS);
-    expect(checked.map((op) => op.compiled)).toEqual(rest.map(() => null));
+    const checked = checkRestOperations(getSchema(), rows.map(source), FRAGMENTS);
+    expect(checked.map((op) => op.compiled)).toEqual(rows.map(() => null));
     // Each carries exactly the fragments it spreads, transitively.
     const listing = checked.find((op) => op.name === 'ListDataSources')!;
     expect(listing.document.definitions.map((d) => ('name' in d ? d.name?.value : undefined))).toEqual(['ListDataSources', 'DataSourceListItem']);
     expect(compileRestFunction(listing)).toBe(compileRestFunction(listing));
 
     const sources = [
-      { source: 'query One { dataSources { ...DataSourceListItem } }', access: viewer },
-      { source: 'query Two { dataSources { nope } }', access: viewer },
+      { source: 'query One { currentOrganization { dataSources { nodes { ...DataSourceListItem } } } }' },
+      { source: 'query Two { currentOrganization { dataSources { nodes { nope } } } }' },
     ];
     expect(() => checkRestOperations(getSchema(), sources, FRAGMENTS)).toThrow(/^REST operation Two is invalid: Cannot query field "nope"/);
-    expect(() => checkRestOperations(getSchema(), [sources[0]!, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }, { ...sources[0]!, source: sources[0]!.source.replace('One', 'Two') }], FRAGMENTS))
+    expect(() => checkRestOperations(getSchema(), [sources[0]!, { source: sources[0]!.source.replace('One', 'Two') }, { source: sources[0]!.source.replace('One', 'Two') }], FRAGMENTS))
       .toThrow(/invalid together: There can be only one operation named "Two"/);
-    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { dataSources { ...Missing } }', access: viewer }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { currentOrganization { dataSources { nodes { ...Missing } } } }' }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
+    expect(() => checkRestOperations(getSchema(), [{ source: 'query Four { currentOrganization { dataSources { nodes { id } } } }', at: 'currentOrganization.dataSources.nope' }], FRAGMENTS)).toThrow(/Four: no field answers under "nope"/);
   });
 
   it('every root field declares its access rule', () => {

@@ -89,9 +89,9 @@ describe('absolute-form request targets', () => {
     expect(metrics.status).toBe(200);
     expect(metrics.body.toString()).toContain('# TYPE');
 
-    const graphql = await send('POST', absolute('/graphql?x=1'), { authorization: ADMIN }, JSON.stringify({ query: '{ dataSources { name } }' }));
+    const graphql = await send('POST', absolute('/graphql?x=1'), { authorization: ADMIN }, JSON.stringify({ query: '{ currentOrganization { dataSources { nodes { name } } } }' }));
     expect(graphql.status).toBe(200);
-    expect(parseJson(graphql.body)).toEqual({ data: { dataSources: [{ name: 'org-one-ds' }] } });
+    expect(parseJson(graphql.body)).toEqual({ data: { currentOrganization: { dataSources: { nodes: [{ name: 'org-one-ds' }] } } } });
   });
 
   it('the host in the target never chooses the org: the caller\'s current org, or X-Grafana-Org-Id, decides', async () => {

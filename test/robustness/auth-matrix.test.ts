@@ -311,7 +311,7 @@ beforeAll(async () => {
     const s = sample[routeKey(route)];
     if (s) requests.set(routeKey(route), { method: route.method, path: fillPath(route, s.params ?? {}) + (s.query ?? ''), body: s.body });
   }
-  requests.set('ANY /graphql', { method: 'POST', path: '/graphql', body: { query: '{ dataSources { name } }' } });
+  requests.set('ANY /graphql', { method: 'POST', path: '/graphql', body: { query: '{ currentOrganization { dataSources { nodes { name } } } }' } });
   requests.set('ANY /api/datasources/proxy/:id/*', { method: 'GET', path: `/api/datasources/proxy/${ds.id}/api/v1/query` });
   requests.set('ANY /api/datasources/proxy/uid/:uid/*', { method: 'GET', path: `/api/datasources/proxy/uid/${ds.uid}/api/v1/query` });
   requests.set('POST /api/ds/query', { method: 'POST', path: '/api/ds/query', body: { from: 'now-5m', to: 'now', queries: [{ refId: 'A', datasource: { uid: checked.uid }, scenarioId: 'random_walk', seed: 1 }] } });

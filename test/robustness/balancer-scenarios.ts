@@ -39,8 +39,8 @@ export async function readYourWrites(balancer: Balancer, prefix: string): Promis
     const updated = await call(writer, 'PUT', `/api/datasources/uid/${name}`, { body: { name, uid: name, type: 'loki', access: 'proxy', jsonData: { from: writer.index, again: true }, version: 1 } });
     expect(updated.status).toBe(200);
     for (const reader of instances.filter((other) => other !== writer)) {
-      const read = await gql(reader, 'query($name: String!) { dataSourceByName(name: $name) { version jsonData } }', { name });
-      expect(read.body.data).toEqual({ dataSourceByName: { version: 2, jsonData: { from: writer.index, again: true } } });
+      const read = await gql(reader, 'query($name: String!) { currentOrganization { dataSource(name: $name) { version jsonData } } }', { name });
+      expect(read.body.data).toEqual({ currentOrganization: { dataSource: { version: 2, jsonData: { from: writer.index, again: true } } } });
     }
   }
   // Through the balancer: each write lands on some instance, and every instance reads it at once.

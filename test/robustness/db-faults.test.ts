@@ -15,7 +15,7 @@ describe('PostgreSQL connections terminated under load', () => {
     server = await startTestServer();
     const ds = await createDataSource(server, ADMIN, { name: 'under-fire', url: 'http://upstream.invalid' });
     const token = `Bearer ${(await call(server, 'POST', '/api/auth/keys', { body: { name: 'load', role: 'Viewer' } })).body.key}`;
-    const query = `{ dataSource(id: ${ds.id}) { name } }`;
+    const query = `{ currentOrganization { dataSource(databaseId: ${ds.id}) { name } } }`;
     let turn = 0;
     const traffic = load(8, () => (turn++ % 4 === 0
       ? gql(server, query, {}, token).then((r) => ({ status: r.status, text: r.text }))
@@ -79,7 +79,7 @@ describe('PostgreSQL stopped and started again (a cluster of this test\'s own)',
       expect(performance.now() - started).toBeLessThan(2000);
       expect([rest.status, rest.body]).toEqual([503, { message: 'database unavailable' }]);
     }
-    const graphql = await gql(server, `{ dataSource(id: ${ds.id}) { name } }`, {}, token);
+    const graphql = await gql(server, `{ currentOrganization { dataSource(databaseId: ${ds.id}) { name } } }`, {}, token);
     expect(graphql.status).toBe(503);
     expect(graphql.body.errors?.[0]).toMatchObject({ message: 'database unavailable', extensions: { code: 'UNAVAILABLE' } });
     const write = await call(server, 'POST', '/api/datasources', { auth: ADMIN, body: { name: 'while-down', type: 'loki', access: 'proxy' } });
@@ -100,7 +100,7 @@ describe('PostgreSQL stopped and started again (a cluster of this test\'s own)',
     expect(status).toBe(200);
     expect(performance.now() - restarted).toBeLessThan(5000);
     expect((await call(server, 'POST', '/api/datasources', { auth: ADMIN, body: { name: 'after-restart', type: 'loki', access: 'proxy' } })).status).toBe(200);
-    expect((await gql(server, `{ dataSource(id: ${ds.id}) { name } }`, {}, token)).body.data.dataSource.name).toBe('survivor');
+    expect((await gql(server, `{ currentOrganization { dataSource(databaseId: ${ds.id}) { name } } }`, {}, token)).body.data.currentOrganization.dataSource.name).toBe('survivor');
     // The health probe is cached for a few seconds; it must turn healthy again by itself.
     let healthy = 0;
     while (healthy !== 200 && performance.now() - restarted < 15_000) {

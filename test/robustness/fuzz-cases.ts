@@ -41,7 +41,7 @@ const changesCaller = (route: RestRoute) => route.access.kind === 'user' && rout
 /** The admin's credentials swapped for the plain user's on requests that would change the caller. */
 const callerSafe = (ctx: FuzzContext, headers: Record<string, string>, changes: boolean) =>
   (changes && headers.authorization === ctx.adminAuth ? { ...headers, authorization: ctx.selfAuth } : headers);
-const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), r.document, FRAGMENTS, r.access)]));
+const compiled = new Map(REST_ROUTES.map((r) => [r, compileRestOperation(getSchema(), { source: r.document, at: r.at, currentOrg: r.currentOrg, gate: r.gate }, FRAGMENTS)]));
 
 // ---------------------------------------------------------------------------------------------
 // JSON fragments. Bodies are assembled as text so that they can carry what JSON.stringify never
@@ -225,9 +225,9 @@ function restCase(ctx: FuzzContext, route: RestRoute): fc.Arbitrary<FuzzCase> {
 const operations = REST_ROUTES.map((route) => ({ name: compiled.get(route)!.name, source: print(compiled.get(route)!.document), variables: operationVariables(route), changesCaller: changesCaller(route) }));
 const adHocQueries = fc.oneof(
   fc.constantFrom(
-    '{ dataSources { id name } }', '{ __typename }', '{ __schema { types { name } } }', 'query { dataSource(id: "1") { id } }', 'query { dataSource(id: 99999) { id } }',
-    'mutation { createDataSource(input: { name: "x\\u0000", type: "loki", access: "proxy" }) { id } }', '{ dataSources { id', '}}}', '', 'subscription { x }',
-    'query Q { a: dataSources { id } b: dataSources { id } }', 'fragment F on DataSource { ...F } { dataSources { ...F } }', '{ dataSources { jsonData(x: 1) } }',
+    '{ currentOrganization { dataSources { nodes { id name } } } }', '{ __typename }', '{ __schema { types { name } } }', 'query { currentOrganization { dataSource(databaseId: "1") { id } } }', 'query { currentOrganization { dataSource(databaseId: 99999) { id } } }',
+    'mutation { dataSourceCreate(input: { name: "x\\u0000", type: "loki", access: "proxy" }) { dataSource { id } } }', '{ currentOrganization { dataSources { nodes { id', '}}}', '', 'subscription { x }',
+    'query Q { a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } }', 'fragment F on DataSource { ...F } { currentOrganization { dataSources { nodes { ...F } } } }', '{ currentOrganization { dataSources { nodes { jsonData(x: 1) } } } }',
     'query($v: JSONObject) { __typename }', '{ adminStats { userCount } }', '{ adminSettings }', 'mutation { pauseAllAlerts(paused: false) { state } }',
   ),
   fc.string({ maxLength: 60 }),

@@ -40,12 +40,12 @@ describe('[server] request_body_limit_bytes', () => {
   });
 
   it('holds for /graphql too, before yoga buffers anything', async () => {
-    const query = (pad: number) => JSON.stringify({ query: `{ dataSources { id } }${' '.repeat(pad)}` });
+    const query = (pad: number) => JSON.stringify({ query: `{ currentOrganization { dataSources { nodes { id } } } }${' '.repeat(pad)}` });
     const frame = query(0).length;
     const headers = { authorization: ADMIN, 'content-type': 'application/json' };
     const ok = await rawRequest(server.url, { method: 'POST', path: '/graphql', headers, body: query(LIMIT - frame) });
     expect(ok.status).toBe(200);
-    expect(JSON.parse(ok.body.toString()).data.dataSources).toHaveLength(1);
+    expect(JSON.parse(ok.body.toString()).data.currentOrganization.dataSources.nodes).toHaveLength(1);
     for (const extra of [{}, { 'transfer-encoding': 'chunked' }] as Array<Record<string, string>>) {
       const big = await rawRequest(server.url, { method: 'POST', path: '/graphql', headers: { ...headers, ...extra }, body: query(LIMIT - frame + 1) });
       expect(big.status).toBe(413);

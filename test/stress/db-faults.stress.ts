@@ -14,7 +14,7 @@ function mixedTraffic(server: TestServer, token: string, id: number): () => Prom
     const n = turn++ % 3;
     if (n === 0) return call(server, 'GET', `/api/datasources/${id}`, { auth: token });
     if (n === 1) return call(server, 'GET', '/api/datasources', { auth: ADMIN });
-    return gql(server, `{ dataSource(id: ${id}) { name } }`, {}, token).then((r) => ({ status: r.status, text: r.text }));
+    return gql(server, `{ currentOrganization { dataSource(databaseId: ${id}) { name } } }`, {}, token).then((r) => ({ status: r.status, text: r.text }));
   };
 }
 

@@ -145,7 +145,7 @@ describe(`soak: ${SECONDS} s of mixed traffic on two instances over one database
         case 'rest-read':
           return call(server, 'GET', `/api/datasources/uid/${mine.uid}`, { auth: token });
         case 'graphql-read':
-          return gql(server, 'query($name: String!) { dataSourceByName(name: $name) { id name jsonData } }', { name: mine.name }, token);
+          return gql(server, 'query($name: String!) { currentOrganization { dataSource(name: $name) { id name jsonData } } }', { name: mine.name }, token);
         case 'proxy-read':
           return call(server, 'GET', `/api/datasources/proxy/uid/soak-upstream/loki/api/v1/query_range?query=up&n=${n}`, { auth: token });
         case 'proxy-write': {
@@ -160,8 +160,8 @@ describe(`soak: ${SECONDS} s of mixed traffic on two instances over one database
           const jsonData = { value, padding: 'x'.repeat(64) };
           const res = kind === 'rest-update'
             ? await call(server, 'PUT', `/api/datasources/${mine.id}`, { body: { name: mine.name, uid: mine.uid, type: 'loki', access: 'proxy', jsonData } })
-            : await gql(server, 'mutation($id: Int!, $input: UpdateDataSourceInput!) { updateDataSource(id: $id, input: $input) { id } }', { id: mine.id, input: { name: mine.name, uid: mine.uid, type: 'loki', access: 'proxy', jsonData } });
-          if (res.status === 200 && !(res.body as { errors?: unknown }).errors) mine.acked = Math.max(mine.acked, value);
+            : await gql(server, 'mutation($id: ID!, $input: UpdateDataSourceInput!) { dataSourceUpdate(id: $id, input: $input) { dataSource { id } userErrors { message } } }', { id: Buffer.from(`DataSource:${mine.id}`).toString('base64url'), input: { name: mine.name, uid: mine.uid, type: 'loki', access: 'proxy', jsonData } });
+          if (res.status === 200 && !(res.body as { errors?: unknown }).errors && !(res.body as { data?: { dataSourceUpdate?: { userErrors: unknown[] } } }).data?.dataSourceUpdate?.userErrors.length) mine.acked = Math.max(mine.acked, value);
           return res;
         }
         case 'rest-create':
@@ -169,8 +169,8 @@ describe(`soak: ${SECONDS} s of mixed traffic on two instances over one database
           const name = `soak-created-${instance}-${worker}-${n}`;
           const res = kind === 'rest-create'
             ? await call(server, 'POST', '/api/datasources', { body: { name, type: 'loki', access: 'proxy', jsonData: { n } } })
-            : await gql(server, 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', { input: { name, type: 'loki', access: 'proxy', jsonData: { n } } });
-          if (res.status === 200 && !(res.body as { errors?: unknown }).errors) created.push(name);
+            : await gql(server, 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } userErrors { message } } }', { input: { name, type: 'loki', access: 'proxy', jsonData: { n } } });
+          if (res.status === 200 && !(res.body as { errors?: unknown }).errors && !(res.body as { data?: { dataSourceCreate?: { userErrors: unknown[] } } }).data?.dataSourceCreate?.userErrors.length) created.push(name);
           return res;
         }
       }

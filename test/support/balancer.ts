@@ -248,7 +248,7 @@ export async function startLoad(balancer: { url: string }, tally: Tally, options
           break;
         }
         case 2:
-          await tally.call(balancer, 'graphql-read', 'POST', '/graphql', { query: 'query($name: String!) { dataSourceByName(name: $name) { uid jsonData } }', variables: { name: mine.uid } });
+          await tally.call(balancer, 'graphql-read', 'POST', '/graphql', { query: 'query($name: String!) { currentOrganization { dataSource(name: $name) { uid jsonData } } }', variables: { name: mine.uid } });
           break;
         case 3:
           await tally.call(balancer, 'query', 'POST', '/api/ds/query', { from: 'now-5m', to: 'now', queries: [{ refId: 'A', datasource: { type: 'grafana-testdata-datasource', uid: 'testdata' }, scenarioId: 'random_walk', seed: n }] });
@@ -272,10 +272,16 @@ export async function startLoad(balancer: { url: string }, tally: Tally, options
   };
 }
 
+/**
+ * The org's data sources, as one page of the graph's connection: its largest (1,000), as a variable
+ * (a literal size would count that many times in the query's estimated cost).
+ */
+const ALL_DATA_SOURCES = 'query($first: Int!) { currentOrganization { dataSources(first: $first) { nodes { uid name version jsonData } } } }';
+
 /** Every acknowledged write, read back through `server`: what is missing (empty when nothing is). */
 export async function missingWrites(server: { url: string }, writes: Writes): Promise<string[]> {
-  const res = await gql<{ dataSources: Array<{ uid: string; name: string; jsonData: { value?: number } }> }>(server, '{ dataSources { uid name jsonData } }');
-  const all = res.body.data!.dataSources;
+  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; name: string; jsonData: { value?: number } }> } } }>(server, ALL_DATA_SOURCES, { first: 1000 });
+  const all = res.body.data!.currentOrganization.dataSources.nodes;
   const missing: string[] = [];
   for (const [uid, value] of writes.updated) {
     const found = all.find((ds) => ds.uid === uid);
@@ -356,8 +362,8 @@ export class Watcher {
           this.#merge(change.uid, change.dataSource.version, change.dataSource.jsonData?.value);
         }
       };
-      const reload = await this.tally.call(this.server, 'graphql-reload', 'POST', '/graphql', { query: '{ dataSources { uid version jsonData } }' });
-      for (const ds of reload?.body.data.dataSources ?? []) this.#merge(ds.uid, ds.version, ds.jsonData?.value);
+      const reload = await this.tally.call(this.server, 'graphql-reload', 'POST', '/graphql', { query: ALL_DATA_SOURCES, variables: { first: 1000 } });
+      for (const ds of reload?.body.data.currentOrganization.dataSources.nodes ?? []) this.#merge(ds.uid, ds.version, ds.jsonData?.value);
       this.ready = true;
       // Events as they come, until the stream ends.
       const ticker = setInterval(apply, 20);
@@ -383,8 +389,8 @@ export class Watcher {
 
 /** The database's data sources as a watcher's view should hold them. */
 export async function currentView(server: { url: string }): Promise<Map<string, [number, number | undefined]>> {
-  const res = await gql<{ dataSources: Array<{ uid: string; version: number; jsonData: { value?: number } }> }>(server, '{ dataSources { uid version jsonData } }');
-  return new Map(res.body.data!.dataSources.map((ds) => [ds.uid, [ds.version, ds.jsonData.value]]));
+  const res = await gql<{ currentOrganization: { dataSources: { nodes: Array<{ uid: string; version: number; jsonData: { value?: number } }> } } }>(server, ALL_DATA_SOURCES, { first: 1000 });
+  return new Map(res.body.data!.currentOrganization.dataSources.nodes.map((ds) => [ds.uid, [ds.version, ds.jsonData.value]]));
 }
 
 const LIVE = `subscription($queries: [JSONObject!]!) {

@@ -119,6 +119,6 @@ export async function subscribe(
   };
 }
 
-export const DATA_SOURCE_CHANGED = `subscription { dataSourceChanged { kind id uid name dataSource { id uid name type url isDefault version jsonData secureJsonFields readOnly } } }`;
+export const DATA_SOURCE_CHANGED = `subscription { dataSourceChanged { kind id: databaseId uid name dataSource { id: databaseId uid name type url isDefault version jsonData secureJsonFields readOnly } } }`;
 export const ALERTS_PAUSED_CHANGED = `subscription { alertsPausedChanged { paused } }`;
 export const ORG_MEMBERS_CHANGED = `subscription { orgMembersChanged { kind userId login member { orgId userId uid login email name role isDisabled } } }`;

@@ -67,7 +67,7 @@ describe('the embedded PostgreSQL killed under load', () => {
         case 2:
           return call(server, 'GET', `/api/datasources/${updated[0]}`);
         case 3:
-          return gql(server, `{ dataSource(id: ${updated[1]}) { name } }`);
+          return gql(server, `{ currentOrganization { dataSource(databaseId: ${updated[1]}) { name } } }`);
         default:
           return call(server, 'GET', '/api/datasources');
       }

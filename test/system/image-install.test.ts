@@ -186,7 +186,7 @@ describe('the image (Dockerfile), built and run without Docker', () => {
     const listed = await call(base, 'GET', '/api/datasources', { auth });
     expect(listed.status).toBe(200);
     expect(listed.body.map((ds: { name: string }) => ds.name)).toEqual(['from-the-image']);
-    expect((await gql(base, '{ dataSourceByName(name: "from-the-image") { name type } }', {}, auth)).body).toEqual({ data: { dataSourceByName: { name: 'from-the-image', type: 'prometheus' } } });
+    expect((await gql(base, '{ currentOrganization { dataSource(name: "from-the-image") { name type } } }', {}, auth)).body).toEqual({ data: { currentOrganization: { dataSource: { name: 'from-the-image', type: 'prometheus' } } } });
     expect((await call(base, 'GET', '/api/datasources', { auth: basic('admin', 'admin') })).status).toBe(401);
 
     // The image's HEALTHCHECK command, as the same user: healthy now, unhealthy once stopped.

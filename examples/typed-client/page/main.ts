@@ -67,9 +67,9 @@ function start(options: ClientOptions): void {
         reload().catch(show);
       },
       next: ({ dataSourceChanged: change }) => {
-        if (change.node) state.rows.set(change.nodeId, change.node);
-        else state.rows.delete(change.nodeId);
-        state.flash.add(change.nodeId);
+        if (change.dataSource) state.rows.set(change.dataSourceId, change.dataSource);
+        else state.rows.delete(change.dataSourceId);
+        state.flash.add(change.dataSourceId);
         render();
         chart.follow([...state.rows.values()]);
       },

@@ -25,13 +25,13 @@ export const UpdateDataSourceMutation = graphql(`
   }
 `);
 
-/** `node` is the data source as the list shows it (null once deleted); `nodeId` keys it either way. */
+/** `dataSource` is the data source as the list shows it (null once deleted); `dataSourceId` keys it either way. */
 export const DataSourceChangedSubscription = graphql(`
   subscription DataSourceChanged {
     dataSourceChanged {
       kind
-      nodeId
-      node { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
+      dataSourceId
+      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }
     }
   }
 `);
@@ -46,7 +46,7 @@ export const AlertsPausedSubscription = graphql(`
 export const SeriesQuery = graphql(`
   query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
     node(id: $id) {
-      ... on DataSourceNode {
+      ... on DataSource {
         name
         query(from: $from, to: $to, queries: $queries) {
           status

@@ -1,14 +1,10 @@
 import { builder } from '../builder.ts';
-import { authorize, orgMember } from '../../auth/access.ts';
+import { orgMember } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { fieldLength, type DataResponse, type Field, type FieldType, type Frame } from '../../query/frames/frame.ts';
 import type { GraphShare } from '../../query/service.ts';
-import type { DataSourceRecord } from '../../services/data-sources.ts';
-import { DataSourceType } from './data-source.ts';
-import { DataSourceNode } from './graph.ts';
-import { orgActors } from '../graph-access.ts';
-import { forbidden } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
+import { DataSourceType } from './data-source/node.ts';
+import { orgActors } from '../access.ts';
 import type { DataSourceCaller } from '../../services/data-source-permissions.ts';
 
 /**
@@ -163,24 +159,8 @@ const queryArgs = 'The kind\'s query models (`expr`, `range`, `instant`, `legend
 
 builder.objectField(DataSourceType, 'query', (t) => t.field({
   type: ResultsRef,
-  description: 'Runs queries against this data source (each query\'s `datasource` is this one). Org members of any role (`None` included) (datasources:query), as the org the request acts in.',
-  args: {
-    from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
-    to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
-    queries: t.arg({ type: ['JSONObject'], required: true, description: queryArgs }),
-  },
-  resolve: (ds: DataSourceRecord, args, ctx) => {
-    // A nested field: the root field that loaded the data source checked only `datasources:read`.
-    const denied = authorize(ctx.principal, QUERY);
-    if (denied) throw denied;
-    const queries = args.queries.map((q) => ({ ...q, datasource: { type: ds.type, uid: ds.uid }, datasourceId: undefined }));
-    return run(ctx, { from: args.from, to: args.to, queries });
-  },
-}));
-
-builder.objectField(DataSourceNode, 'query', (t) => t.field({
-  type: ResultsRef,
   description: 'Runs queries against this data source (each query\'s `datasource` is this one), as the caller is in its org: whoever may query it there (datasources:query).',
+  extensions: { access: QUERY },
   args: {
     from: t.arg.string({ defaultValue: 'now-1h', description: 'Start of the range: epoch milliseconds, a duration before now (`5m`) or date math (`now-1h`).' }),
     to: t.arg.string({ defaultValue: 'now', description: 'End of the range, in the same forms.' }),
@@ -190,7 +170,6 @@ builder.objectField(DataSourceNode, 'query', (t) => t.field({
     // The data source may be another org's than the one the request acts in (reached through
     // viewer.organizations): the caller's role there decides, through its permissions.
     const [asIn] = await orgActors(ctx, [ds.orgId]);
-    if (!asIn) throw forbidden(MESSAGES.query.accessDenied);
     const queries = args.queries.map((q) => ({ ...q, datasource: { type: ds.type, uid: ds.uid }, datasourceId: undefined }));
     return run(ctx, { from: args.from, to: args.to, queries }, asIn);
   },

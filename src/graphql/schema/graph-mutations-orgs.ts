@@ -3,9 +3,9 @@ import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../servic
 import { createOrg, deleteOrg, updateOrg } from '../../services/organizations.ts';
 import { builder } from '../builder.ts';
 import { requireRoleInOrg } from '../identity-access.ts';
-import { decodeNodeId, encodeNodeId, keyNumbers } from '../node-ids.ts';
+import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../node-ids.ts';
 import { loadMemberships, orgById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './graph-mutations.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
 import { OrganizationNode } from './graph.ts';
 import { ORG_ACCESS, OrgMemberType, orgCreator } from './organization.ts';
 
@@ -63,7 +63,7 @@ const memberIdArg = 'The membership\'s global id (`OrganizationMember.id`), whic
 function membershipOf(globalId: string | number): { orgId: number; userId: number } {
   const { typename, id } = decodeNodeId(String(globalId));
   const [orgId = 0, userId = 0] = typename === 'OrganizationMember' ? keyNumbers(id) : [];
-  const inRange = (n: number) => (n <= 2_147_483_647 ? n : 0);
+  const inRange = (n: number) => (fitsInt4(n) ? n : 0);
   return { orgId: inRange(orgId), userId: inRange(userId) };
 }
 

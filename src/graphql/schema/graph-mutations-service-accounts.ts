@@ -8,7 +8,7 @@ import {
 } from '../../services/service-accounts.ts';
 import { builder } from '../builder.ts';
 import { loadServiceAccountTokens, serviceAccountById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './graph-mutations.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
 import { ServiceAccountNode, ServiceAccountTokenNode } from './graph.ts';
 import { CreateServiceAccountInput, CreateTokenInput, UpdateServiceAccountInput } from './service-account.ts';
 

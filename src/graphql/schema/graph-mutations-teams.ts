@@ -6,7 +6,7 @@ import {
 import { builder } from '../builder.ts';
 import { decodeNodeId, keyNumbers } from '../node-ids.ts';
 import { teamById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './graph-mutations.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
 import { TeamNode } from './graph.ts';
 import { actorOf, TEAM_ACCESS, TeamMemberType } from './team.ts';
 

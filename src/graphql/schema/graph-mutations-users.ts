@@ -6,7 +6,7 @@ import { changeOwnPassword, setCurrentOrg, updateUser } from '../../services/use
 import { createUser, deleteUser, setUserDisabled, updatePassword, updatePermissions } from '../../services/users.ts';
 import { builder } from '../builder.ts';
 import { userById } from '../node-loaders.ts';
-import { databaseId, deletePayload, mutate, nodePayload, remove, rowId } from './graph-mutations.ts';
+import { databaseId, deletePayload, mutate, nodePayload, remove, rowId } from './payloads.ts';
 import { UserNode } from './graph.ts';
 import { UpdateUserInput } from './user-profile.ts';
 

@@ -1,7 +1,5 @@
 import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
-import { forbidden } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
 import type { OrgMember } from '../../services/org-members.ts';
 import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
@@ -9,15 +7,14 @@ import { getUserProfiles, listUserProfiles, type UserProfile } from '../../servi
 import { builder } from '../builder.ts';
 import { orgActors, SEES } from '../graph-access.ts';
 import {
-  dataSourcesOfOrg, loadDataSources, loadServiceAccountTokens, type DataSourceNodeData, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamIdsOfUser, teamsOfOrg,
+  loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamIdsOfUser, teamsOfOrg,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
-import { heldNodeId, nodeKey } from '../node-ids.ts';
+import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
+import { connection, totalCount } from './connections.ts';
 import { selectsOnly } from '../selection.ts';
-import { dataSourceFields } from './data-source.ts';
-import { DataSourceHealthType } from './data-source-health.ts';
-import { OrgMemberType } from './organization.ts';
+import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 import { serviceAccountFields, serviceAccountTokenFields } from './service-account.ts';
 import { avatarOf, userProfileFields } from './user-profile.ts';
 import { TeamMemberType } from './team.ts';
@@ -63,18 +60,10 @@ export type Actor = UserProfile | ServiceAccount;
 const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
 export const ActorInterface = builder.interfaceRef<Actor>('Actor');
 
-export const DataSourceNode = builder.node(builder.objectRef<DataSourceNodeData>('DataSourceNode'), {
-  description: 'A named connection to an external metric or log store, owned by one org, as the graph shows it. Seen by members of its org whom its permissions let read it (datasources:read).',
-  id: heldNodeId<DataSourceNodeData>(),
-  loadMany: (keys, ctx) => loadDataSources(ctx, keys),
-  fields: (t) => ({
-    databaseId: t.exposeInt('databaseId', { description: 'The numeric id REST paths take (`/api/datasources/:id`).' }),
-    ...dataSourceFields(t),
-  }),
-});
-
 export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
+  // Its fields' rules apply in the org itself.
+  extensions: { access: ORG_ACCESS.currentRead, orgOf: (org: OrgDetails) => org.id },
   id: nodeKey((org) => org.id),
   loadMany: (keys, ctx) => Promise.all(keys.map((key) => orgById(ctx).load(Number(key)))),
   fields: (t) => ({
@@ -146,17 +135,6 @@ export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
   }),
 });
 
-/** The connection types, one per kind of node, shared by every list of that kind. */
-const totalCount = { description: 'How many items the whole list holds (after its filters), on every page.' };
-const connection = <T extends object>(name: string, type: Parameters<typeof builder.connectionObject>[0]['type'], what: string) =>
-  builder.connectionObject({
-    type,
-    name,
-    description: `A page of ${what} (GraphQL Cursor Connections).`,
-    fields: (t) => ({ totalCount: t.int({ ...totalCount, resolve: (c) => (c as unknown as { totalCount: number }).totalCount }) }),
-  }, { name: `${name.replace(/Connection$/, '')}Edge`, description: `One of ${what} with its cursor.` }) as unknown as T;
-
-const DataSourceConnection = connection('DataSourceConnection', DataSourceNode, 'data sources');
 const OrganizationMemberConnection = connection('OrganizationMemberConnection', OrgMemberType, 'org members');
 const ServiceAccountConnection = connection('ServiceAccountConnection', ServiceAccountNode, 'service accounts');
 const ServiceAccountTokenConnection = connection('ServiceAccountTokenConnection', ServiceAccountTokenNode, 'service account tokens');
@@ -176,55 +154,11 @@ const ActorOrganizationConnection = builder.connectionObject({
   fields: (t) => ({ role: t.string({ description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.', resolve: (edge) => (edge as unknown as { role: string }).role }) }),
 });
 
-builder.objectFields(DataSourceNode, (t) => ({
-  organization: t.field({
-    type: OrganizationNode,
-    nullable: true,
-    description: 'The org that owns it.',
-    resolve: (ds, _args, ctx) => orgById(ctx).load(ds.orgId),
-  }),
-  health: t.field({
-    type: DataSourceHealthType,
-    description: 'Runs its health check now, as `GET /api/datasources/uid/:uid/health` (through the proxy\'s connections). Whoever sees the data source (datasources:query).',
-    resolve: async (ds, _args, ctx) => {
-      // As the caller is in the data source's org (its role there), for the data source's permissions.
-      const [caller] = await orgActors(ctx, [ds.orgId]);
-      if (!caller) throw forbidden(MESSAGES.health.accessDenied);
-      return ctx.services.dataSourceHealth.check(ctx.dataSourceCaller(caller), { id: ds.databaseId });
-    },
-  }),
-}));
-
 builder.objectFields(OrganizationNode, (t) => ({
   address: t.field({
     type: 'JSONObject',
     description: 'A postal address; not kept by this server, so always empty fields.',
     resolve: (org) => ({ ...org.address }),
-  }),
-  dataSources: t.connection({
-    type: DataSourceNode,
-    nullable: true,
-    description: 'Its data sources by name (case-insensitively). Its members, any role (datasources:read), each seeing those its permissions let it read; null for anyone else.',
-    args: {
-      query: t.arg.string({ required: false, description: 'Only those whose name contains it, in any case.' }),
-      type: t.arg.string({ required: false, description: 'Only those of this kind (`prometheus`, `loki`, ...).' }),
-    },
-    resolve: (org, args, ctx) => pageIf(SEES.dataSources(ctx, org.id), 'Organization.dataSources', () => dataSourcesOfOrg(ctx).load(org.id), args,
-      args.query || args.type ? (ds) => (!args.query || contains(ds.name, args.query)) && (!args.type || ds.type === args.type) : undefined),
-  }, DataSourceConnection),
-  dataSource: t.field({
-    type: DataSourceNode,
-    nullable: true,
-    description: 'One of its data sources by uid or by name; null when none matches. Its members, any role (datasources:read), as its permissions let them read it.',
-    args: {
-      uid: t.arg.string({ required: false, description: 'The data source\'s uid.' }),
-      name: t.arg.string({ required: false, description: 'The data source\'s exact name.' }),
-    },
-    resolve: async (org, { uid, name }, ctx) => {
-      if (!(await SEES.dataSources(ctx, org.id))) return null;
-      const all = await dataSourcesOfOrg(ctx).load(org.id);
-      return all.find((ds) => (uid == null || ds.uid === uid) && (name == null || ds.name === name) && (uid != null || name != null)) ?? null;
-    },
   }),
   teams: t.connection({
     type: TeamNode,
@@ -318,13 +252,7 @@ ActorInterface.implement({
       type: OrganizationNode,
       nullable: true,
       description: 'The org this request acts in (`X-Grafana-Org-Id`, or the user\'s current org); null for any actor but the caller.',
-      resolve: (a, _args, ctx, info) => {
-        if (!isCaller(ctx, a)) return null;
-        // The caller's org is one it belongs to (its principal says so): no row to check it by.
-        // Typed as the row it stands in for: only the fields in ORG_FIELDS_WITHOUT_ROW read it.
-        if (selectsOnly(info, ORG_FIELDS_WITHOUT_ROW)) return { id: ctx.orgId } as OrgDetails;
-        return orgById(ctx).load(ctx.orgId);
-      },
+      resolve: (a, _args, ctx, info) => (isCaller(ctx, a) ? requestOrg(ctx, info) : null),
     }),
     organizations: t.connection({
       type: OrganizationNode,
@@ -350,6 +278,16 @@ ActorInterface.implement({
 
 const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
 
+/**
+ * The org the request acts in: one the caller belongs to (its principal says so), so when nothing
+ * asked of it needs its row (a walk on to its lists) there is no row to read or check it by.
+ * Typed as the row it stands in for: only the fields in ORG_FIELDS_WITHOUT_ROW read it.
+ */
+function requestOrg(ctx: RequestContext, info: Parameters<typeof selectsOnly>[0]): OrgDetails | Promise<OrgDetails | null> {
+  if (selectsOnly(info, ORG_FIELDS_WITHOUT_ROW)) return { id: ctx.orgId } as OrgDetails;
+  return orgById(ctx).load(ctx.orgId);
+}
+
 /** Whether `a` is the caller itself (a user's id and a service account's may not be told apart by number alone). */
 export function isCaller(ctx: RequestContext, a: Actor): boolean {
   const caller = ctx.caller;
@@ -370,6 +308,14 @@ builder.queryFields((t) => ({
       if (caller.kind === 'user') return (await getUserProfiles(ctx.em, [caller.userId]))[0] ?? null;
       return (await readServiceAccounts(ctx.em, { ids: [caller.userId] }))[0] ?? null;
     },
+  }),
+  currentOrganization: t.field({
+    type: OrganizationNode,
+    nullable: true,
+    description: 'The org the request acts in (`X-Grafana-Org-Id`, or the caller\'s current org), whoever calls: a user, a service account or a legacy API key '
+      + '(`viewer.currentOrganization` for the first two). Any signed-in caller; its fields and lists each apply their own rule (its name and address: its Viewers and up, and server admins).',
+    extensions: { access: signedIn, requestOrg: true },
+    resolve: (_root, _args, ctx, info) => requestOrg(ctx, info),
   }),
   allOrganizations: t.connection({
     type: OrganizationNode,

@@ -7,9 +7,7 @@ import type { OrgMemberEvent } from '../../live/feeds/org-members.ts';
 import { StreamEnd } from '../../live/stream.ts';
 import type { StreamRequest } from '../../live/streams.ts';
 import { builder } from '../builder.ts';
-import { DataSourceType } from './data-source.ts';
-import { DataSourceNode } from './graph.ts';
-import { dataSourceNode } from '../node-loaders.ts';
+import { DataSourceNode, DataSourceType } from './data-source/node.ts';
 import { encodeNodeId } from '../node-ids.ts';
 import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 
@@ -31,12 +29,16 @@ const DataSourceChangedEvent = builder.objectRef<DataSourceEvent>('DataSourceCha
   description: 'One change of a data source of the caller\'s org. Several changes of one data source that the client has not read yet arrive as one, carrying the latest state.',
   fields: (t) => ({
     kind: t.field({ type: DataSourceChangeKind, description: 'What happened.', resolve: (e) => e.kind }),
-    id: t.exposeInt('id', { description: 'The data source changed.' }),
+    dataSourceId: t.id({ description: 'The global id of the data source changed, also for a deletion (to evict it from a client cache).', resolve: (e) => encodeNodeId('DataSource', e.id) }),
+    databaseId: t.exposeInt('id', { description: 'Its numeric id, also for a deletion.' }),
     uid: t.exposeString('uid', { nullable: true, description: 'Its uid; null only for a deletion of a data source this server never saw.' }),
     name: t.exposeString('name', { nullable: true, description: 'Its name (before deletion, for a deletion); null as `uid` is.' }),
-    dataSource: t.field({ type: DataSourceType, nullable: true, description: 'The data source as stored after the change, as queries show it (secrets never); null when deleted.', resolve: (e) => e.dataSource }),
-    node: t.field({ type: DataSourceNode, nullable: true, description: 'The same as the graph\'s node (its global `id` keys a client cache); null when deleted.', resolve: (e) => e.dataSource && dataSourceNode(e.dataSource) }),
-    nodeId: t.id({ description: 'The global id of the data source changed, also for a deletion (to evict it from a client cache).', resolve: (e) => encodeNodeId('DataSourceNode', e.id) }),
+    dataSource: t.field({
+      type: DataSourceType,
+      nullable: true,
+      description: 'The data source as stored after the change, as the graph reads it (secrets never; its global `id` keys a client cache); null when deleted.',
+      resolve: (e) => e.dataSource && new DataSourceNode(e.dataSource),
+    }),
   }),
 });
 

@@ -143,13 +143,6 @@ builder.queryFields((t) => ({
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
-  currentOrganization: t.field({
-    deprecationReason: 'Use `viewer.currentOrganization`.',
-    type: OrganizationType,
-    description: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
-    extensions: { access: ORG_ACCESS.currentRead },
-    resolve: (_root, _args, ctx) => getOrg(ctx.em, ctx.orgId),
-  }),
   organizationMembers: t.field({
     deprecationReason: 'Use `members` of an `OrganizationNode`, a connection.',
     type: [OrgMemberType],

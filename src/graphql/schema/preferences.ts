@@ -10,7 +10,7 @@ import { roleAtLeast } from '../../roles.ts';
 import { builder } from '../builder.ts';
 import { roleIn } from '../graph-access.ts';
 import { perRequestLoader } from '../loaders.ts';
-import { mutate, rowId, UserErrorType, type Payload } from './graph-mutations.ts';
+import { mutate, rowId, UserErrorType, type Payload } from './payloads.ts';
 import { ActorInterface, isCaller, OrganizationNode, TeamNode } from './graph.ts';
 import { MessageType } from './message.ts';
 import { actorOf } from './team.ts';

@@ -8,6 +8,7 @@ let server: TestServer;
 let adminToken: string;
 let viewerToken: string;
 let id: number;
+let globalId: string;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -21,13 +22,14 @@ beforeAll(async () => {
     },
   });
   id = created.body.id as number;
+  globalId = Buffer.from(`DataSource:${id}`).toString('base64url');
   // Version 2 now, so an update at version 1 is stale.
   await call(server, 'PUT', `/api/datasources/${id}`, { body: { ...created.body.datasource, version: 1 } });
   await call(server, 'POST', '/api/datasources', { body: { name: 'compiled-loki', type: 'loki', access: 'proxy', url: 'http://loki:3100' } });
 });
 afterAll(() => server?.close());
 
-const FIELDS = 'id uid orgId name type typeName typeLogoUrl access url password user database basicAuth basicAuthUser basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly';
+const FIELDS = 'id databaseId uid orgId name type typeName access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 interface Case {
   name: string;
@@ -40,32 +42,32 @@ interface Case {
 }
 
 const cases = (): Case[] => [
-  { name: 'every field of one data source', query: `query($id: Int!) { dataSource(id: $id) { ${FIELDS} } }`, variables: { id } },
-  { name: 'the list, aliased, with __typename', query: '{ all: dataSources { __typename id name n: name jsonData } }' },
-  { name: 'fragments, inline fragments and @include/@skip', query: 'query($yes: Boolean!, $no: Boolean!) { dataSources { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } fragment Names on DataSource { name typeName }', variables: { yes: true, no: false } },
-  { name: 'the same fragments with the flags swapped', query: 'query($yes: Boolean!, $no: Boolean!) { dataSources { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } fragment Names on DataSource { name typeName }', variables: { yes: false, no: true } },
-  { name: 'a domain error (not found)', query: '{ dataSource(id: 424242) { id } }' },
-  { name: 'one root field failing beside one succeeding', query: `{ ok: dataSource(id: ${id}) { id } missing: dataSourceByUid(uid: "nope") { id } }` },
-  { name: 'a variable of the wrong type', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: 'seven' } },
-  { name: 'a variable out of Int range', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: 2 ** 40 } },
-  { name: 'a required variable missing', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: {} },
-  { name: 'null for a non-null variable', query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: null } },
-  { name: 'an input object with a wrong field type', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', jsonData: 'not an object' } } },
-  { name: 'an input object with an unknown field', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', bogus: 1 } } },
-  { name: 'a duplicate create (conflict)', query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }', variables: { input: { name: 'compiled-loki', type: 'loki', access: 'proxy' } } },
-  { name: 'an update with a stale version (conflict)', query: 'mutation($id: Int!, $input: UpdateDataSourceInput!) { updateDataSource(id: $id, input: $input) { message } }', variables: { id, input: { name: 'compiled-prom', type: 'prometheus', access: 'proxy', version: 1 } } },
-  { name: 'deleting what does not exist', query: 'mutation { deleteDataSourceByUid(uid: "never-was") { id message } }' },
-  { name: 'one of several named operations', query: 'query A { dataSources { name } } query B { dataSourceIdByName(name: "compiled-loki") { id } }', operationName: 'B' },
-  { name: 'the other named operation', query: 'query A { dataSources { name } } query B { dataSourceIdByName(name: "compiled-loki") { id } }', operationName: 'A' },
+  { name: 'every field of one data source', query: `query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { ${FIELDS} } } }`, variables: { id } },
+  { name: 'the list, aliased, with __typename', query: '{ all: currentOrganization { dataSources { nodes { __typename id name n: name jsonData } } } }' },
+  { name: 'fragments, inline fragments and @include/@skip', query: 'query($yes: Boolean!, $no: Boolean!) { currentOrganization { dataSources { nodes { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } } } fragment Names on DataSource { name typeName }', variables: { yes: true, no: false } },
+  { name: 'the same fragments with the flags swapped', query: 'query($yes: Boolean!, $no: Boolean!) { currentOrganization { dataSources { nodes { ...Names ... on DataSource @include(if: $yes) { url } type @skip(if: $no) uid @skip(if: $yes) } } } } fragment Names on DataSource { name typeName }', variables: { yes: false, no: true } },
+  { name: 'a domain error (an id that is no global id)', query: '{ node(id: "not-a-global-id") { id } }' },
+  { name: 'one root field failing beside one succeeding', query: `{ ok: currentOrganization { dataSource(databaseId: ${id}) { id } } missing: currentOrganization { dataSource(uid: "nope") { id } } }` },
+  { name: 'a variable of the wrong type', query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: { id: 'seven' } },
+  { name: 'a variable out of Int range', query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: { id: 2 ** 40 } },
+  { name: 'a required variable missing', query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: {} },
+  { name: 'null for a non-null variable', query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: { id: null } },
+  { name: 'an input object with a wrong field type', query: 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } userErrors { code message } } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', jsonData: 'not an object' } } },
+  { name: 'an input object with an unknown field', query: 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } userErrors { code message } } }', variables: { input: { name: 'x', type: 'loki', access: 'proxy', bogus: 1 } } },
+  { name: 'a duplicate create (conflict)', query: 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } userErrors { code message } } }', variables: { input: { name: 'compiled-loki', type: 'loki', access: 'proxy' } } },
+  { name: 'an update with a stale version (conflict)', query: 'mutation($id: ID!, $input: UpdateDataSourceInput!) { dataSourceUpdate(id: $id, input: $input) { dataSource { version } userErrors { code message } } }', variables: { id: globalId, input: { name: 'compiled-prom', type: 'prometheus', access: 'proxy', version: 1 } } },
+  { name: 'deleting what does not exist', query: 'mutation { dataSourceDelete(uid: "never-was") { deletedDataSourceId userErrors { code message } } }' },
+  { name: 'one of several named operations', query: 'query A { currentOrganization { dataSources { nodes { name } } } } query B { currentOrganization { dataSource(name: "compiled-loki") { id: databaseId } } }', operationName: 'B' },
+  { name: 'the other named operation', query: 'query A { currentOrganization { dataSources { nodes { name } } } } query B { currentOrganization { dataSource(name: "compiled-loki") { id: databaseId } } }', operationName: 'A' },
   { name: 'introspection', query: '{ __schema { queryType { name } mutationType { fields { name args { name type { kind name ofType { name } } } } } } __type(name: "DataSource") { fields { name type { kind ofType { name } } } } }' },
   { name: 'a server-admin field with a token (forbidden)', query: '{ adminStats { userCount dataSourceCount } }', auth: () => adminToken },
   { name: 'server-admin fields with Basic', query: '{ adminStats { userCount dataSourceCount orgCount } adminSettings }' },
   { name: 'an org-admin field as a Viewer (forbidden)', query: '{ apiKeys { id name role } }', auth: () => viewerToken },
   { name: 'an idempotent mutation', query: 'mutation { pauseAllAlerts(paused: false) { __typename alertsAffected message state } }' },
-  { name: 'a field that does not exist', query: '{ dataSources { id nope } }', neverCompiled: true },
-  { name: 'no credentials', query: '{ dataSources { id } }', auth: () => null, neverCompiled: true },
-  { name: 'an unknown token', query: '{ dataSources { name } }', auth: () => 'Bearer glsa_unknown', neverCompiled: true },
-  { name: 'a read as a Viewer', query: `query($id: Int!) { dataSource(id: $id) { ${FIELDS} } }`, variables: { id }, auth: () => viewerToken },
+  { name: 'a field that does not exist', query: '{ currentOrganization { dataSources { nodes { id nope } } } }', neverCompiled: true },
+  { name: 'no credentials', query: '{ currentOrganization { dataSources { nodes { id } } } }', auth: () => null, neverCompiled: true },
+  { name: 'an unknown token', query: '{ currentOrganization { dataSources { nodes { name } } } }', auth: () => 'Bearer glsa_unknown', neverCompiled: true },
+  { name: 'a read as a Viewer', query: `query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { ${FIELDS} } } }`, variables: { id }, auth: () => viewerToken },
 ];
 
 async function send(test: Case): Promise<string> {
@@ -97,7 +99,7 @@ describe('GraphQL operations compiled once their document repeats', () => {
 
   it('compile on the second arrival of a document, once per operation', async () => {
     const before = compiledLines().length;
-    const query = 'query Once { dataSources { id } } query Twice { dataSources { name } }';
+    const query = 'query Once { currentOrganization { dataSources { nodes { id } } } } query Twice { currentOrganization { dataSources { nodes { name } } } }';
     const run = (operationName: string) => call(server, 'POST', '/graphql', { body: { query, operationName } });
     await run('Once');
     expect(compiledLines().length).toBe(before);

@@ -81,28 +81,28 @@ const json = (params: unknown, headers: Record<string, string> = {}): Sent => ({
   body: JSON.stringify(params),
 });
 
-const FIELDS = 'id uid orgId name type typeName typeLogoUrl access url password user database basicAuth basicAuthUser basicAuthPassword withCredentials isDefault jsonData secureJsonFields version readOnly';
+const FIELDS = 'id databaseId uid orgId name type typeName access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 const cases = (): Array<[string, Sent]> => [
-  ['one data source, every field', json({ query: `{ dataSource(id: ${id}) { ${FIELDS} } }` })],
-  ['the list, with variables and an operation name', json({ query: 'query Q($x: Boolean!) { dataSources { name url @include(if: $x) } }', variables: { x: true }, operationName: 'Q' })],
-  ['null variables, operation name and extensions', json({ query: '{ dataSources { id } }', variables: null, operationName: null, extensions: null })],
+  ['one data source, every field', json({ query: `{ currentOrganization { dataSource(databaseId: ${id}) { ${FIELDS} } } }` })],
+  ['the list, with variables and an operation name', json({ query: 'query Q($x: Boolean!) { currentOrganization { dataSources { nodes { name url @include(if: $x) } } } }', variables: { x: true }, operationName: 'Q' })],
+  ['null variables, operation name and extensions', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }', variables: null, operationName: null, extensions: null })],
   ['an unknown key whose value is null', json({ query: '{ __typename }', documentId: null })],
-  ['a domain error (not found)', json({ query: '{ dataSource(id: 987654) { id } }' })],
-  ['a partial answer', json({ query: `{ ok: dataSource(id: ${id}) { id } missing: dataSourceByUid(uid: "nope") { id } }` })],
-  ['anonymous', json({ query: '{ dataSources { id } }' }, { authorization: '' })],
-  ['a variable of the wrong type', json({ query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: { id: 'seven' } })],
-  ['a missing variable', json({ query: 'query($id: Int!) { dataSource(id: $id) { id } }', variables: {} })],
+  ['a domain error (an id that is no global id)', json({ query: '{ node(id: "not-a-global-id") { id } }' })],
+  ['a partial answer', json({ query: `{ ok: currentOrganization { dataSource(databaseId: ${id}) { id } } missing: currentOrganization { dataSource(uid: "nope") { id } } }` })],
+  ['anonymous', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }' }, { authorization: '' })],
+  ['a variable of the wrong type', json({ query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: { id: 'seven' } })],
+  ['a missing variable', json({ query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: {} })],
   ['an unknown operation name', json({ query: 'query A { __typename } query B { __typename }', operationName: 'C' })],
   ['several operations, none named', json({ query: 'query A { __typename } query B { __typename }' })],
-  ['a syntax error', json({ query: '{ dataSources { id ' })],
+  ['a syntax error', json({ query: '{ currentOrganization { dataSources { nodes { id ' })],
   ['a validation error', json({ query: '{ dataSourcez { id } }' })],
   ['too deep', json({ query: '{ serviceAccountSearch { serviceAccounts { id orgId name login } } }' })],
-  ['too many aliases', json({ query: '{ a: dataSources { id } b: dataSources { id } c: dataSources { id } }' })],
+  ['too many aliases', json({ query: '{ a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } c: currentOrganization { dataSources { nodes { id } } } }' })],
   ['too many tokens', json({ query: `{ ${'__typename '.repeat(2100)}}` })],
   ['introspection', json({ query: '{ __schema { queryType { name } } }' })],
   ['a mutation', json({ query: 'mutation { pauseAllAlerts(paused: false) { alertsAffected message state } }' })],
-  ['a failing mutation', json({ query: 'mutation { deleteDataSourceByUid(uid: "never-was") { id message } }' })],
+  ['a failing mutation', json({ query: 'mutation { dataSourceDelete(uid: "never-was") { deletedDataSourceId userErrors { code message } } }' })],
   ['an unknown parameter', json({ query: '{ __typename }', foo: 1 })],
   ['a query that is not a string', json({ query: 42 })],
   ['no query', json({ variables: {} })],
@@ -114,18 +114,18 @@ const cases = (): Array<[string, Sent]> => [
   ['malformed JSON', { headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: '{"query": ' }],
   ['a byte order mark', { headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: Buffer.concat([Buffer.from([0xef, 0xbb, 0xbf]), Buffer.from('{"query":"{ __typename }"}')]) }],
   ['an empty body', { headers: { authorization: ADMIN, 'content-type': 'application/json' }, body: '' }],
-  ['charset in the content type', json({ query: '{ dataSources { id } }' }, { 'content-type': 'application/json; charset=utf-8' })],
-  ['a list of content types', json({ query: '{ dataSources { id } }' }, { 'content-type': 'application/json, text/plain' })],
+  ['charset in the content type', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }' }, { 'content-type': 'application/json; charset=utf-8' })],
+  ['a list of content types', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }' }, { 'content-type': 'application/json, text/plain' })],
   ['the content type in capitals', json({ query: '{ __typename }' }, { 'content-type': 'Application/JSON' })],
   ['text/plain (a simple request)', json({ query: '{ __typename }' }, { 'content-type': 'text/plain' })],
   ['text/plain with the CSRF header', json({ query: '{ __typename }' }, { 'content-type': 'text/plain', 'x-graphql-yoga-csrf': '1' })],
   ['application/graphql+json', json({ query: '{ __typename }' }, { 'content-type': 'application/graphql+json' })],
   ['no content type', { headers: { authorization: ADMIN }, body: JSON.stringify({ query: '{ __typename }' }) }],
-  ['Accept: application/graphql-response+json', json({ query: '{ dataSource(id: 987654) { id } }' }, { accept: 'application/graphql-response+json' })],
+  ['Accept: application/graphql-response+json', json({ query: '{ node(id: "not-a-global-id") { id } }' }, { accept: 'application/graphql-response+json' })],
   ['Accept: both JSON types', json({ query: '{ dataSourcez }' }, { accept: 'application/graphql-response+json, application/json;q=0.9' })],
   ['Accept: a browser default', json({ query: '{ __typename }' }, { accept: 'text/html,application/xhtml+xml,application/xml;q=0.9,*/*;q=0.8' })],
-  ['Accept: text/event-stream', json({ query: `{ dataSource(id: ${id}) { name } }` }, { accept: 'text/event-stream' })],
-  ['Accept: multipart/mixed', json({ query: `{ dataSource(id: ${id}) { name } }` }, { accept: 'multipart/mixed' })],
+  ['Accept: text/event-stream', json({ query: `{ currentOrganization { dataSource(databaseId: ${id}) { name } } }` }, { accept: 'text/event-stream' })],
+  ['Accept: multipart/mixed', json({ query: `{ currentOrganization { dataSource(databaseId: ${id}) { name } } }` }, { accept: 'multipart/mixed' })],
   ['Accept: nothing this server makes', json({ query: '{ __typename }' }, { accept: 'application/xml' })],
   ['Accept: JSON in another charset', json({ query: '{ __typename }' }, { accept: 'application/json; charset=iso-8859-1' })],
   // A stream cannot be answered as one JSON document: 406 (without Accept it would be a stream).
@@ -150,7 +150,7 @@ describe('the direct path answers as yoga does', () => {
     const mediaType = fc.constantFrom('application/json', 'application/graphql-response+json', '*/*', 'text/event-stream', 'multipart/mixed', 'text/html', 'application/*', 'text/plain', '');
     const accept = fc.array(fc.tuple(mediaType, fc.constantFrom('', ';q=0.5', ';charset=utf-8', ';charset=latin1')), { maxLength: 3 }).map((parts) => parts.map(([type, params]) => type + params).join(', '));
     const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json, text/plain', 'application/jsonx', 'text/plain', 'multipart/form-data');
-    const query = fc.constantFrom(`{ dataSource(id: ${id}) { name type } }`, '{ dataSources { name } }', '{ nope }', '{ dataSources { id', 'mutation { pauseAllAlerts(paused: false) { message } }', 'query($n: Int!) { dataSource(id: $n) { id } }');
+    const query = fc.constantFrom(`{ currentOrganization { dataSource(databaseId: ${id}) { name type } } }`, '{ currentOrganization { dataSources { nodes { name } } } }', '{ nope }', '{ currentOrganization { dataSources { nodes { id', 'mutation { pauseAllAlerts(paused: false) { message } }', 'query($n: Int!) { currentOrganization { dataSource(databaseId: $n) { id } } }');
     const params = fc.record({
       query,
       variables: fc.constantFrom(undefined, null, {}, { n: id }, { n: 'x' }, [], 'v'),

@@ -296,7 +296,7 @@ describe('subscriptions', () => {
   });
 
   it('carry a changed data source as the node the graph reads, keyed by the same global id', async () => {
-    const stream = await subscribe(server, 'subscription { dataSourceChanged { kind nodeId node { id databaseId name url } } }');
+    const stream = await subscribe(server, 'subscription { dataSourceChanged { kind dataSourceId dataSource { id databaseId name url } } }');
     try {
       expect(stream.status).toBe(200);
       await new Promise((resolve) => setTimeout(resolve, 200));
@@ -304,7 +304,7 @@ describe('subscriptions', () => {
       const event = (await stream.next(5000)).data.data.dataSourceChanged;
       const read = (await ok('{ viewer { currentOrganization { dataSource(name: "mut-sub-ds") { id databaseId name url } } } }')).viewer.currentOrganization.dataSource;
       expect(read).toEqual({ id: expect.any(String), databaseId: created.id, name: 'mut-sub-ds', url: 'http://127.0.0.1:9' });
-      expect(event).toEqual({ kind: 'CREATED', nodeId: read.id, node: read });
+      expect(event).toEqual({ kind: 'CREATED', dataSourceId: read.id, dataSource: read });
     } finally {
       stream.close();
     }

@@ -54,7 +54,7 @@ describe('the graph and the permissions', () => {
     expect(viewer.teams.nodes.map((t) => [t.name, t.memberCount])).toEqual([['g-mine', 2]]);
 
     const ids = [...admin.dataSources.nodes.map((d) => d.id), ...admin.teams.nodes.map((t) => t.id)];
-    const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSourceNode { name } ... on TeamNode { name } } }';
+    const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSource { name } ... on TeamNode { name } } }';
     const seenByAdmin = await gql(server, NODES, { ids }, ADMIN);
     expect(seenByAdmin.body.data.nodes.map((n: { name: string } | null) => n?.name ?? null)).toEqual(['g-hidden', 'g-open', 'g-mine', 'g-other']);
     const seenByViewer = await gql(server, NODES, { ids }, VIEWER);

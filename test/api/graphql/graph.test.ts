@@ -46,10 +46,10 @@ describe('global object identification', () => {
     expect(data.viewer).toMatchObject({ __typename: 'UserNode', databaseId: 1, login: 'admin' });
     const ids = [data.viewer.id, org.id, ds.id, member.id];
     expect(new Set(ids).size).toBe(4);
-    const nodes = await ok(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on DataSourceNode { name } ... on OrganizationNode { name } } }`, { ids });
-    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['UserNode', 'OrganizationNode', 'DataSourceNode', 'OrganizationMember']);
+    const nodes = await ok(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on DataSource { name } ... on OrganizationNode { name } } }`, { ids });
+    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['UserNode', 'OrganizationNode', 'DataSource', 'OrganizationMember']);
     expect(nodes.nodes.map((n: { id: string }) => n.id)).toEqual(ids);
-    expect((await ok(`query($id: ID!) { node(id: $id) { ... on DataSourceNode { databaseId name } } }`, { id: ds.id })).node).toEqual({ databaseId: ds.databaseId, name: 'alpha' });
+    expect((await ok(`query($id: ID!) { node(id: $id) { ... on DataSource { databaseId name } } }`, { id: ds.id })).node).toEqual({ databaseId: ds.databaseId, name: 'alpha' });
   });
 
   it('answers null for another org\'s object, and for objects the caller may not see', async () => {
@@ -164,9 +164,9 @@ describe('relationships', () => {
   it('keeps the legacy root fields, deprecated, and REST on them', async () => {
     const res = await call(server, 'GET', '/api/user');
     expect(res.body).toMatchObject({ id: 1, login: 'admin' });
-    const legacy = await ok('{ viewerProfile { id login } dataSources { id name } }');
+    const legacy = await ok('{ viewerProfile { id login } currentOrganization { dataSources { nodes { id name } } } }');
     expect(legacy.viewerProfile).toEqual({ id: 1, login: 'admin' });
-    expect(legacy.dataSources.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
+    expect(legacy.currentOrganization.dataSources.nodes.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
   });
 });
 
@@ -201,7 +201,7 @@ describe('health of a data source node', () => {
     for (const node of [byName.get('graph-health-td')!, byName.get('alpha')!]) {
       const rest = await call(server, 'GET', `/api/datasources/uid/${node.uid}/health`);
       expect(node.health).toEqual({ status: rest.body.status, message: rest.body.message });
-      expect((await ok('query($id: ID!) { node(id: $id) { ... on DataSourceNode { health { status message } } } }', { id: node.id })).node.health).toEqual(node.health);
+      expect((await ok('query($id: ID!) { node(id: $id) { ... on DataSource { health { status message } } } }', { id: node.id })).node.health).toEqual(node.health);
     }
   });
 });

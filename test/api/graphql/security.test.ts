@@ -20,9 +20,9 @@ beforeAll(async () => {
 afterAll(() => Promise.all([defaults?.close(), flipped?.close()]));
 
 const DEPTH_3 = '{ serviceAccountSearch { serviceAccounts { id } } }';
-const THREE_ALIASES = '{ a: dataSources { id } b: dataSources { id } c: dataSources { id } }';
+const THREE_ALIASES = '{ a: viewer { id } b: viewer { id } c: viewer { id } }';
 // 1 object + 14 scalars, each scalar weighted by depth: well over 20, far under 5000.
-const WIDE = '{ dataSources { id uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly } }';
+const WIDE = '{ alerts { id name dashboardId newStateDate orgId panelId state } viewer { id databaseId login name isServiceAdmin } }';
 const CSRF_REFUSAL = /cross-site request forgery/;
 
 describe('[graphql] introspection', () => {
@@ -43,17 +43,17 @@ describe('[graphql] introspection', () => {
   });
 
   it('hides field suggestions only when introspection is off (they would reveal the schema)', async () => {
-    const open = await gql(defaults, '{ dataSourcez { id } }');
+    const open = await gql(defaults, '{ currentOrganizatio { id } }');
     expect(open.status).toBe(400);
-    expect(open.body.errors?.[0]?.message).toContain('Did you mean "dataSource"');
-    const closed = await gql(flipped, '{ dataSourcez { id } }');
+    expect(open.body.errors?.[0]?.message).toContain('Did you mean "currentOrganization"');
+    const closed = await gql(flipped, '{ currentOrganizatio { id } }');
     expect(closed.status).toBe(400);
     expect(closed.text).not.toContain('Did you mean');
-    expect(closed.text).not.toContain('dataSources');
+    expect(closed.text).not.toContain('"currentOrganization"');
   });
 
   it('answers unparsable documents with 400 too', async () => {
-    const res = await gql(defaults, '{ dataSources { id ');
+    const res = await gql(defaults, '{ currentOrganization { dataSources { nodes { id ');
     expect(res.status).toBe(400);
     expect(res.body.errors?.[0]?.extensions?.code).toBe('GRAPHQL_PARSE_FAILED');
   });
@@ -84,14 +84,14 @@ describe('[graphql] query limits', () => {
   });
 
   it('refuses documents of over 2000 tokens while parsing', async () => {
-    // A long list literal makes a long but valid document; id 424242 does not exist, so nothing changes.
-    const update = (numbers: number) => `mutation { updateDataSource(id: 424242, input: { name: "n", type: "t", access: "proxy", jsonData: { a: [${'1 '.repeat(numbers)}] } }) { id } }`;
+    // A long list literal makes a long but valid document; uid never-was does not exist, so nothing changes.
+    const update = (numbers: number) => `mutation { dataSourceUpdate(uid: "never-was", input: { name: "n", type: "t", access: "proxy", jsonData: { a: [${'1 '.repeat(numbers)}] } }) { userErrors { message } } }`;
     const refused = await gql(defaults, update(2000));
     expect(refused.status).toBe(400);
     expect(refused.body.errors?.[0]?.message).toMatch(/Token limit of 2000 exceeded/);
     const parsed = await gql(defaults, update(1900));
-    expect(parsed.status).toBe(404);
-    expect(parsed.body.errors?.[0]?.message).toBe('Data source not found');
+    expect(parsed.status).toBe(200);
+    expect(parsed.body.data.dataSourceUpdate.userErrors).toEqual([{ message: 'Data source not found' }]);
   });
 
   it('does not count introspection against the limits (GraphiQL must load its schema)', async () => {
@@ -114,38 +114,39 @@ describe('[graphql] mask_errors', () => {
   }
 
   it('masks an unexpected error: no message, SQL, or stack reaches the client', async () => {
-    const res = await withDataSourceTableMissing(defaults, () => gql(defaults, '{ dataSources { id } }'));
+    const res = await withDataSourceTableMissing(defaults, () => gql(defaults, '{ currentOrganization { dataSources { nodes { id } } } }'));
     expect(res.status).toBe(500);
-    expect(res.body.errors).toEqual([{ message: 'Unexpected error.', path: ['dataSources'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
+    expect(res.body.errors).toEqual([{ message: 'Unexpected error.', path: ['currentOrganization', 'dataSources'], extensions: { code: 'INTERNAL_SERVER_ERROR' } }]);
     expect(res.text).not.toMatch(/data_source|relation|select|\bat \S+ \(/i);
   });
 
   it('shows the original message with mask_errors = false (development)', async () => {
-    const res = await withDataSourceTableMissing(flipped, () => gql(flipped, '{ dataSources { id } }'));
+    // Within the flipped server's depth limit of 2: the front end's settings list the data sources.
+    const res = await withDataSourceTableMissing(flipped, () => gql(flipped, '{ frontendSettings { datasources } }'));
     expect(res.status).toBe(500);
     expect(res.body.errors?.[0]).toMatchObject({ message: expect.stringContaining('relation "data_source" does not exist'), extensions: { code: 'INTERNAL_SERVER_ERROR' } });
   });
 
   it('keeps domain errors as they are either way', async () => {
     for (const server of [defaults, flipped]) {
-      const res = await gql(server, '{ dataSource(id: 424242) { id } }');
-      expect(res.status).toBe(404);
-      expect(res.body.errors?.[0]).toMatchObject({ message: 'Data source not found', extensions: { code: 'NOT_FOUND' } });
+      const res = await gql(server, '{ node(id: "not-a-global-id") { id } }');
+      expect(res.status).toBe(400);
+      expect(res.body.errors?.[0]).toMatchObject({ message: 'Invalid global id: not-a-global-id', extensions: { code: 'BAD_REQUEST' } });
     }
   });
 });
 
 describe('[graphql] csrf_prevention', () => {
-  const query = '{ dataSources { name } }';
+  const query = '{ currentOrganization { dataSources { nodes { name } } } }';
   const create = (name: string) => JSON.stringify({
-    query: 'mutation($input: CreateDataSourceInput!) { createDataSource(input: $input) { id } }',
+    query: 'mutation($input: CreateDataSourceInput!) { dataSourceCreate(input: $input) { dataSource { id } } }',
     variables: { input: { name, type: 'prometheus', access: 'proxy', url: 'http://127.0.0.1:9' } },
   });
 
   it('refuses simple (form-like) requests that lack the header, and runs none of their mutations', async () => {
     const attempts = [
       call(defaults, 'POST', '/graphql', { rawBody: create('csrf-text'), headers: { 'content-type': 'text/plain' } }),
-      call(defaults, 'POST', '/graphql', { rawBody: `query=${encodeURIComponent('{ dataSources { name } }')}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
+      call(defaults, 'POST', '/graphql', { rawBody: `query=${encodeURIComponent('{ currentOrganization { dataSources { nodes { name } } } }')}`, headers: { 'content-type': 'application/x-www-form-urlencoded' } }),
       call(defaults, 'POST', '/graphql', { rawBody: create('csrf-none') }),
       call(defaults, 'GET', `/graphql?query=${encodeURIComponent(query)}`),
     ];
@@ -159,11 +160,11 @@ describe('[graphql] csrf_prevention', () => {
   it('accepts JSON POSTs, and GET queries that carry the header', async () => {
     const created = await call(defaults, 'POST', '/graphql', { rawBody: create('csrf-json'), headers: { 'content-type': 'application/json' } });
     expect(created.status).toBe(200);
-    expect(created.body.data.createDataSource.id).toEqual(expect.any(Number));
+    expect(created.body.data.dataSourceCreate.dataSource.id).toEqual(expect.any(String));
 
     const read = await call(defaults, 'GET', `/graphql?query=${encodeURIComponent(query)}`, { headers: { 'x-graphql-yoga-csrf': '1' } });
     expect(read.status).toBe(200);
-    expect(read.body).toEqual({ data: { dataSources: [{ name: 'csrf-json' }] } });
+    expect(read.body).toEqual({ data: { currentOrganization: { dataSources: { nodes: [{ name: 'csrf-json' }] } } } });
   });
 
   it('lets GraphiQL send the header with its queries', async () => {
@@ -173,9 +174,10 @@ describe('[graphql] csrf_prevention', () => {
   });
 
   it('accepts plain GET queries when off', async () => {
-    const res = await call(flipped, 'GET', `/graphql?query=${encodeURIComponent(query)}`);
+    // Within the flipped server's depth limit of 2.
+    const res = await call(flipped, 'GET', `/graphql?query=${encodeURIComponent('{ viewer { login } }')}`);
     expect(res.status).toBe(200);
-    expect(res.body).toEqual({ data: { dataSources: [] } });
+    expect(res.body).toEqual({ data: { viewer: { login: 'admin' } } });
   });
 });
 
@@ -189,7 +191,7 @@ describe('cross-origin access', () => {
       auth: null,
       headers: { origin, 'access-control-request-method': 'POST', 'access-control-request-headers': 'authorization, content-type' },
     });
-    const post = await call(defaults, 'POST', '/graphql', { body: { query: '{ dataSources { name } }' }, headers: { origin } });
+    const post = await call(defaults, 'POST', '/graphql', { body: { query: '{ currentOrganization { dataSources { nodes { name } } } }' }, headers: { origin } });
     expect(post.status).toBe(200);
     for (const res of [preflight, post]) {
       expect(res.headers.get('access-control-allow-origin')).toBeNull();

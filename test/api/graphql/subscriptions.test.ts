@@ -83,8 +83,9 @@ describe('dataSourceChanged over Server-Sent Events', () => {
     }
 
     // An update through GraphQL on the second instance.
-    const updated = await gql(second, `mutation($uid: String!) { updateDataSourceByUid(uid: $uid, input: { name: "live-prom", type: "prometheus", access: "proxy", url: "http://127.0.0.1:9191" }) { id } }`, { uid });
+    const updated = await gql(second, `mutation($uid: String!) { dataSourceUpdate(uid: $uid, input: { name: "live-prom", type: "prometheus", access: "proxy", url: "http://127.0.0.1:9191" }) { dataSource { id } userErrors { message } } }`, { uid });
     expect(updated.body.errors).toBeUndefined();
+    expect(updated.body.data.dataSourceUpdate.userErrors).toEqual([]);
     for (const stream of streams) {
       const event = await stream.next();
       expect(event.data.data.dataSourceChanged).toMatchObject({ kind: 'UPDATED', id, dataSource: { url: 'http://127.0.0.1:9191', version: 1 } });

@@ -18,7 +18,7 @@ const manifest = JSON.parse(readFileSync(join(MANIFEST_DIR, 'persisted-documents
 const [listHash, listText] = Object.entries(manifest).find(([, text]) => text.startsWith('query DataSources('))!;
 
 const sha256 = (text: string) => createHash('sha256').update(text).digest('hex');
-const OTHER = '{ dataSources { name } }';
+const OTHER = '{ currentOrganization { dataSources { nodes { name } } } }';
 
 let only: TestServer;
 let allow: TestServer;
@@ -61,7 +61,7 @@ describe('[graphql] trusted_documents = only', () => {
     await call(only, 'DELETE', '/api/datasources/name/trusted');
     const deadline = Date.now() + 5000;
     while (events.length === 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
-    expect(events).toEqual([{ dataSourceChanged: { kind: 'DELETED', nodeId: created.dataSourceCreate.dataSource!.id, node: null } }]);
+    expect(events).toEqual([{ dataSourceChanged: { kind: 'DELETED', dataSourceId: created.dataSourceCreate.dataSource!.id, dataSource: null } }]);
   });
 
   it('accepts the hash in Apollo\'s extension and as documentId (prefix optional, on GET too)', async () => {
@@ -110,7 +110,7 @@ describe('[graphql] trusted_documents = only', () => {
 describe('[graphql] trusted_documents = allow and off', () => {
   it('allow: hashes and any document both run; an unknown hash is PERSISTED_QUERY_NOT_FOUND', async () => {
     expect((await post(allow, { documentId: listHash })).body.data.viewer.currentOrganization.dataSources.nodes).toEqual(expect.any(Array));
-    expect((await post(allow, { query: OTHER })).body.data.dataSources).toEqual(expect.any(Array));
+    expect((await post(allow, { query: OTHER })).body.data.currentOrganization.dataSources.nodes).toEqual(expect.any(Array));
     expect((await post(allow, { documentId: sha256(OTHER) })).body.errors[0].extensions.code).toBe('PERSISTED_QUERY_NOT_FOUND');
     const neither = await post(allow, {});
     expect(neither.status).toBe(400);
@@ -144,7 +144,7 @@ describe('manifests', () => {
   }
 
   it('loads every *.json in the folder, hashes checked and documents validated, or names the file and key that is wrong', async () => {
-    const good = '{ dataSources { id } }';
+    const good = '{ currentOrganization { dataSources { nodes { id } } } }';
     await writeFile(join(dir, 'other.json'), JSON.stringify({ [`sha256:${sha256(good)}`]: good }));
     await writeFile(join(dir, 'notes.txt'), 'ignored');
     expect(await manifestError({ [sha256(OTHER)]: OTHER })).toBe('loaded');
@@ -155,13 +155,13 @@ describe('manifests', () => {
     const sha1 = createHash('sha1').update(OTHER).digest('hex');
     expect(await manifestError({ [sha1]: OTHER })).toBe(`${join(dir, 'app.json')}: ${sha1}: keys must be the document's SHA-256 in hex (client preset: persistedDocuments.hashAlgorithm 'sha256')`);
     expect(await manifestError({ [sha256('x')]: OTHER })).toMatch(/app\.json: [0-9a-f]{64}: the key is not the SHA-256 of its document$/);
-    const stale = '{ dataSources { noSuchField } }';
+    const stale = '{ currentOrganization { dataSources { nodes { noSuchField } } } }';
     expect(await manifestError({ [sha256(stale)]: stale })).toMatch(/app\.json: [0-9a-f]{64}: Cannot query field "noSuchField" on type "DataSource"\. \(regenerate the manifest against this server's schema\)$/);
     expect(() => loadTrustedDocuments(join(dir, 'missing'), getSchema())).toThrow(`[graphql] trusted_documents_path ${join(dir, 'missing')}: no such folder`);
   });
 
   it('a server whose manifests are wrong does not start', async () => {
-    const stale = '{ dataSources { noSuchField } }';
+    const stale = '{ currentOrganization { dataSources { nodes { noSuchField } } } }';
     await writeFile(join(dir, 'app.json'), JSON.stringify({ [sha256(stale)]: stale }));
     await expect(startTestServer({ connection: only.connection, overrides: { graphql: { trusted_documents: 'only', trusted_documents_path: dir } } })).rejects.toThrow(/noSuchField/);
   });

@@ -21,9 +21,9 @@ type Documents = {
     "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": typeof types.OrganizationMembersDocument,
     "\n  query DataSourceList($first: Int!, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          pageInfo { hasNextPage endCursor }\n          nodes { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n        }\n      }\n    }\n  }\n": typeof types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {\n    dataSourceUpdate(id: $id, input: $input) {\n      dataSource { id name url version }\n      userErrors { code message }\n    }\n  }\n": typeof types.UpdateDataSourceDocument,
-    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      nodeId\n      node { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
+    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      dataSourceId\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": typeof types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": typeof types.AlertsPausedDocument,
-    "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSourceNode {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n": typeof types.SeriesDocument,
+    "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSource {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n": typeof types.SeriesDocument,
     "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n": typeof types.LiveQueryDocument,
 };
 const documents: Documents = {
@@ -33,9 +33,9 @@ const documents: Documents = {
     "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": types.OrganizationMembersDocument,
     "\n  query DataSourceList($first: Int!, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          pageInfo { hasNextPage endCursor }\n          nodes { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n        }\n      }\n    }\n  }\n": types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {\n    dataSourceUpdate(id: $id, input: $input) {\n      dataSource { id name url version }\n      userErrors { code message }\n    }\n  }\n": types.UpdateDataSourceDocument,
-    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      nodeId\n      node { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
+    "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      dataSourceId\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n": types.DataSourceChangedDocument,
     "\n  subscription AlertsPaused {\n    alertsPausedChanged { paused }\n  }\n": types.AlertsPausedDocument,
-    "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSourceNode {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n": types.SeriesDocument,
+    "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSource {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n": types.SeriesDocument,
     "\n  subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {\n    liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {\n      refreshedAt\n      viewers\n      results {\n        refId kind status error errorSource\n        frames { refId length fields { name type displayName values nanos } }\n        appends { frame drop values nanos }\n      }\n    }\n  }\n": types.LiveQueryDocument,
 };
 
@@ -66,7 +66,7 @@ export function graphql(source: "\n  mutation UpdateDataSource($id: ID!, $input:
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      nodeId\n      node { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n"): typeof import('./graphql.ts').DataSourceChangedDocument;
+export function graphql(source: "\n  subscription DataSourceChanged {\n    dataSourceChanged {\n      kind\n      dataSourceId\n      dataSource { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n    }\n  }\n"): typeof import('./graphql.ts').DataSourceChangedDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
@@ -74,7 +74,7 @@ export function graphql(source: "\n  subscription AlertsPaused {\n    alertsPaus
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSourceNode {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').SeriesDocument;
+export function graphql(source: "\n  query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {\n    node(id: $id) {\n      ... on DataSource {\n        name\n        query(from: $from, to: $to, queries: $queries) {\n          status\n          results { refId error frames { fields { name type displayName numbers } } }\n        }\n      }\n    }\n  }\n"): typeof import('./graphql.ts').SeriesDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

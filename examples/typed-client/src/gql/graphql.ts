@@ -10,11 +10,6 @@ export type CreateDataSourceInput = {
   access: string;
   /** Whether to send Basic authentication to the store. */
   basicAuth?: boolean | null | undefined;
-  /**
-   * Legacy plaintext Basic password, kept as the `basicAuthPassword` secret.
-   * @deprecated Use `secureJsonData.basicAuthPassword`.
-   */
-  basicAuthPassword?: string | null | undefined;
   /** User name of Basic authentication. */
   basicAuthUser?: string | null | undefined;
   /** Database name, for kinds that take one. */
@@ -25,11 +20,6 @@ export type CreateDataSourceInput = {
   jsonData?: Record<string, unknown> | null | undefined;
   /** Unique in the org; used in by-name paths. */
   name?: string | null | undefined;
-  /**
-   * Legacy plaintext password, kept as the `password` secret.
-   * @deprecated Use `secureJsonData.password`.
-   */
-  password?: string | null | undefined;
   /** Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept. */
   secureJsonData?: Record<string, unknown> | null | undefined;
   /** Kind of store, e.g. `prometheus`, `loki`, `graphite`, `elasticsearch`. */
@@ -83,11 +73,6 @@ export type UpdateDataSourceInput = {
   access: string;
   /** Whether to send Basic authentication to the store. */
   basicAuth?: boolean | null | undefined;
-  /**
-   * Legacy plaintext Basic password, kept as the `basicAuthPassword` secret.
-   * @deprecated Use `secureJsonData.basicAuthPassword`.
-   */
-  basicAuthPassword?: string | null | undefined;
   /** User name of Basic authentication. */
   basicAuthUser?: string | null | undefined;
   /** Database name, for kinds that take one. */
@@ -98,11 +83,6 @@ export type UpdateDataSourceInput = {
   jsonData?: Record<string, unknown> | null | undefined;
   /** Unique in the org; used in by-name paths. */
   name: string;
-  /**
-   * Legacy plaintext password, kept as the `password` secret.
-   * @deprecated Use `secureJsonData.password`.
-   */
-  password?: string | null | undefined;
   /** Secrets (string values) to store encrypted; a key sent empty is removed, keys not sent are kept. */
   secureJsonData?: Record<string, unknown> | null | undefined;
   /** Kind of store, e.g. `prometheus`, `loki`, `graphite`, `elasticsearch`. */
@@ -126,8 +106,8 @@ export type DataSourcesQueryVariables = Exact<{
 
 
 export type DataSourcesQuery = { viewer:
-    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> | null }> } | null } | null }
-    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> | null }> } | null } | null }
+    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> }> } | null } | null }
+    | { currentOrganization: { dataSources: { totalCount: number, pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, databaseId: number, uid: string, name: string, type: string, url: string, isDefault: boolean, jsonData: Record<string, unknown> }> } | null } | null }
    | null };
 
 export type CreateDataSourceMutationVariables = Exact<{
@@ -162,8 +142,8 @@ export type DataSourceListQueryVariables = Exact<{
 
 
 export type DataSourceListQuery = { viewer:
-    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> } | null } | null }
-    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean }> } | null } | null }
+    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown>, readOnly: boolean }> } | null } | null }
+    | { currentOrganization: { dataSources: { pageInfo: { hasNextPage: boolean, endCursor: string | null }, nodes: Array<{ id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown>, readOnly: boolean }> } | null } | null }
    | null };
 
 export type UpdateDataSourceMutationVariables = Exact<{
@@ -177,7 +157,7 @@ export type UpdateDataSourceMutation = { dataSourceUpdate: { dataSource: { id: s
 export type DataSourceChangedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
 
-export type DataSourceChangedSubscription = { dataSourceChanged: { kind: DataSourceChangeKind, nodeId: string, node: { id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown> | null, readOnly: boolean } | null } };
+export type DataSourceChangedSubscription = { dataSourceChanged: { kind: DataSourceChangeKind, dataSourceId: string, dataSource: { id: string, uid: string, name: string, type: string, access: string, url: string, isDefault: boolean, version: number, basicAuth: boolean, basicAuthUser: string, withCredentials: boolean, user: string, database: string, jsonData: Record<string, unknown>, readOnly: boolean } | null } };
 
 export type AlertsPausedSubscriptionVariables = Exact<{ [key: string]: never; }>;
 
@@ -362,8 +342,8 @@ export const DataSourceChangedDocument = new TypedDocumentString(`
     subscription DataSourceChanged {
   dataSourceChanged {
     kind
-    nodeId
-    node {
+    dataSourceId
+    dataSource {
       id
       uid
       name
@@ -382,7 +362,7 @@ export const DataSourceChangedDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:a33f7ee4f280fd2cc8687f2390b6f3d0c177e5b8c31582b40e3a915d718d8a6b"}) as unknown as TypedDocumentString<DataSourceChangedSubscription, DataSourceChangedSubscriptionVariables>;
+    `, {"hash":"sha256:df85f62ba019e99a254cdadb9f935a7945d70dac56ba8451df677b0e5058b3b6"}) as unknown as TypedDocumentString<DataSourceChangedSubscription, DataSourceChangedSubscriptionVariables>;
 export const AlertsPausedDocument = new TypedDocumentString(`
     subscription AlertsPaused {
   alertsPausedChanged {
@@ -393,7 +373,7 @@ export const AlertsPausedDocument = new TypedDocumentString(`
 export const SeriesDocument = new TypedDocumentString(`
     query Series($id: ID!, $from: String!, $to: String!, $queries: [JSONObject!]!) {
   node(id: $id) {
-    ... on DataSourceNode {
+    ... on DataSource {
       name
       query(from: $from, to: $to, queries: $queries) {
         status
@@ -413,7 +393,7 @@ export const SeriesDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:dfc8e9225b440a75169bf001ae5c96edf67a9c350cf66c599706a017d0488b47"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
+    `, {"hash":"sha256:844c8ee4a1e7f8502614de2a1e6003a4aafa455ee63be1b34ea189b794ca8c6d"}) as unknown as TypedDocumentString<SeriesQuery, SeriesQueryVariables>;
 export const LiveQueryDocument = new TypedDocumentString(`
     subscription LiveQuery($queries: [JSONObject!]!, $from: String!, $to: String!, $refresh: String!) {
   liveQuery(queries: $queries, from: $from, to: $to, refresh: $refresh) {
