@@ -252,7 +252,7 @@ export async function teamsByIds(em: EntityManager, ids: readonly number[], acto
 }
 
 /** Every team of an org, for the graph (org Admins: all; others: theirs). */
-export async function teamsOfOrg(em: EntityManager, actor: TeamActor): Promise<Team[]> {
+export async function listTeamsOfOrg(em: EntityManager, actor: TeamActor): Promise<Team[]> {
   return (await searchTeams(em, actor, { perPage: 1_000_000 })).teams;
 }
 

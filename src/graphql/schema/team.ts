@@ -5,7 +5,7 @@ import type { RequestContext } from '../../context.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import {
   addTeamMember, createTeam, deleteTeam, getTeam, listTeamMembers, removeTeamMember, searchTeams, setTeamMemberships,
-  teamsOfOrg, teamsOfUser, updateTeam, updateTeamMember, type Team, type TeamActor, type TeamMember,
+  listTeamsOfOrg, teamsOfUser, updateTeam, updateTeamMember, type Team, type TeamActor, type TeamMember,
 } from '../../services/teams.ts';
 import { MessageType } from './message.ts';
 import { OrganizationType } from './organization.ts';
@@ -100,8 +100,8 @@ builder.objectField(OrganizationType, 'teams', (t) => t.field({
   description: 'The org\'s teams the caller may read: all of them for its Admins (and server admins), otherwise those it belongs to.',
   resolve: (org, _args, ctx) => {
     const caller = ctx.caller;
-    if (org.id === caller.orgId) return teamsOfOrg(ctx.em, actorOf(ctx));
-    return isServerAdmin(caller) ? teamsOfOrg(ctx.em, { orgId: org.id, orgRole: 'Admin', userId: caller.userId }) : [];
+    if (org.id === caller.orgId) return listTeamsOfOrg(ctx.em, actorOf(ctx));
+    return isServerAdmin(caller) ? listTeamsOfOrg(ctx.em, { orgId: org.id, orgRole: 'Admin', userId: caller.userId }) : [];
   },
 }));
 
