@@ -6,7 +6,7 @@ const STREAMS = 1000;
 const CHANGES = 10;
 const RSS_LIMIT = 100 * 1024 * 1024;
 const DELIVERY_LIMIT_MS = 1000;
-const SUBSCRIPTION = JSON.stringify({ query: 'subscription { dataSourceChanged { kind id dataSource { id name url version } } }' });
+const SUBSCRIPTION = JSON.stringify({ query: 'subscription { dataSourceChanged { kind databaseId dataSource { id name url version } } }' });
 
 interface Stream {
   /** When each marker (a URL) was first seen on this stream. */
