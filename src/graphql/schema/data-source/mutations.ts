@@ -4,7 +4,7 @@ import { badRequest } from '../../../errors/domain.ts';
 import { MESSAGES } from '../../../errors/messages.ts';
 import type { DataSourceInput, DataSourceRef } from '../../../services/data-sources.ts';
 import { checkTlsSecrets } from '../../../services/data-source-tls.ts';
-import { builder } from '../../builder.ts';
+import { builder, type SchemaTypes } from '../../builder.ts';
 import { encodeNodeId } from '../../node-ids.ts';
 import { deletePayload, mutate, rowId, UserErrorType, type Payload } from '../payloads.ts';
 import { DataSourceType, loadDataSources, type DataSourceNode } from './node.ts';
@@ -31,10 +31,9 @@ const INPUT = {
   jsonData: 'Kind-specific options.',
 } as const;
 
-export const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
-  description: 'A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used.',
-  fields: (t) => ({
-    name: t.string({ required: false, description: INPUT.name }),
+/** The fields creating and updating share: the kind, how to reach it, and its options and secrets. */
+function connectionFields(t: PothosSchemaTypes.InputFieldBuilder<SchemaTypes, 'InputObject'>) {
+  return {
     type: t.string({ required: true, description: INPUT.type }),
     access: t.string({ required: true, description: INPUT.access }),
     url: t.string({ required: false, description: INPUT.url }),
@@ -43,9 +42,17 @@ export const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', 
     basicAuth: t.boolean({ required: false, description: INPUT.basicAuth }),
     basicAuthUser: t.string({ required: false, description: INPUT.basicAuthUser }),
     withCredentials: t.boolean({ required: false, description: INPUT.withCredentials }),
-    isDefault: t.boolean({ required: false, description: 'The org\'s first data source is the default whatever this says.' }),
     jsonData: t.field({ type: 'JSONObject', required: false, description: INPUT.jsonData }),
     secureJsonData: t.field({ type: 'JSONObject', required: false, description: secretsDescription }),
+  };
+}
+
+export const CreateDataSourceInput = builder.inputType('CreateDataSourceInput', {
+  description: 'A new data source. Without a name, the first free of `<type>`, `<type>-1`, ... is used.',
+  fields: (t) => ({
+    name: t.string({ required: false, description: INPUT.name }),
+    ...connectionFields(t),
+    isDefault: t.boolean({ required: false, description: 'The org\'s first data source is the default whatever this says.' }),
     uid: t.string({ required: false, description: 'Up to 40 of `[a-zA-Z0-9-_]`; generated when empty.' }),
   }),
 });
@@ -54,17 +61,8 @@ export const UpdateDataSourceInput = builder.inputType('UpdateDataSourceInput', 
   description: 'The whole data source: omitted flags become false and `user`, `database` and `jsonData` are cleared (`jsonData` to `{}`); an empty `url`, `basicAuthUser` or `uid` keeps the stored value.',
   fields: (t) => ({
     name: t.string({ required: true, description: INPUT.name }),
-    type: t.string({ required: true, description: INPUT.type }),
-    access: t.string({ required: true, description: INPUT.access }),
-    url: t.string({ required: false, description: INPUT.url }),
-    database: t.string({ required: false, description: INPUT.database }),
-    user: t.string({ required: false, description: INPUT.user }),
-    basicAuth: t.boolean({ required: false, description: INPUT.basicAuth }),
-    basicAuthUser: t.string({ required: false, description: INPUT.basicAuthUser }),
-    withCredentials: t.boolean({ required: false, description: INPUT.withCredentials }),
+    ...connectionFields(t),
     isDefault: t.boolean({ required: false, description: 'Whether it becomes the org\'s default (another default stops being one).' }),
-    jsonData: t.field({ type: 'JSONObject', required: false, description: INPUT.jsonData }),
-    secureJsonData: t.field({ type: 'JSONObject', required: false, description: secretsDescription }),
     uid: t.string({ required: false, description: 'A new uid, up to 40 of `[a-zA-Z0-9-_]`; empty keeps it.' }),
     version: t.int({ required: false, description: 'The version read; a stale one is refused. 0 or absent skips the check.' }),
   }),
