@@ -194,9 +194,7 @@ function tickCaller(principal: Principal, orm: MikroORM, changes: ChangeListener
  */
 function queryRunner(queries: QueryService, orm: MikroORM, changes: ChangeListener, tracing: Tracing | null): QueryRunner {
   const run: QueryRunner = async (caller, request, signal) => {
-    const outcome = await queries.query(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to }, { pointsUsed: 0 });
-    // Built within the request's budgets; what the live query keeps of them is its own.
-    outcome.release();
+    const outcome = await queries.frames(tickCaller(caller, orm, changes, signal), { queries: request.queries, from: request.from, to: request.to }, { pointsUsed: 0 });
     return outcome.responses;
   };
   if (!tracing) return run;

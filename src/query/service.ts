@@ -96,7 +96,7 @@ export class QueryService {
    * errors, and 503 when the instance has no room for its answers now. The outcome holds its
    * answers' bytes until `release`.
    */
-  async query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
+  async #query(caller: QueryCaller, body: Record<string, unknown>, graph?: GraphShare): Promise<QueryOutcome> {
     checkQueryCount(body, this.#settings.query.maxQueriesPerRequest);
     const request = parseQueryRequest(body, Date.now());
     const resolved = await this.#resolve(caller, request.queries);
@@ -116,11 +116,22 @@ export class QueryService {
   }
 
   /**
+   * `query` for answers that leave through the graph (its query fields, live queries): built within
+   * the request's budgets, while the graph's serialization of them is not counted in flight, so
+   * their bytes are given back here, before the caller reads them.
+   */
+  async frames(caller: QueryCaller, body: Record<string, unknown>, graph: GraphShare): Promise<Omit<QueryOutcome, 'release'>> {
+    const { release, ...outcome } = await this.#query(caller, body, graph);
+    release();
+    return outcome;
+  }
+
+  /**
    * `query`, answered as the SDK's JSON (large answers encoded in slices): the answer owns its
    * column buffers and its bytes in the instance's budget, and gives them back once written.
    */
   async answer(caller: QueryCaller, body: Record<string, unknown>): Promise<EncodedAnswer> {
-    const outcome = await this.query(caller, body);
+    const outcome = await this.#query(caller, body);
     let encoded: EncodedChunks;
     try {
       encoded = await encodeResultsSliced(outcome.responses);

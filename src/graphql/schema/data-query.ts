@@ -128,15 +128,13 @@ async function run(ctx: RequestContext, body: Record<string, unknown>, asIn?: Da
   if (!share) graphShares.set(ctx, (share = { pointsUsed: 0, last: Promise.resolve() }));
   const mine = share;
   const turn = mine.last.then(async () => {
-    const done = await ctx.services.queries.query(caller, body, mine);
+    const done = await ctx.services.queries.frames(caller, body, mine);
     mine.pointsUsed += done.size.points;
     return done;
   });
   mine.last = turn.catch(() => {});
   const outcome = await turn;
   const results = [...outcome.responses].sort(([a], [b]) => (a < b ? -1 : a > b ? 1 : 0)).map(([refId, response]) => ({ refId, response }));
-  // Built and within the request's budgets; the graph's serialization of them is not counted in flight.
-  outcome.release();
   return { status: outcome.status, results };
 }
 
