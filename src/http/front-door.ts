@@ -12,6 +12,7 @@ import type { DataSourceProxy } from '../proxy/handler.ts';
 import { compileRestFunction, runRestOperation, type RestOperation } from '../rest/executor.ts';
 import { queryVariables, restVariables } from '../rest/variables.ts';
 import type { Runtime } from '../runtime.ts';
+import type { DataSourceKey } from '../services/data-sources.ts';
 import { declaredLength, readBody, readGraphQLBody, readJsonBody, refuseBody } from './body.ts';
 import type { Health } from './health.ts';
 import { sendJson } from './respond.ts';
@@ -260,7 +261,7 @@ function parseObject(raw: Buffer): Record<string, unknown> {
 }
 
 /** `/api/datasources/[uid/]:ref/resources/<path>?<query>`: the data source and the raw rest of the path. */
-export function resourceTarget(url: string): { ref: { uid: string } | { id: number }; path: string; query: string } {
+export function resourceTarget(url: string): { ref: DataSourceKey; path: string; query: string } {
   const q = url.indexOf('?');
   const query = q < 0 ? '' : url.slice(q + 1);
   const parts = (q < 0 ? url : url.slice(0, q)).split('/');
