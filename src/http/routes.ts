@@ -23,7 +23,9 @@ import {
   DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
+import { message } from '../rest/messages.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
+import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -110,7 +112,7 @@ fragment UserProfileFields on UserProfile {
 fragment UserSearchHitFields on UserSearchHit {
   id uid name login email avatarUrl isAdmin: isServiceAdmin isDisabled lastSeenAt lastSeenAtAge authLabels
 }
-fragment TeamFields on Team { id uid orgId name email avatarUrl memberCount permission }
+fragment TeamFields on Team { id: databaseId uid orgId name email avatarUrl memberCount permission }
 fragment TeamMemberFields on TeamMember { orgId teamId teamUID userId userUID auth_module email name login avatarUrl labels permission }
 fragment DataSourcePermissionFields on DataSourcePermission {
   id roleName isManaged isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
@@ -283,7 +285,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('POST', '/api/access-control/datasources/:uid/teams/:teamId', `mutation SetDataSourceTeamPermission($uid: String!, $teamId: ID!, $permission: String) {
     dataSourcePermissionSet(uid: $uid, input: { teamId: $teamId, permission: $permission }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { teamId: 'TeamNode' }, shape: PERMISSION_SET,
+    body: 'variables', ids: { teamId: 'Team' }, shape: PERMISSION_SET,
     doc: `Grants a team a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/teams/:teamId\`. ${PERMISSIONS_RULE.write}`,
     params: { uid: DS_PARAMS.uid, teamId: 'A team of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
   }),
@@ -298,22 +300,42 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/teams/search', `query SearchTeams($query: String, $name: String, $page: Int, $perPage: Int) {
     teamSearch(query: $query, name: $name, page: $page, perPage: $perPage) { totalCount teams { ...TeamFields } page perPage } }`,
   { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
-  rest('POST', '/api/teams', `mutation CreateTeam($name: String, $email: String) {
-    createTeam(name: $name, email: $email) { message teamId uid } }`, { body: 'variables' }),
-  rest('GET', '/api/teams/:teamId', `query GetTeamById($teamId: Int!) { team(teamId: $teamId) { ...TeamFields } }`),
-  rest('PUT', '/api/teams/:teamId', `mutation UpdateTeam($teamId: Int!, $name: String, $email: String) {
-    updateTeam(teamId: $teamId, name: $name, email: $email) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId', `mutation DeleteTeamById($teamId: Int!) { deleteTeam(teamId: $teamId) { message } }`),
+  rest('POST', '/api/teams', `mutation CreateTeam($name: String!, $email: String) {
+    teamCreate(input: { name: $name, email: $email }) { team { id: databaseId uid } userErrors { code message } } }`, { body: 'variables', shape: TEAM_CREATED, params: TEAM_BODY }),
+  rest('GET', '/api/teams/:teamId', `query GetTeamById($teamId: Int!) { currentOrganization { team(databaseId: $teamId) { ...TeamFields } } }`, {
+    at: 'currentOrganization.team', missing: teamRefusal, params: TEAM_PARAMS,
+    doc: `A team of the org by id, as \`GET /api/teams/:teamId\`. ${onTeam('teams:read', 'members')}`,
+  }),
+  rest('PUT', '/api/teams/:teamId', `mutation UpdateTeam($teamId: ID!, $name: String!, $email: String) {
+    teamUpdate(id: $teamId, input: { name: $name, email: $email }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'Team' }, shape: message(MESSAGES.team.updated), params: { ...TEAM_PARAMS, ...TEAM_BODY },
+  }),
+  rest('DELETE', '/api/teams/:teamId', `mutation DeleteTeamById($teamId: ID!) { teamDelete(id: $teamId) { userErrors { code message } } }`, {
+    ids: { teamId: 'Team' }, shape: message(MESSAGES.team.deleted), params: TEAM_PARAMS,
+  }),
   rest('GET', '/api/teams/:teamId/members', `query GetTeamMembers($teamId: Int!) {
-    teamMembers(teamId: $teamId) { ...TeamMemberFields } }`),
-  rest('POST', '/api/teams/:teamId/members', `mutation AddTeamMember($teamId: Int!, $userId: Int) {
-    addTeamMember(teamId: $teamId, userId: $userId) { message } }`, { body: 'variables' }),
-  rest('PUT', '/api/teams/:teamId/members', `mutation SetTeamMemberships($teamId: Int!, $members: [String!], $admins: [String!]) {
-    setTeamMemberships(teamId: $teamId, members: $members, admins: $admins) { message } }`, { body: 'variables' }),
-  rest('PUT', '/api/teams/:teamId/members/:userId', `mutation UpdateTeamMember($teamId: Int!, $userId: Int!, $permission: Int) {
-    updateTeamMember(teamId: $teamId, userId: $userId, permission: $permission) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/teams/:teamId/members/:userId', `mutation RemoveTeamMember($teamId: Int!, $userId: Int!) {
-    removeTeamMember(teamId: $teamId, userId: $userId) { message } }`),
+    currentOrganization { team(databaseId: $teamId) { members { ...TeamMemberFields } } } }`, {
+    at: 'currentOrganization.team.members', missing: teamMembersRefusal, params: TEAM_PARAMS,
+    doc: `A team's members by login, as \`GET /api/teams/:teamId/members\`. ${onTeam('teams.permissions:read', 'Admins')}`,
+  }),
+  // The original's command takes the user's id only: a \`permission\` in the body is not read.
+  rest('POST', '/api/teams/:teamId/members', `mutation AddTeamMember($teamId: ID!, $userId: ID!) {
+    teamMemberAdd(teamId: $teamId, input: { userId: $userId }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberAdded),
+    params: { ...TEAM_PARAMS, userId: { type: 'integer', format: 'int32', description: 'An existing user, of any org.' } },
+  }),
+  rest('PUT', '/api/teams/:teamId/members', `mutation SetTeamMemberships($teamId: ID!, $members: [String!], $admins: [String!]) {
+    teamMembersSet(teamId: $teamId, input: { members: $members, admins: $admins }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'Team' }, shape: message(MESSAGES.team.membershipsUpdated), params: { ...TEAM_PARAMS, ...TEAM_MEMBERSHIPS_BODY },
+  }),
+  rest('PUT', '/api/teams/:teamId/members/:userId', `mutation UpdateTeamMember($teamId: ID!, $userId: ID!, $permission: Int) {
+    teamMemberUpdate(teamId: $teamId, userId: $userId, input: { permission: $permission }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberUpdated), params: TEAM_MEMBER_PARAMS,
+  }),
+  rest('DELETE', '/api/teams/:teamId/members/:userId', `mutation RemoveTeamMember($teamId: ID!, $userId: ID!) {
+    teamMemberRemove(teamId: $teamId, userId: $userId) { userErrors { code message } } }`, {
+    ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberRemoved), params: TEAM_MEMBER_PARAMS,
+  }),
   // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
   rest('GET', '/api/teams/:teamId/preferences', `query GetTeamPreferences($teamId: Int!) {
     teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { result: preferencesAnswer }),

@@ -151,7 +151,7 @@ export function permissionIds(values: Record<string, unknown>): Record<string, u
     permissions: grants.map((grant) => (grant === null || typeof grant !== 'object' || Array.isArray(grant) ? grant : {
       ...grant,
       ...idOf(grant as Record<string, unknown>, 'userId', 'UserNode'),
-      ...idOf(grant as Record<string, unknown>, 'teamId', 'TeamNode'),
+      ...idOf(grant as Record<string, unknown>, 'teamId', 'Team'),
     })),
   };
 }

@@ -193,7 +193,7 @@ describe('the collection\'s team in an org of its own (grafana_team with org_id)
       const viaGraph = await gql(server, `mutation($team: ID!, $user: ID!) { teamMemberAdd(teamId: $team, input: { userId: $user }) {
         team { memberCount } member { login isOrganizationMember organizationMemberId } userErrors { message } } }`, { team: teamNode, user: userNode });
       expect(viaGraph.body.data.teamMemberAdd).toEqual({ team: { memberCount: 3 }, member: { login: 'jane', isOrganizationMember: false, organizationMemberId: null }, userErrors: [] });
-      const members = await gql(server, `query($id: ID!) { node(id: $id) { ... on TeamNode { memberCount members { login isOrganizationMember } } } }`, { id: teamNode });
+      const members = await gql(server, `query($id: ID!) { node(id: $id) { ... on Team { memberCount members { login isOrganizationMember } } } }`, { id: teamNode });
       expect(members.body.data.node).toEqual({ memberCount: 3, members: [{ login: 'admin', isOrganizationMember: true }, { login: 'jane', isOrganizationMember: false }, { login: 'john', isOrganizationMember: false }] });
       const bulkGraph = await gql(server, `mutation($team: ID!) { teamMembersSet(teamId: $team, input: { members: ["john+doe@example.com"], admins: ["admin@localhost"] }) { team { memberCount } userErrors { message } } }`, { team: teamNode });
       expect(bulkGraph.body.data.teamMembersSet).toEqual({ team: { memberCount: 2 }, userErrors: [] });
@@ -352,17 +352,58 @@ describe('clean-up', () => {
   });
 });
 
+describe('loose bodies, as the original reads them', () => {
+  it('answers missing, extra and mistyped keys as before: 400 for what it needs, the rest ignored', async () => {
+    const team = await createTeam('loose-bodies');
+    const user = await createUser('loose-member');
+    const status = async (method: string, path: string, body?: unknown) => {
+      const res = await call(server, method, path, body === undefined ? {} : { body });
+      return [res.status, res.body.message];
+    };
+    expect(await status('POST', '/api/teams', {})).toEqual([400, 'bad request data']);
+    expect(await status('POST', '/api/teams', { NAME: 'loose-upper', Email: 'x@example.com', extra: 1 })).toEqual([200, 'Team created']);
+    expect(await status('PUT', `/api/teams/${team}`, { email: 'only@example.com' })).toEqual([400, 'bad request data']);
+    expect(await status('PUT', '/api/teams/abc', { name: 'x' })).toEqual([400, 'teamId is invalid']);
+    expect(await status('POST', `/api/teams/${team}/members`, {})).toEqual([400, 'bad request data']);
+    expect(await status('POST', `/api/teams/${team}/members`, { userId: String(user.id) })).toEqual([400, 'bad request data']);
+    expect(await status('POST', `/api/teams/${team}/members`, { userId: 0 })).toEqual([400, 'bad request data']);
+    // The original's command reads the user's id only: a permission in the body makes no Admin.
+    expect(await status('POST', `/api/teams/${team}/members`, { userId: user.id, permission: 4 })).toEqual([200, 'Member added to Team']);
+    const members = (await call(server, 'GET', `/api/teams/${team}/members`)).body as Array<{ login: string; permission: number }>;
+    expect(members.find((m) => m.login === 'loose-member')?.permission).toBe(0);
+    // No permission: back to Member.
+    expect(await status('PUT', `/api/teams/${team}/members/${user.id}`, { permission: 4 })).toEqual([200, 'Team member updated']);
+    expect(await status('PUT', `/api/teams/${team}/members/${user.id}`, {})).toEqual([200, 'Team member updated']);
+    expect((await call(server, 'GET', `/api/teams/${team}/members`)).body.find((m: { login: string }) => m.login === 'loose-member').permission).toBe(0);
+    expect(await status('PUT', `/api/teams/${team}/members/${user.id}`, { permission: 2 })).toEqual([400, 'bad request data']);
+    expect(await status('PUT', `/api/teams/${team}/members/x`, {})).toEqual([400, 'userId is invalid']);
+    expect(await status('PUT', `/api/teams/${team}/members`, {})).toEqual([200, 'Team memberships have been updated']);
+    expect(await status('GET', '/api/teams/99999')).toEqual([404, 'Team not found']);
+    expect(await status('GET', '/api/teams/99999/members')).toEqual([404, 'Team not found']);
+    expect(await status('DELETE', `/api/teams/${team}/members/99999`)).toEqual(await status('DELETE', `/api/teams/${team}/members/99998`));
+  });
+});
+
 describe('GraphQL', () => {
   it('shows teams on the org and members on the team, and writes through mutations', async () => {
-    const created = await gql(server, 'mutation { createTeam(name: "gql-team", email: "g@example.com") { message teamId team { name memberCount } } }');
-    expect(created.body.data.createTeam).toMatchObject({ message: 'Team created', team: { name: 'gql-team', memberCount: 1 } });
-    const teamId = created.body.data.createTeam.teamId;
+    const created = await gql(server, 'mutation { teamCreate(input: { name: "gql-team", email: "g@example.com" }) { team { id databaseId name memberCount } userErrors { message } } }');
+    expect(created.body.data.teamCreate).toMatchObject({ team: { name: 'gql-team', memberCount: 1 }, userErrors: [] });
+    const { id: teamId, databaseId } = created.body.data.teamCreate.team;
     const user = await createUser('gql-member');
-    expect((await gql(server, `mutation { addTeamMember(teamId: ${teamId}, userId: ${user.id}) { message } }`)).body.data.addTeamMember.message).toBe('Member added to Team');
+    const userNode = (await gql(server, '{ allUsers(query: "gql-member") { nodes { id } } }')).body.data.allUsers.nodes[0].id;
+    const added = await gql(server, 'mutation($team: ID!, $user: ID!) { teamMemberAdd(teamId: $team, input: { userId: $user }) { member { login } userErrors { message } } }', { team: teamId, user: userNode });
+    expect(added.body.data.teamMemberAdd).toEqual({ member: { login: 'gql-member' }, userErrors: [] });
     const read = await gql(server, '{ currentOrganization { teams { nodes { name memberCount members { login permission } } } } }');
     expect(read.body.data.currentOrganization.teams.nodes).toContainEqual({ name: 'gql-team', memberCount: 2, members: [{ login: 'admin', permission: 4 }, { login: 'gql-member', permission: 0 }] });
-    const denied = await gql(server, `{ teamMembers(teamId: ${teamId}) { login } }`, {}, user.auth);
+    // The org's team by its REST id, the same object as the node.
+    const byId = await gql(server, `{ currentOrganization { team(databaseId: ${databaseId}) { id orgId name } } }`);
+    expect(byId.body.data.currentOrganization.team).toEqual({ id: teamId, orgId: 1, name: 'gql-team' });
+    // A member who is no Admin of the team may not list its members.
+    const denied = await gql(server, `{ currentOrganization { team(databaseId: ${databaseId}) { name members { login } } } }`, {}, user.auth);
     expect(denied.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
-    expect((await gql(server, `mutation { deleteTeam(teamId: ${teamId}) { message } }`)).body.data.deleteTeam.message).toBe('Team deleted');
+    expect(denied.body.data.currentOrganization.team).toBeNull();
+    const deleted = await gql(server, 'mutation($team: ID!) { teamDelete(id: $team) { deletedTeamId userErrors { message } } }', { team: teamId });
+    expect(deleted.body.data.teamDelete).toEqual({ deletedTeamId: teamId, userErrors: [] });
+    expect((await gql(server, `{ currentOrganization { team(databaseId: ${databaseId}) { name } } }`)).body.data.currentOrganization.team).toBeNull();
   });
 });

@@ -5,9 +5,9 @@ import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations
 import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
 import { getUserProfiles, listUserProfiles, type UserProfile } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
-import { orgActors, SEES } from '../graph-access.ts';
+import { SEES } from '../graph-access.ts';
 import {
-  loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById, teamById, teamIdsOfUser, teamsOfOrg,
+  loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById,
   serviceAccountsOfOrg, tokensOfServiceAccount, userById,
 } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
@@ -17,8 +17,6 @@ import { selectsOnly } from '../selection.ts';
 import { ORG_ACCESS, OrgMemberType } from './organization.ts';
 import { serviceAccountFields, serviceAccountTokenFields } from './service-account.ts';
 import { avatarOf, userProfileFields } from './user-profile.ts';
-import { TeamMemberType } from './team.ts';
-import { listTeamMembers, type Team } from '../../services/teams.ts';
 
 /**
  * The graph: node types with global ids (GraphQL Global Object Identification), cursor
@@ -27,10 +25,10 @@ import { listTeamMembers, type Team } from '../../services/teams.ts';
  * thing (graph-access.ts); each level is read in one statement (node-loaders.ts).
  */
 
-const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
+export const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
 
 /** A relationship's list, or null when the caller may not see it; filtered, then paged. */
-async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, items: () => Promise<readonly T[]>, args: PageArgs, keep?: (item: T) => boolean) {
+export async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, items: () => Promise<readonly T[]>, args: PageArgs, keep?: (item: T) => boolean) {
   if (!(await allowed)) return null;
   const all = await items();
   return pageOf(list, keep ? all.filter(keep) : all, args);
@@ -53,7 +51,7 @@ class CallerRef {
 /** Fields of an actor answered from a CallerRef; any other field needs the row. */
 const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization', 'preferences']);
 /** Fields of an org answered from its id alone; any other field needs the row. */
-const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'members', 'serviceAccounts']);
+const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'team', 'members', 'serviceAccounts']);
 
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
 export type Actor = UserProfile | ServiceAccount;
@@ -111,36 +109,12 @@ export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServi
   }),
 });
 
-export const TeamNode = builder.node(builder.objectRef<Team>('TeamNode'), {
-  description: 'A group of an org\'s members, to which data source permissions can be granted. Seen by the org\'s Admins, and by its own members (teams:read).',
-  id: nodeKey((team) => team.id),
-  loadMany: (keys, ctx) => Promise.all(keys.map((key) => teamById(ctx).load(Number(key)))),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/teams/:id`).' }),
-    uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
-    name: t.exposeString('name', { description: 'Unique in the org, case-insensitively.' }),
-    email: t.exposeString('email', { description: 'The team\'s e-mail, possibly empty.' }),
-    avatarUrl: t.string({ description: 'From the e-mail, or the name when there is none.', resolve: (team, _args, ctx) => avatarOf(ctx, team.email || team.name) }),
-    memberCount: t.exposeInt('memberCount', { description: 'How many users belong to it.' }),
-    permission: t.exposeInt('permission', { description: 'The caller\'s own member permission: 0 Member (or none), 4 Admin.' }),
-    organization: t.field({ type: OrganizationNode, nullable: true, description: 'The org it belongs to.', resolve: (team, _args, ctx) => orgById(ctx).load(team.orgId) }),
-    members: t.field({
-      type: [TeamMemberType],
-      description: 'Its members by login. The org\'s Admins and the team\'s Admins (teams.permissions:read).',
-      resolve: async (team, _args, ctx) => {
-        const [actor] = await orgActors(ctx, [team.orgId]);
-        return listTeamMembers(ctx.em, actor ?? { orgId: team.orgId, orgRole: null, userId: ctx.caller.userId }, team.id);
-      },
-    }),
-  }),
-});
 
 const OrganizationMemberConnection = connection('OrganizationMemberConnection', OrgMemberType, 'org members');
 const ServiceAccountConnection = connection('ServiceAccountConnection', ServiceAccountNode, 'service accounts');
 const ServiceAccountTokenConnection = connection('ServiceAccountTokenConnection', ServiceAccountTokenNode, 'service account tokens');
 const UserConnection = connection('UserConnection', UserNode, 'users');
 const OrganizationConnection = connection('OrganizationConnection', OrganizationNode, 'orgs');
-const TeamConnection = connection('TeamConnection', TeamNode, 'teams');
 
 /** An org of an actor with the role the actor holds there, carried on the edge (as GitHub carries a member's role). */
 const ActorOrganizationConnection = builder.connectionObject({
@@ -160,14 +134,6 @@ builder.objectFields(OrganizationNode, (t) => ({
     description: 'A postal address; not kept by this server, so always empty fields.',
     resolve: (org) => ({ ...org.address }),
   }),
-  teams: t.connection({
-    type: TeamNode,
-    nullable: true,
-    description: 'Its teams by name (case-insensitively): all of them for its Admins, the teams they belong to for other members (teams:read); null for anyone else.',
-    args: { query: t.arg.string({ required: false, description: 'Only teams whose name contains it, in any case.' }) },
-    resolve: (org, args, ctx) => pageIf(SEES.teams(ctx, org.id), 'Organization.teams', () => teamsOfOrg(ctx).load(org.id), args,
-      (team) => !args.query || contains(team.name, args.query)),
-  }, TeamConnection),
   members: t.connection({
     type: OrgMemberType,
     nullable: true,
@@ -186,19 +152,6 @@ builder.objectFields(OrganizationNode, (t) => ({
   }, ServiceAccountConnection),
 }));
 
-builder.objectFields(UserNode, (t) => ({
-  teams: t.connection({
-    type: TeamNode,
-    description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '
-      + 'A team of an org the user is not in counts too (the original allows such members); it gives the user nothing there.',
-    resolve: async (user, args, ctx) => {
-      const ids = await teamIdsOfUser(ctx).load(user.id);
-      const teams = (await teamById(ctx).loadMany(ids)).filter((team): team is Team => team !== null && !(team instanceof Error));
-      teams.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
-      return pageOf('User.teams', teams, args);
-    },
-  }, TeamConnection),
-}));
 
 builder.objectFields(OrgMemberType, (t) => ({
   organization: t.field({

@@ -22,12 +22,13 @@ import './live.ts';
 import './live-query.ts';
 import './data-query.ts';
 import './frontend-settings.ts';
-import './team.ts';
 import './graph.ts';
+import './team/node.ts';
+import './team/queries.ts';
+import './team/mutations.ts';
 import './graph-mutations-orgs.ts';
 import './graph-mutations-users.ts';
 import './graph-mutations-service-accounts.ts';
-import './graph-mutations-teams.ts';
 import './preferences.ts';
 
 let schema: GraphQLSchema | null = null;

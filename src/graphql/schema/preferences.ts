@@ -11,9 +11,9 @@ import { builder } from '../builder.ts';
 import { roleIn } from '../graph-access.ts';
 import { perRequestLoader } from '../loaders.ts';
 import { mutate, rowId, UserErrorType, type Payload } from './payloads.ts';
-import { ActorInterface, isCaller, OrganizationNode, TeamNode } from './graph.ts';
+import { ActorInterface, isCaller, OrganizationNode } from './graph.ts';
 import { MessageType } from './message.ts';
-import { actorOf } from './team.ts';
+import { actorOf, TeamType } from './team/node.ts';
 
 /**
  * Preferences of the signed-in user (in the org the request acts in), of that org and of its
@@ -106,7 +106,7 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => getPreferences(ctx.em, { orgId: ctx.orgId }),
   }),
   teamPreferences: t.field({
-    deprecationReason: restShaped('TeamNode.preferences'),
+    deprecationReason: restShaped('Team.preferences'),
     type: PreferencesType,
     args: { teamId: t.arg.int({ required: true, description: teamIdArg }) },
     description: 'A team\'s preferences, as `GET /api/teams/:teamId/preferences`. Org members of any role (`None` included) pass the gate (teams:read); then org Admins (who get none for a team the org does not have, as the original answers) and the team\'s members.',
@@ -193,7 +193,7 @@ builder.objectField(OrganizationNode, 'preferences', (t) => t.field({
   resolve: async (org, _args, ctx) => ((await isOrgAdmin(ctx, org.id)) ? preferencesByOwner(ctx).load({ orgId: org.id }) : null),
 }));
 
-builder.objectField(TeamNode, 'preferences', (t) => t.field({
+builder.objectField(TeamType, 'preferences', (t) => t.field({
   type: PreferencesType,
   description: 'Its preferences (`GET /api/teams/:teamId/preferences`): whoever sees the team (teams:read).',
   resolve: (team, _args, ctx) => preferencesByOwner(ctx).load({ orgId: team.orgId, teamId: team.id }),
@@ -239,14 +239,14 @@ builder.mutationFields((t) => ({
   teamPreferencesUpdate: t.field({
     type: PreferencesPayload,
     args: {
-      teamId: t.arg.id({ required: true, description: 'The team\'s global id (`TeamNode.id`), in the org the request acts in.' }),
+      teamId: t.arg.id({ required: true, description: 'The team\'s global id (`Team.id`), in the org the request acts in.' }),
       input: t.arg({ type: PreferencesInputType, required: true, description: changeInput }),
     },
     description: 'Changes a team\'s preferences (`PUT /api/teams/:teamId/preferences` replaces them). Org members of any role (`None` included) pass the gate (teams:write); '
       + 'then org Admins and the team\'s Admins.',
     extensions: { access: PREFERENCES_ACCESS.teamWrite },
     resolve: async (_root, args, ctx) => {
-      const teamId = rowId(args.teamId, 'TeamNode');
+      const teamId = rowId(args.teamId, 'Team');
       return mutate(ctx, async () => {
         const owner = await teamOwner(ctx, teamId, 'admin');
         // The graph names teams that exist: one that does not is not found.

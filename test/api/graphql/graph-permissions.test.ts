@@ -54,14 +54,14 @@ describe('the graph and the permissions', () => {
     expect(viewer.teams.nodes.map((t) => [t.name, t.memberCount])).toEqual([['g-mine', 2]]);
 
     const ids = [...admin.dataSources.nodes.map((d) => d.id), ...admin.teams.nodes.map((t) => t.id)];
-    const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSource { name } ... on TeamNode { name } } }';
+    const NODES = 'query($ids: [ID!]!) { nodes(ids: $ids) { id ... on DataSource { name } ... on Team { name } } }';
     const seenByAdmin = await gql(server, NODES, { ids }, ADMIN);
     expect(seenByAdmin.body.data.nodes.map((n: { name: string } | null) => n?.name ?? null)).toEqual(['g-hidden', 'g-open', 'g-mine', 'g-other']);
     const seenByViewer = await gql(server, NODES, { ids }, VIEWER);
     expect(seenByViewer.body.data.nodes.map((n: { name: string } | null) => n?.name ?? null)).toEqual([null, 'g-open', 'g-mine', null]);
 
     // A team node leads to its members for those who may read them (the org's Admins).
-    const members = await gql(server, 'query($id: ID!) { node(id: $id) { ... on TeamNode { members { login permission } organization { name } } } }', { id: admin.teams.nodes[0]!.id }, ADMIN);
+    const members = await gql(server, 'query($id: ID!) { node(id: $id) { ... on Team { members { login permission } organization { name } } } }', { id: admin.teams.nodes[0]!.id }, ADMIN);
     expect(members.body.data.node).toEqual({ members: [{ login: 'admin', permission: 4 }, { login: 'g-viewer', permission: 0 }], organization: { name: 'Main Org.' } });
   });
 });

@@ -104,7 +104,7 @@ function userRowId(globalId: string | number): number {
 function grant(item: { userId?: string | number | null; teamId?: string | number | null; builtInRole?: string | null; permission?: string | null }) {
   return {
     userId: item.userId == null ? null : userRowId(item.userId),
-    teamId: item.teamId == null ? null : (databaseId(item.teamId, 'TeamNode') ?? -1),
+    teamId: item.teamId == null ? null : (databaseId(item.teamId, 'Team') ?? -1),
     builtInRole: item.builtInRole ?? null,
     permission: item.permission ?? null,
   };

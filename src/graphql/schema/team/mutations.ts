@@ -1,14 +1,14 @@
-import type { RequestContext } from '../../context.ts';
+import type { RequestContext } from '../../../context.ts';
+import { CallerRefusal } from '../../../errors/domain.ts';
 import {
   addTeamMember, createTeam, deleteTeam, listTeamMembers, removeTeamMember, setTeamMemberships, updateTeam, updateTeamMember,
   type Team, type TeamMember,
-} from '../../services/teams.ts';
-import { builder } from '../builder.ts';
-import { decodeNodeId, keyNumbers } from '../node-ids.ts';
-import { teamById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
-import { TeamNode } from './graph.ts';
-import { actorOf, TEAM_ACCESS, TeamMemberType } from './team.ts';
+} from '../../../services/teams.ts';
+import { builder } from '../../builder.ts';
+import { decodeNodeId, keyNumbers } from '../../node-ids.ts';
+import { teamById } from '../../node-loaders.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
+import { actorOf, TEAM_ACCESS, TeamMemberType, TeamType } from './node.ts';
 
 /**
  * Mutations of the teams of the org the request acts in and of their members, as the
@@ -16,19 +16,19 @@ import { actorOf, TEAM_ACCESS, TeamMemberType } from './team.ts';
  * tells org Admins, the team's Admins and others apart, as it does for REST.
  */
 
-const TeamPayload = nodePayload('TeamPayload', 'team', TeamNode, 'team');
+const TeamPayload = nodePayload('TeamPayload', 'team', TeamType, 'team');
 const TeamDeletePayload = deletePayload('TeamDeletePayload', 'deletedTeamId', 'team');
 
 const TeamMemberPayload = builder.objectRef<Payload<{ team: Team | null; member: TeamMember | null }>>('TeamMemberPayload').implement({
   description: 'The team and the membership as stored after the change, or why it did not change.',
   fields: (t) => ({
-    team: t.field({ type: TeamNode, nullable: true, description: 'The team (its `memberCount` and `members`); null when `userErrors` says why not.', resolve: (p) => p.team }),
+    team: t.field({ type: TeamType, nullable: true, description: 'The team (its `memberCount` and `members`); null when `userErrors` says why not.', resolve: (p) => p.team }),
     member: t.field({ type: TeamMemberType, nullable: true, description: 'The user\'s membership of the team; null when `userErrors` says why not.', resolve: (p) => p.member }),
     userErrors: t.field({ type: [UserErrorType], description: 'Why nothing changed, as REST\'s 4xx answer says; empty on success.', resolve: (p) => p.userErrors }),
   }),
 });
 
-const TeamMembersPayload = nodePayload('TeamMembersPayload', 'team', TeamNode, 'team, with its members,');
+const TeamMembersPayload = nodePayload('TeamMembersPayload', 'team', TeamType, 'team, with its members,');
 
 const TeamCreateInput = builder.inputType('TeamCreateInput', {
   description: 'A new team of the org the request acts in.',
@@ -58,7 +58,7 @@ const TeamMemberAddInput = builder.inputType('TeamMemberAddInput', {
 
 const TeamMemberUpdateInput = builder.inputType('TeamMemberUpdateInput', {
   description: 'A team member\'s new permission.',
-  fields: (t) => ({ permission: t.int({ required: true, description: permission }) }),
+  fields: (t) => ({ permission: t.int({ required: false, description: permission }) }),
 });
 
 const TeamMembersSetInput = builder.inputType('TeamMembersSetInput', {
@@ -69,7 +69,7 @@ const TeamMembersSetInput = builder.inputType('TeamMembersSetInput', {
   }),
 });
 
-const teamIdArg = 'The team\'s global id (`TeamNode.id`), in the org the request acts in.';
+const teamIdArg = 'The team\'s global id (`Team.id`), in the org the request acts in.';
 const userIdArg = 'The member: its `UserNode.id`, or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).';
 
 /** The user a user's or a membership's global id names; 0 (no user) for another type's id, or a membership of another org. */
@@ -84,8 +84,13 @@ function userOf(ctx: RequestContext, globalId: string | number): number {
 const readTeam = async (ctx: RequestContext, id: number) => ({ team: await teamById(ctx).load(id) });
 
 async function readMembership(ctx: RequestContext, teamId: number, userId: number) {
-  const [{ team }, members] = await Promise.all([readTeam(ctx, teamId), listTeamMembers(ctx.em, actorOf(ctx), teamId)]);
-  return { team, member: members.find((m) => m.userId === userId) ?? null };
+  // A team Admin who has just made itself a Member may no longer list the members: done, but not shown.
+  const members = listTeamMembers(ctx.em, actorOf(ctx), teamId).catch((error: unknown) => {
+    if (error instanceof CallerRefusal) return [];
+    throw error;
+  });
+  const [{ team }, list] = await Promise.all([readTeam(ctx, teamId), members]);
+  return { team, member: list.find((m) => m.userId === userId) ?? null };
 }
 
 const teamChange = (ctx: RequestContext, teamId: number, change: () => Promise<unknown>) =>
@@ -105,7 +110,7 @@ builder.mutationFields((t) => ({
     description: 'Renames a team and sets its e-mail, as `PUT /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.write },
     resolve: (_root, { id, input }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       return teamChange(ctx, teamId, () => updateTeam(ctx.em, actorOf(ctx), teamId, input));
     },
   }),
@@ -115,7 +120,7 @@ builder.mutationFields((t) => ({
     description: 'Deletes a team with its memberships and data source permissions, as `DELETE /api/teams/:teamId`. Org members of any role (`None` included) pass the gate (teams:delete); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.delete },
     resolve: (_root, { id }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       return remove(ctx, 'deletedTeamId', id, () => deleteTeam(ctx.em, actorOf(ctx), teamId));
     },
   }),
@@ -125,7 +130,7 @@ builder.mutationFields((t) => ({
     description: 'Adds a user (of any org) to a team, as `POST /api/teams/:teamId/members`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       const userId = userOf(ctx, input.userId);
       return mutate(ctx, () => addTeamMember(ctx.em, actorOf(ctx), teamId, userId, input.permission), () => readMembership(ctx, teamId, userId), { team: null, member: null });
     },
@@ -140,7 +145,7 @@ builder.mutationFields((t) => ({
     description: 'Changes a team member\'s permission, as `PUT /api/teams/:teamId/members/:userId`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, userId: user, input }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       const userId = userOf(ctx, user);
       return mutate(ctx, () => updateTeamMember(ctx.em, actorOf(ctx), teamId, userId, input.permission), () => readMembership(ctx, teamId, userId), { team: null, member: null });
     },
@@ -151,7 +156,7 @@ builder.mutationFields((t) => ({
     description: 'Removes a member from a team, as `DELETE /api/teams/:teamId/members/:userId`. Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, userId: user }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       const userId = userOf(ctx, user);
       return teamChange(ctx, teamId, () => removeTeamMember(ctx.em, actorOf(ctx), teamId, userId));
     },
@@ -163,7 +168,7 @@ builder.mutationFields((t) => ({
       + 'Org members of any role (`None` included) pass the gate (teams.permissions:write); then org Admins and the team\'s Admins.',
     extensions: { access: TEAM_ACCESS.membersWrite },
     resolve: (_root, { teamId: id, input }, ctx) => {
-      const teamId = rowId(id, 'TeamNode');
+      const teamId = rowId(id, 'Team');
       return teamChange(ctx, teamId, () => setTeamMemberships(ctx.em, actorOf(ctx), teamId, input));
     },
   }),

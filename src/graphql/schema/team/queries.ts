@@ -1,0 +1,57 @@
+import { isServerAdmin } from '../../../auth/access.ts';
+import { listTeamsOfOrg, searchTeams, teamsOfUser } from '../../../services/teams.ts';
+import { builder } from '../../builder.ts';
+import { OrganizationType } from '../organization.ts';
+import { actorOf, TEAM_ACCESS, TeamType } from './node.ts';
+
+/** The root fields of lists REST pages its own way (`page` and `perPage`, a total), and the lists of the REST-shaped org and user. */
+
+const TeamSearchType = builder.objectRef<Awaited<ReturnType<typeof searchTeams>>>('TeamSearch').implement({
+  description: 'A page of teams with the total of all pages.',
+  fields: (t) => ({
+    totalCount: t.exposeInt('totalCount', { description: 'Teams matching, on every page.' }),
+    teams: t.field({ type: [TeamType], description: 'This page\'s teams, by name.', resolve: (r) => r.teams }),
+    page: t.exposeInt('page', { description: 'The page, from 1.' }),
+    perPage: t.exposeInt('perPage', { description: 'The page size.' }),
+  }),
+});
+
+builder.objectField(OrganizationType, 'teams', (t) => t.field({
+  type: [TeamType],
+  description: 'The org\'s teams the caller may read: all of them for its Admins (and server admins), otherwise those it belongs to.',
+  resolve: (org, _args, ctx) => {
+    const caller = ctx.caller;
+    if (org.id === caller.orgId) return listTeamsOfOrg(ctx.em, actorOf(ctx));
+    return isServerAdmin(caller) ? listTeamsOfOrg(ctx.em, { orgId: org.id, orgRole: 'Admin', userId: caller.userId }) : [];
+  },
+}));
+
+builder.queryFields((t) => ({
+  teamSearch: t.field({
+    deprecationReason: 'Use `viewer.currentOrganization.teams`, a connection.',
+    type: TeamSearchType,
+    description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org members of any role (`None` included) (teams:read).',
+    args: {
+      query: t.arg.string({ description: 'Only teams whose name contains it, in any case.' }),
+      name: t.arg.string({ description: 'Only the team of exactly this name.' }),
+      page: t.arg.int({ description: 'From 1 (the default).' }),
+      perPage: t.arg.int({ description: 'Page size; 0 or absent means 1000.' }),
+    },
+    extensions: { access: TEAM_ACCESS.read },
+    resolve: (_root, args, ctx) => searchTeams(ctx.em, actorOf(ctx), args),
+  }),
+  viewerTeams: t.field({
+    type: [TeamType],
+    description: 'The signed-in user\'s teams in the org it acts in, as `GET /api/user/teams`. Signed-in users (Basic credentials; tokens are refused).',
+    extensions: { access: TEAM_ACCESS.mine },
+    resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
+  }),
+  userTeams: t.field({
+    deprecationReason: 'Use `teams` of a `UserNode`, a connection over every org.',
+    type: [TeamType],
+    args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
+    description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',
+    extensions: { access: TEAM_ACCESS.ofUser },
+    resolve: (_root, { id }, ctx) => teamsOfUser(ctx.em, ctx.orgId, id),
+  }),
+}));
