@@ -127,6 +127,11 @@ describe('global ids (pure)', () => {
     expect(decodeNodeId(encodeNodeId('OrganizationMember', '1:2'))).toEqual({ typename: 'OrganizationMember', id: '1:2' });
   });
 
+  it('reads ids encoded under a node type\'s former name as its type now', () => {
+    expect(decodeNodeId(encodeNodeId('DataSourceNode', 7))).toEqual({ typename: 'DataSource', id: '7' });
+    expect(decodeNodeId(encodeNodeId('TeamNode', 7))).toEqual({ typename: 'Team', id: '7' });
+  });
+
   it('encodes as Buffer does, whatever the prefix leaves over a group of three bytes', () => {
     for (const typename of [...NODE_TYPES, 'A', 'Ab', 'Abc']) {
       for (const key of [0, 7, 42, 999, 2_147_483_647, '12:345', 'é', '']) {
