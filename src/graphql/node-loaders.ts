@@ -1,7 +1,7 @@
 import type { RequestContext } from '../context.ts';
 import { listMembersOfOrgs, readMemberships, type OrgMember } from '../services/org-members.ts';
 import { getOrgs, type OrgDetails } from '../services/organizations.ts';
-import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccount } from '../services/service-accounts.ts';
+import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccountProfile } from '../services/service-accounts.ts';
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
 import { teamIdsOfUsers, teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
 import { orgActors, SEES, visibleOrNull } from './graph-access.ts';
@@ -38,7 +38,7 @@ export async function loadUsers(ctx: RequestContext, ids: readonly number[]): Pr
   return inOrder(ids, rows, (r) => r.id).map((u) => u ?? null);
 }
 
-export async function loadServiceAccounts(ctx: RequestContext, ids: readonly number[]): Promise<Array<ServiceAccount | null>> {
+export async function loadServiceAccounts(ctx: RequestContext, ids: readonly number[]): Promise<Array<ServiceAccountProfile | null>> {
   const rows = await readServiceAccounts(ctx.em, { ids: real([...ids]) });
   return visibleOrNull(ctx, inOrder(ids, rows, (r) => r.id), (sa) => SEES.serviceAccounts(ctx, sa.orgId));
 }

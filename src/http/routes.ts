@@ -24,6 +24,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { message } from '../rest/messages.ts';
+import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
@@ -104,7 +105,7 @@ fragment DataSourceFull on DataSource {
   id: databaseId uid orgId name type access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly
 }
 fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
-fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
+fragment ServiceAccountFields on ServiceAccount { id: databaseId name login orgId isDisabled role tokens: tokenCount }
 fragment UserProfileFields on UserProfile {
   id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
   isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
@@ -384,25 +385,40 @@ export const ROUTES: readonly Route[] = [
 
   // Service accounts and their tokens
   rest('POST', '/api/serviceaccounts', `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {
-    createServiceAccount(input: $input) { ...ServiceAccountFields } }`, { body: 'input', status: 201 }),
+    serviceAccountCreate(input: $input) { serviceAccount { ...ServiceAccountFields } userErrors { code message } } }`, {
+    body: 'input', status: 201, at: 'serviceAccountCreate.serviceAccount',
+  }),
   rest('GET', '/api/serviceaccounts/search', `query SearchServiceAccounts($query: String, $page: Int, $perPage: Int, $disabled: Boolean, $expiredTokens: Boolean) {
     serviceAccountSearch(query: $query, page: $page, perPage: $perPage, disabled: $disabled, expiredTokens: $expiredTokens) {
       totalCount serviceAccounts { ...ServiceAccountFields } page perPage } }`,
   { query: { query: 'query', page: 'page', perpage: 'perPage', disabled: 'disabled', expiredTokens: 'expiredTokens' } }),
-  rest('GET', '/api/serviceaccounts/:id', `query GetServiceAccount($id: Int!) { serviceAccount(id: $id) { ...ServiceAccountFields } }`),
-  // A Go map in the original: keys sorted.
-  rest('PATCH', '/api/serviceaccounts/:id', `mutation UpdateServiceAccount($id: Int!, $input: UpdateServiceAccountInput!) {
-    updateServiceAccount(id: $id, input: $input) {
-      id message name serviceaccount { id name login orgId isDisabled createdAt updatedAt role teams } } }`, { body: 'input' }),
-  rest('DELETE', '/api/serviceaccounts/:id', `mutation DeleteServiceAccount($id: Int!) {
-    deleteServiceAccount(id: $id) { message } }`),
+  rest('GET', '/api/serviceaccounts/:id', `query GetServiceAccount($id: Int!) { currentOrganization { serviceAccount(databaseId: $id) { ...ServiceAccountFields } } }`, {
+    at: 'currentOrganization.serviceAccount', missing: serviceAccountRefusal('id'), params: SERVICE_ACCOUNT_PARAMS,
+    doc: 'One service account of the caller\'s org, as `GET /api/serviceaccounts/:id`. Org Admins (serviceaccounts:read).',
+  }),
+  rest('PATCH', '/api/serviceaccounts/:id', `mutation UpdateServiceAccount($id: ID!, $input: UpdateServiceAccountInput!) {
+    serviceAccountUpdate(id: $id, input: $input) {
+      serviceAccount { id: databaseId name login orgId isDisabled createdAt updatedAt role } userErrors { code message } } }`, {
+    body: 'input', ids: { id: 'ServiceAccount' }, shape: SERVICE_ACCOUNT_UPDATED, params: SERVICE_ACCOUNT_PARAMS,
+  }),
+  rest('DELETE', '/api/serviceaccounts/:id', `mutation DeleteServiceAccount($id: ID!) {
+    serviceAccountDelete(id: $id) { userErrors { code message } } }`, {
+    ids: { id: 'ServiceAccount' }, shape: message(MESSAGES.serviceAccount.deleted), params: SERVICE_ACCOUNT_PARAMS,
+  }),
   rest('GET', '/api/serviceaccounts/:serviceAccountId/tokens', `query ListServiceAccountTokens($serviceAccountId: Int!) {
-    serviceAccountTokens(serviceAccountId: $serviceAccountId) {
-      id name created lastUsedAt expiration secondsUntilExpiration hasExpired isRevoked } }`),
-  rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', `mutation CreateServiceAccountToken($serviceAccountId: Int!, $input: CreateServiceAccountTokenInput!) {
-    createServiceAccountToken(serviceAccountId: $serviceAccountId, input: $input) { id name key } }`, { body: 'input' }),
-  rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', `mutation DeleteServiceAccountToken($serviceAccountId: Int!, $tokenId: Int!) {
-    deleteServiceAccountToken(serviceAccountId: $serviceAccountId, tokenId: $tokenId) { message } }`),
+    currentOrganization { serviceAccount(databaseId: $serviceAccountId) { tokens { nodes {
+      id: databaseId name created lastUsedAt expiration secondsUntilExpiration hasExpired isRevoked } } } } }`, {
+    at: 'currentOrganization.serviceAccount.tokens.nodes', missing: serviceAccountRefusal('serviceAccountId'), params: SERVICE_ACCOUNT_PARAMS,
+    doc: 'The tokens of a service account, by name, as `GET /api/serviceaccounts/:id/tokens`. Org Admins (serviceaccounts:read).',
+  }),
+  rest('POST', '/api/serviceaccounts/:serviceAccountId/tokens', `mutation CreateServiceAccountToken($serviceAccountId: ID!, $input: CreateServiceAccountTokenInput!) {
+    serviceAccountTokenCreate(serviceAccountId: $serviceAccountId, input: $input) { token { id: databaseId name } key userErrors { code message } } }`, {
+    body: 'input', ids: { serviceAccountId: 'ServiceAccount' }, shape: TOKEN_CREATED, params: SERVICE_ACCOUNT_PARAMS,
+  }),
+  rest('DELETE', '/api/serviceaccounts/:serviceAccountId/tokens/:tokenId', `mutation DeleteServiceAccountToken($serviceAccountId: ID!, $tokenId: ID!) {
+    serviceAccountTokenDelete(id: $tokenId, serviceAccountId: $serviceAccountId) { userErrors { code message } } }`, {
+    ids: { serviceAccountId: 'ServiceAccount', tokenId: 'ServiceAccountToken' }, shape: message(MESSAGES.serviceAccount.tokenDeleted), params: SERVICE_ACCOUNT_PARAMS,
+  }),
 
   // Users: server admins; the signed-in user's own routes (users only: tokens act for an org)
   rest('GET', '/api/users', `query SearchUsers($query: String, $page: Int, $perPage: Int) {

@@ -39,7 +39,7 @@ export interface ServiceAccountProfile extends ServiceAccount {
 /** One page of a search, and how many accounts matched in all. */
 export interface ServiceAccountPage {
   totalCount: number;
-  serviceAccounts: ServiceAccount[];
+  serviceAccounts: ServiceAccountProfile[];
   page: number;
   perPage: number;
 }
@@ -122,18 +122,20 @@ async function findServiceAccounts(em: EntityManager, orgId: number, id: number 
  * Service accounts of several orgs (`orgIds`), or those of `ids` in any org, in one statement,
  * each org's ordered as `listServiceAccounts` orders them.
  */
-export async function readServiceAccounts(em: EntityManager, by: { orgIds: readonly number[] } | { ids: readonly number[] }): Promise<ServiceAccount[]> {
+export async function readServiceAccounts(em: EntityManager, by: { orgIds: readonly number[] } | { ids: readonly number[] }): Promise<ServiceAccountProfile[]> {
   const keys = 'orgIds' in by ? by.orgIds : by.ids;
   if (keys.length === 0) return [];
-  const rows = await em.execute<Array<{ id: number; org_id: number; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
-    `select u.id, ou.org_id, u.name, u.login, u.is_disabled, ou.role,
+  const rows = await em.execute<Array<{ id: number; org_id: number; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string; created: Date; updated: Date }>>(
+    `select u.id, ou.org_id, u.name, u.login, u.is_disabled, ou.role, u.created, u.updated,
             (select count(*) from api_key k where k.service_account_id = u.id) as tokens
        from "user" u join org_user ou on ou.user_id = u.id
       where u.is_service_account and ${'orgIds' in by ? 'ou.org_id' : 'u.id'} = any(string_to_array(?, ',')::int[])
       order by lower(u.name), u.id`,
     [keys.join(',')],
   );
-  return rows.map((r) => ({ id: r.id, name: r.name, login: r.login, orgId: r.org_id, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
+  return rows.map((r) => ({
+    id: r.id, name: r.name, login: r.login, orgId: r.org_id, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens), createdAt: r.created, updatedAt: r.updated,
+  }));
 }
 
 export function listServiceAccounts(em: EntityManager, orgId: number): Promise<ServiceAccount[]> {
@@ -150,16 +152,16 @@ export async function searchServiceAccounts(em: EntityManager, orgId: number, se
   const query = search.query ?? '';
   assertStorableText(query, 'query', MAX_NAME_LENGTH);
   const pattern = containsPattern(query);
-  const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string }>>(
+  const rows = await em.execute<Array<{ total: string; id: number | null; name: string; login: string; is_disabled: boolean; role: BasicRole; tokens: string; created: Date; updated: Date }>>(
     `with matched as (
-       select u.id, u.name, u.login, u.email, u.is_disabled, ou.role
+       select u.id, u.name, u.login, u.email, u.is_disabled, ou.role, u.created, u.updated
          from "user" u join org_user ou on ou.user_id = u.id and ou.org_id = ?
         where u.is_service_account
           and (? = '' or u.email ilike ? or u.name ilike ? or u.login ilike ?)
           and (not ? or u.is_disabled)
           and (not ? or exists (select 1 from api_key k where k.service_account_id = u.id and k.expires < now()))
      )
-     select t.total, p.id, p.name, p.login, p.is_disabled, p.role,
+     select t.total, p.id, p.name, p.login, p.is_disabled, p.role, p.created, p.updated,
             (select count(*) from api_key k where k.service_account_id = p.id) as tokens
        from (select count(*) as total from matched) t
        left join lateral (
@@ -170,7 +172,7 @@ export async function searchServiceAccounts(em: EntityManager, orgId: number, se
   );
   const serviceAccounts = rows
     .filter((r) => r.id !== null)
-    .map((r) => ({ id: r.id!, name: r.name, login: r.login, orgId, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens) }));
+    .map((r) => ({ id: r.id!, name: r.name, login: r.login, orgId, isDisabled: r.is_disabled, role: r.role, tokens: Number(r.tokens), createdAt: r.created, updatedAt: r.updated }));
   return { totalCount: Number(rows[0]?.total ?? 0), serviceAccounts, page, perPage };
 }
 

@@ -185,9 +185,10 @@ describe('service account tokens', () => {
   });
 
   it('stop working while the account is disabled, and again once it is enabled', async () => {
+    const node = (await gql(first, `{ currentOrganization { serviceAccount(databaseId: ${accountId}) { id } } }`)).body.data!.currentOrganization.serviceAccount.id;
     const disable = (isDisabled: boolean) =>
-      gql(first, 'mutation($id: Int!, $d: Boolean!) { setServiceAccountDisabled(id: $id, isDisabled: $d) { isDisabled } }', { id: accountId, d: isDisabled });
-    expect((await disable(true)).body.data).toEqual({ setServiceAccountDisabled: { isDisabled: true } });
+      gql(first, `mutation($id: ID!) { ${isDisabled ? 'serviceAccountDisable' : 'serviceAccountEnable'}(id: $id) { serviceAccount { isDisabled } userErrors { message } } }`, { id: node });
+    expect((await disable(true)).body.data).toEqual({ serviceAccountDisable: { serviceAccount: { isDisabled: true }, userErrors: [] } });
     const refused = await read(second, `Bearer ${token.key}`);
     expect({ status: refused.status, body: refused.body }).toEqual({ status: 401, body: authError('Unauthorized', 'identity.disabled') });
     await disable(false);
@@ -209,16 +210,22 @@ describe('service account tokens', () => {
   });
 
   it('are served over GraphQL too', async () => {
-    const created = await gql(first, 'mutation($id: Int!) { createServiceAccountToken(serviceAccountId: $id, input: { name: "gql-token" }) { id name key } }', { id: accountId });
-    const minted = created.body.data!.createServiceAccountToken;
+    const account = (await gql(first, `{ currentOrganization { serviceAccount(databaseId: ${accountId}) { id } } }`)).body.data!.currentOrganization.serviceAccount.id;
+    const created = await gql(first, 'mutation($id: ID!) { serviceAccountTokenCreate(serviceAccountId: $id, input: { name: "gql-token" }) { token { id name } key } }', { id: account });
+    const minted = created.body.data!.serviceAccountTokenCreate;
     expect(minted.key).toMatch(/^glsa_/);
     expect((await read(second, `Bearer ${minted.key}`)).status).toBe(200);
-    const listed = await gql(first, 'query($id: Int!) { serviceAccountTokens(serviceAccountId: $id) { name } }', { id: accountId });
-    expect(listed.body.data!.serviceAccountTokens.map((t: { name: string }) => t.name)).toContain('gql-token');
-    const accounts = await gql(first, '{ serviceAccounts { login tokens } }');
-    expect(accounts.body.data!.serviceAccounts).toContainEqual({ login: 'sa-1-my-ci-bot', tokens: 4 });
-    const removed = await gql(first, 'mutation($a: Int!, $t: Int!) { deleteServiceAccountToken(serviceAccountId: $a, tokenId: $t) { message } }', { a: accountId, t: minted.id });
-    expect(removed.body.data).toEqual({ deleteServiceAccountToken: { message: 'Service account token deleted' } });
+    const listed = await gql(first, 'query($id: ID!) { node(id: $id) { ... on ServiceAccount { tokens { nodes { name } } } } }', { id: account });
+    expect(listed.body.data!.node.tokens.nodes.map((t: { name: string }) => t.name)).toContain('gql-token');
+    const accounts = await gql(first, '{ currentOrganization { serviceAccounts { nodes { login tokenCount } } } }');
+    expect(accounts.body.data!.currentOrganization.serviceAccounts.nodes).toContainEqual({ login: 'sa-1-my-ci-bot', tokenCount: 4 });
+    // The path's account guards the deletion as REST's does: another account's token is not found.
+    const other = (await call(first, 'POST', '/api/serviceaccounts', { body: { name: 'not-the-owner' } })).body.id;
+    const otherNode = (await gql(first, `{ currentOrganization { serviceAccount(databaseId: ${other}) { id } } }`)).body.data!.currentOrganization.serviceAccount.id;
+    const remove = (serviceAccountId: string) => gql(first, 'mutation($t: ID!, $a: ID) { serviceAccountTokenDelete(id: $t, serviceAccountId: $a) { deletedServiceAccountTokenId userErrors { message } } }', { t: minted.token.id, a: serviceAccountId });
+    expect((await remove(otherNode)).body.data).toEqual({ serviceAccountTokenDelete: { deletedServiceAccountTokenId: null, userErrors: [{ message: 'Failed to delete service account token' }] } });
+    expect((await read(second, `Bearer ${minted.key}`)).status).toBe(200);
+    expect((await remove(account)).body.data).toEqual({ serviceAccountTokenDelete: { deletedServiceAccountTokenId: minted.token.id, userErrors: [] } });
     expect((await read(second, `Bearer ${minted.key}`)).status).toBe(401);
   });
 });

@@ -131,8 +131,9 @@ describe('PATCH /api/serviceaccounts/:id', () => {
   });
 
   it('updates over GraphQL too', async () => {
-    const res = await gql(first, 'mutation($id: Int!) { updateServiceAccount(id: $id, input: { role: "Admin" }) { message serviceaccount { role } } }', { id });
-    expect(res.body.data).toEqual({ updateServiceAccount: { message: 'Service account updated', serviceaccount: { role: 'Admin' } } });
+    const node = (await gql(first, `{ currentOrganization { serviceAccount(databaseId: ${id}) { id } } }`)).body.data.currentOrganization.serviceAccount.id;
+    const res = await gql(first, 'mutation($id: ID!) { serviceAccountUpdate(id: $id, input: { role: "Admin" }) { serviceAccount { databaseId role } userErrors { message } } }', { id: node });
+    expect(res.body.data).toEqual({ serviceAccountUpdate: { serviceAccount: { databaseId: id, role: 'Admin' }, userErrors: [] } });
   });
 });
 

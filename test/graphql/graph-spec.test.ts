@@ -74,7 +74,7 @@ describe('GraphQL Cursor Connections', () => {
   it('pages every field returning a connection with first/after and last/before, each described', () => {
     const fields: Array<[string, GraphQLField<unknown, unknown>]> = objects.flatMap((t) => Object.values(t.getFields()).map((f) => [t.name, f] as [string, GraphQLField<unknown, unknown>]));
     const paged = fields.filter(([, f]) => getNamedType(f.type).name.endsWith('Connection'));
-    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['OrganizationNode.dataSources', 'OrganizationNode.members', 'OrganizationNode.serviceAccounts', 'OrganizationNode.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccountNode.organizations', 'ServiceAccountNode.tokens', 'UserNode.organizations', 'UserNode.teams']);
+    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['OrganizationNode.dataSources', 'OrganizationNode.members', 'OrganizationNode.serviceAccounts', 'OrganizationNode.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccount.organizations', 'ServiceAccount.tokens', 'UserNode.organizations', 'UserNode.teams']);
     for (const [owner, field] of paged) {
       const args = Object.fromEntries(field.args.map((a) => [a.name, print(a.type)]));
       expect({ field: `${owner}.${field.name}`, ...args }).toMatchObject({ field: `${owner}.${field.name}`, first: 'Int', after: 'String', last: 'Int', before: 'String' });
@@ -130,6 +130,8 @@ describe('global ids (pure)', () => {
   it('reads ids encoded under a node type\'s former name as its type now', () => {
     expect(decodeNodeId(encodeNodeId('DataSourceNode', 7))).toEqual({ typename: 'DataSource', id: '7' });
     expect(decodeNodeId(encodeNodeId('TeamNode', 7))).toEqual({ typename: 'Team', id: '7' });
+    expect(decodeNodeId(encodeNodeId('ServiceAccountNode', 7))).toEqual({ typename: 'ServiceAccount', id: '7' });
+    expect(decodeNodeId(encodeNodeId('ServiceAccountTokenNode', 7))).toEqual({ typename: 'ServiceAccountToken', id: '7' });
   });
 
   it('encodes as Buffer does, whatever the prefix leaves over a group of three bytes', () => {

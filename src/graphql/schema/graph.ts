@@ -2,20 +2,18 @@ import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import type { OrgMember } from '../../services/org-members.ts';
 import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
-import { readServiceAccounts, type OwnedServiceAccountToken, type ServiceAccount } from '../../services/service-accounts.ts';
+import { readServiceAccounts, type ServiceAccount } from '../../services/service-accounts.ts';
 import { getUserProfiles, listUserProfiles, type UserProfile } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
 import { SEES } from '../graph-access.ts';
 import {
-  loadServiceAccountTokens, membersOfOrg, orgById, orgsOfUser, serviceAccountById,
-  serviceAccountsOfOrg, tokensOfServiceAccount, userById,
+  membersOfOrg, orgById, orgsOfUser, userById,
 } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { connection, totalCount } from './connections.ts';
 import { selectsOnly } from '../selection.ts';
 import { ORG_ACCESS, OrgMemberType } from './organization.ts';
-import { serviceAccountFields, serviceAccountTokenFields } from './service-account.ts';
 import { avatarOf, userProfileFields } from './user-profile.ts';
 
 /**
@@ -27,11 +25,11 @@ import { avatarOf, userProfileFields } from './user-profile.ts';
 
 export const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
 
-/** A relationship's list, or null when the caller may not see it; filtered, then paged. */
-export async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, items: () => Promise<readonly T[]>, args: PageArgs, keep?: (item: T) => boolean) {
+/** A relationship's list, or null when the caller may not see it; filtered, then paged (whole, for a REST row's answer). */
+export async function pageIf<T>(allowed: Promise<boolean> | boolean, list: string, items: () => Promise<readonly T[]>, args: PageArgs, keep?: (item: T) => boolean, whole = false) {
   if (!(await allowed)) return null;
   const all = await items();
-  return pageOf(list, keep ? all.filter(keep) : all, args);
+  return pageOf(list, keep ? all.filter(keep) : all, args, whole);
 }
 
 /**
@@ -51,7 +49,7 @@ class CallerRef {
 /** Fields of an actor answered from a CallerRef; any other field needs the row. */
 const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization', 'preferences']);
 /** Fields of an org answered from its id alone; any other field needs the row. */
-const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'team', 'members', 'serviceAccounts']);
+const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'team', 'members', 'serviceAccounts', 'serviceAccount']);
 
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
 export type Actor = UserProfile | ServiceAccount;
@@ -81,38 +79,11 @@ export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'),
   }),
 });
 
-export const ServiceAccountNode = builder.node(builder.objectRef<ServiceAccount>('ServiceAccountNode'), {
-  description: 'A non-human identity in one org; it authenticates with its tokens. Seen by its org\'s Admins (serviceaccounts:read), and as `viewer` by its own tokens.',
-  interfaces: [ActorInterface],
-  id: nodeKey((sa) => sa.id),
-  loadMany: (keys, ctx) => Promise.all(keys.map((key) => serviceAccountById(ctx).load(Number(key)))),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id`).' }),
-    ...serviceAccountFieldsButCount(t),
-    tokenCount: t.exposeInt('tokens', { description: 'Number of tokens (`tokens` lists them).' }),
-  }),
-});
 
-/** The REST shape's `tokens` is a count; the node's `tokens` is the connection of them. */
-function serviceAccountFieldsButCount(t: Parameters<typeof serviceAccountFields>[0]) {
-  const { tokens: _count, ...fields } = serviceAccountFields(t);
-  return fields;
-}
 
-export const ServiceAccountTokenNode = builder.node(builder.objectRef<OwnedServiceAccountToken>('ServiceAccountTokenNode'), {
-  description: 'A token of a service account (its secret is never shown again). Seen by its org\'s Admins (serviceaccounts:read).',
-  id: nodeKey((token) => token.id),
-  loadMany: (keys, ctx) => loadServiceAccountTokens(ctx, keys.map(Number)),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/serviceaccounts/:id/tokens/:tokenId`).' }),
-    ...serviceAccountTokenFields(t),
-  }),
-});
 
 
 const OrganizationMemberConnection = connection('OrganizationMemberConnection', OrgMemberType, 'org members');
-const ServiceAccountConnection = connection('ServiceAccountConnection', ServiceAccountNode, 'service accounts');
-const ServiceAccountTokenConnection = connection('ServiceAccountTokenConnection', ServiceAccountTokenNode, 'service account tokens');
 const UserConnection = connection('UserConnection', UserNode, 'users');
 const OrganizationConnection = connection('OrganizationConnection', OrganizationNode, 'orgs');
 
@@ -142,14 +113,6 @@ builder.objectFields(OrganizationNode, (t) => ({
     resolve: (org, args, ctx) => pageIf(SEES.members(ctx, org.id), 'Organization.members', () => membersOfOrg(ctx).load(org.id), args,
       (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query)),
   }, OrganizationMemberConnection),
-  serviceAccounts: t.connection({
-    type: ServiceAccountNode,
-    nullable: true,
-    description: 'Its service accounts by name. Its Admins (serviceaccounts:read); null for anyone else.',
-    args: { query: t.arg.string({ required: false, description: 'Only accounts whose name or login contains it, in any case.' }) },
-    resolve: (org, args, ctx) => pageIf(SEES.serviceAccounts(ctx, org.id), 'Organization.serviceAccounts', () => serviceAccountsOfOrg(ctx).load(org.id), args,
-      (sa) => !args.query || contains(sa.name, args.query) || contains(sa.login, args.query)),
-  }, ServiceAccountConnection),
 }));
 
 
@@ -168,33 +131,11 @@ builder.objectFields(OrgMemberType, (t) => ({
   }),
 }));
 
-builder.objectFields(ServiceAccountNode, (t) => ({
-  organization: t.field({
-    type: OrganizationNode,
-    nullable: true,
-    description: 'The one org the account belongs to.',
-    resolve: (sa, _args, ctx) => orgById(ctx).load(sa.orgId),
-  }),
-  tokens: t.connection({
-    type: ServiceAccountTokenNode,
-    nullable: true,
-    description: 'Its tokens by name. Its org\'s Admins (serviceaccounts:read); null for anyone else, the account itself included.',
-    resolve: (sa, args, ctx) => pageIf(SEES.serviceAccounts(ctx, sa.orgId), 'ServiceAccount.tokens', () => tokensOfServiceAccount(ctx).load(sa.id), args),
-  }, ServiceAccountTokenConnection),
-}));
 
-builder.objectFields(ServiceAccountTokenNode, (t) => ({
-  serviceAccount: t.field({
-    type: ServiceAccountNode,
-    nullable: true,
-    description: 'The account the token authenticates as.',
-    resolve: (token, _args, ctx) => serviceAccountById(ctx).load(token.serviceAccountId),
-  }),
-}));
 
 ActorInterface.implement({
   description: 'Who is calling: a user (Basic credentials) or a service account (one of its tokens). Legacy org API keys have no actor.',
-  resolveType: (a) => (isUser(a) ? 'UserNode' : 'ServiceAccountNode'),
+  resolveType: (a) => (isUser(a) ? 'UserNode' : 'ServiceAccount'),
   interfaces: [builder.nodeInterfaceRef()],
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Its numeric id (users and service accounts share one sequence).' }),

@@ -197,7 +197,7 @@ describe('service accounts and their tokens', () => {
       token { id name serviceAccount { id } } key serviceAccount { tokenCount } userErrors { message code } } }`;
     const made = (await ok(tokenCreate, { id, name: 'mut-token' })).serviceAccountTokenCreate;
     expect(made).toEqual({ token: { id: expect.any(String), name: 'mut-token', serviceAccount: { id } }, key: expect.stringMatching(/^glsa_/), serviceAccount: { tokenCount: 1 }, userErrors: [] });
-    expect(await nodeOf(made.token.id, '... on ServiceAccountTokenNode { name }')).toEqual({ name: 'mut-token' });
+    expect(await nodeOf(made.token.id, '... on ServiceAccountToken { name }')).toEqual({ name: 'mut-token' });
     expect((await ok(tokenCreate, { id, name: 'mut-token' })).serviceAccountTokenCreate)
       .toEqual({ token: null, key: null, serviceAccount: null, userErrors: [{ message: 'service account token with given name already exists in the organization', code: 'CONFLICT' }] });
     const bearer = `Bearer ${made.key}`;

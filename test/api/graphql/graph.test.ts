@@ -151,8 +151,8 @@ describe('relationships', () => {
       { login: 'graph-vic', role: 'Viewer', user: { login: 'graph-vic' }, organization: { name: 'Main Org.' } },
     ]);
     // The token's own service account is its viewer; an org Editor reads no service accounts.
-    const bySa = await ok('{ viewer { __typename login ... on ServiceAccountNode { role } organizations { edges { role node { name } } } currentOrganization { name serviceAccounts { totalCount } } } }', {}, `Bearer ${token.key}`);
-    expect(bySa.viewer).toEqual({ __typename: 'ServiceAccountNode', login: 'sa-1-graph-sa', role: 'Editor', organizations: { edges: [{ role: 'Editor', node: { name: 'Main Org.' } }] }, currentOrganization: { name: 'Main Org.', serviceAccounts: null } });
+    const bySa = await ok('{ viewer { __typename login ... on ServiceAccount { role } organizations { edges { role node { name } } } currentOrganization { name serviceAccounts { totalCount } } } }', {}, `Bearer ${token.key}`);
+    expect(bySa.viewer).toEqual({ __typename: 'ServiceAccount', login: 'sa-1-graph-sa', role: 'Editor', organizations: { edges: [{ role: 'Editor', node: { name: 'Main Org.' } }] }, currentOrganization: { name: 'Main Org.', serviceAccounts: null } });
     // Ann sees her own orgs and roles; a member's user is null unless it is herself.
     const ann = await ok('{ viewer { ... on UserNode { organizations { edges { role node { name members { nodes { login user { login } } } } } } } } }', {}, ANN);
     expect(ann.viewer.organizations.edges).toEqual([

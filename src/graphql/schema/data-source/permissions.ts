@@ -97,7 +97,7 @@ const PermissionsPayload = builder.objectRef<Payload<{ dataSource: DataSourceNod
 function userRowId(globalId: string | number): number {
   const { typename, id } = decodeNodeId(String(globalId));
   const [n] = keyNumbers(id);
-  return (typename === 'UserNode' || typename === 'ServiceAccountNode') && n !== undefined && fitsInt4(n) && !id.includes(':') ? n : -1;
+  return (typename === 'UserNode' || typename === 'ServiceAccount') && n !== undefined && fitsInt4(n) && !id.includes(':') ? n : -1;
 }
 
 /** One grant of the input, as the service takes it: ids given that name nothing are still given (and refused as unknown). */
