@@ -116,6 +116,9 @@ export function fitsInt4(n: number): boolean {
   return Number.isSafeInteger(n) && Math.abs(n) <= 2_147_483_647;
 }
 
+/** Whether a number can be a row's id: positive and within int4 (any other names no row). */
+export const isRowId = (n: number): boolean => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647;
+
 type KeyOf<T> = (obj: T) => bigint | number | string;
 
 /** A node type's `id` option: its key, also kept in the field's extensions for `resolveGlobalIdsInPlace`. */

@@ -5,7 +5,7 @@ import { typeName } from '../../../services/data-source-types.ts';
 import { orgActors } from '../../access.ts';
 import { builder } from '../../builder.ts';
 import { perRequestGroups } from '../../loaders.ts';
-import { encodeNodeId, heldNodeId, keyNumbers } from '../../node-ids.ts';
+import { encodeNodeId, heldNodeId, isRowId, keyNumbers } from '../../node-ids.ts';
 import { orgById } from '../../node-loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
@@ -92,7 +92,6 @@ export class DataSourceNode {
 }
 
 /** A database id as the tables hold it (int4); anything else names nothing. */
-const isRowId = (n: number) => Number.isSafeInteger(n) && n > 0 && n <= 2_147_483_647;
 
 /** Data sources by global id key, in the order asked: null where none is, or the caller may not read it. */
 export async function loadDataSources(ctx: RequestContext, keys: readonly string[]): Promise<Array<DataSourceNode | null>> {

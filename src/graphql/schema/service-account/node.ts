@@ -2,7 +2,7 @@ import { orgRole } from '../../../auth/access.ts';
 import { type OwnedServiceAccountToken, type ServiceAccountProfile } from '../../../services/service-accounts.ts';
 import { builder } from '../../builder.ts';
 import { SEES } from '../../graph-access.ts';
-import { fitsInt4, nodeKey } from '../../node-ids.ts';
+import { isRowId, nodeKey } from '../../node-ids.ts';
 import { loadServiceAccountTokens, orgById, serviceAccountById, serviceAccountsOfOrg, tokensOfServiceAccount } from '../../node-loaders.ts';
 import { connection } from '../connections.ts';
 import { ActorInterface, contains, OrganizationNode, pageIf } from '../graph.ts';
@@ -103,7 +103,7 @@ builder.objectFields(OrganizationNode, (t) => ({
     extensions: { access: SERVICE_ACCOUNT_ACCESS.read },
     args: { databaseId: t.arg.int({ required: true, description: 'The account\'s numeric id.' }) },
     resolve: async (org, { databaseId }, ctx) => {
-      if (!fitsInt4(databaseId) || databaseId < 1) return null;
+      if (!isRowId(databaseId)) return null;
       const account = await serviceAccountById(ctx).load(databaseId);
       return account?.orgId === org.id ? account : null;
     },

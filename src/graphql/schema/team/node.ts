@@ -3,7 +3,7 @@ import type { RequestContext } from '../../../context.ts';
 import { listTeamMembers, teamsByIds, type Team, type TeamActor, type TeamMember } from '../../../services/teams.ts';
 import { builder } from '../../builder.ts';
 import { orgActors, SEES } from '../../graph-access.ts';
-import { encodeNodeId, fitsInt4, nodeKey } from '../../node-ids.ts';
+import { encodeNodeId, isRowId, nodeKey } from '../../node-ids.ts';
 import { orgById, teamById, teamIdsOfUser, teamsOfOrg } from '../../node-loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
@@ -101,7 +101,7 @@ builder.objectFields(OrganizationNode, (t) => ({
     extensions: { access: TEAM_ACCESS.read },
     args: { databaseId: t.arg.int({ required: true, description: 'The team\'s numeric id.' }) },
     resolve: async (org, { databaseId }, ctx) => {
-      if (!fitsInt4(databaseId) || databaseId < 1) return null;
+      if (!isRowId(databaseId)) return null;
       const [team] = await teamsByIds(ctx.em, [databaseId], await orgActors(ctx, [org.id]));
       return team ?? null;
     },
