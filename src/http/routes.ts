@@ -277,7 +277,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('POST', '/api/access-control/datasources/:uid/users/:userId', `mutation SetDataSourceUserPermission($uid: String!, $userId: ID!, $permission: String) {
     dataSourcePermissionSet(uid: $uid, input: { userId: $userId, permission: $permission }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { userId: 'UserNode' }, shape: PERMISSION_SET,
+    body: 'variables', ids: { userId: 'User' }, shape: PERMISSION_SET,
     doc: `Grants a user a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/users/:userId\`. ${PERMISSIONS_RULE.write}`,
     params: { uid: DS_PARAMS.uid, userId: 'A user (or service account) of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
   }),

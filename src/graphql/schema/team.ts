@@ -9,7 +9,7 @@ import {
 } from '../../services/teams.ts';
 import { MessageType } from './message.ts';
 import { OrganizationType } from './organization.ts';
-import { avatarOf } from './user-profile.ts';
+import { avatarOf } from './user/profile.ts';
 
 /**
  * Who may call each root field; REST rows running these fields declare the same rules. Every
@@ -66,7 +66,7 @@ export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implem
     permission: t.exposeInt('permission', { description: '0 Member, 4 Admin.' }),
     organizationMemberId: t.id({
       nullable: true,
-      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`UserNode.id` names it then).',
+      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`User.id` names it then).',
       resolve: (m) => (m.orgMember ? encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`) : null),
     }),
     isOrganizationMember: t.exposeBoolean('orgMember', {
@@ -151,7 +151,7 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
   }),
   userTeams: t.field({
-    deprecationReason: 'Use `teams` of a `UserNode`, a connection over every org.',
+    deprecationReason: 'Use `teams` of a `User`, a connection over every org.',
     type: [TeamType],
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
     description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',

@@ -1,13 +1,13 @@
-import { builder, type FieldsOf } from '../builder.ts';
-import { serverAdmin, serverAdminFor, signedInUser } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { MESSAGES } from '../../errors/messages.ts';
+import { builder, type FieldsOf } from '../../builder.ts';
+import { serverAdmin, serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import type { RequestContext } from '../../../context.ts';
+import { MESSAGES } from '../../../errors/messages.ts';
 import {
   ageOf, avatarUrl, changeOwnPassword, getUserProfile, lookupUserProfile, searchUsers, setCurrentOrg,
   updateUser, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
-} from '../../services/user-profiles.ts';
-import { setUserDisabled } from '../../services/users.ts';
-import { MessageType } from './message.ts';
+} from '../../../services/user-profiles.ts';
+import { setUserDisabled } from '../../../services/users.ts';
+import { MessageType } from '../message.ts';
 
 /** Who may call each root field; REST rows running these fields declare the same rules. */
 const USER_ACCESS = {
@@ -127,7 +127,7 @@ builder.queryFields((t) => {
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
     user: t.field({
-      deprecationReason: 'Use `node(id:)` with a `UserNode` id.',
+      deprecationReason: 'Use `node(id:)` with a `User` id.',
       type: UserProfileType,
       args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
       description: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
@@ -142,7 +142,7 @@ builder.queryFields((t) => {
       resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
     }),
     userOrganizations: t.field({
-      deprecationReason: 'Use `organizations` of a `UserNode`, a connection with the role on each edge.',
+      deprecationReason: 'Use `organizations` of a `User`, a connection with the role on each edge.',
       type: [UserOrgType],
       args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
       description: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
@@ -152,7 +152,7 @@ builder.queryFields((t) => {
     viewerProfile: t.field({
       type: UserProfileType,
       description: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
-      deprecationReason: 'Use `viewer` (a `UserNode` for users).',
+      deprecationReason: 'Use `viewer` (a `User` for users).',
       extensions: { access: self },
       resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
     }),
@@ -171,7 +171,7 @@ const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
 
 builder.mutationFields((t) => ({
   updateUser: t.field({
-    deprecationReason: 'Use `userUpdate` with a `UserNode` id.',
+    deprecationReason: 'Use `userUpdate` with a `User` id.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }), input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
     description: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
@@ -219,7 +219,7 @@ builder.mutationFields((t) => ({
     },
   }),
   switchUserOrganization: t.field({
-    deprecationReason: 'Use `userOrganizationSwitch` with `UserNode` and `OrganizationNode` ids.',
+    deprecationReason: 'Use `userOrganizationSwitch` with `User` and `OrganizationNode` ids.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
     description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
@@ -231,7 +231,7 @@ builder.mutationFields((t) => ({
     },
   }),
   adminDisableUser: t.field({
-    deprecationReason: 'Use `userDisable` with a `UserNode` id.',
+    deprecationReason: 'Use `userDisable` with a `User` id.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }) },
     description: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
@@ -242,7 +242,7 @@ builder.mutationFields((t) => ({
     },
   }),
   adminEnableUser: t.field({
-    deprecationReason: 'Use `userEnable` with a `UserNode` id.',
+    deprecationReason: 'Use `userEnable` with a `User` id.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }) },
     description: 'Enables a disabled user again, as `POST /api/admin/users/:id/enable`. Server admins only (Basic credentials).',

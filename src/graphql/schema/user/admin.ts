@@ -1,9 +1,9 @@
-import { builder } from '../builder.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { MessageType } from './message.ts';
-import { serverAdmin } from '../../auth/access.ts';
-import { badRequest } from '../../errors/domain.ts';
-import { createUser, deleteUser, updatePassword, updatePermissions } from '../../services/users.ts';
+import { builder } from '../../builder.ts';
+import { MESSAGES } from '../../../errors/messages.ts';
+import { MessageType } from '../message.ts';
+import { serverAdmin } from '../../../auth/access.ts';
+import { badRequest } from '../../../errors/domain.ts';
+import { createUser, deleteUser, updatePassword, updatePermissions } from '../../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -37,7 +37,7 @@ builder.mutationFields((t) => ({
     },
   }),
   adminUpdateUserPassword: t.field({
-    deprecationReason: 'Use `userPasswordUpdate` with a `UserNode` id.',
+    deprecationReason: 'Use `userPasswordUpdate` with a `User` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: {
@@ -51,7 +51,7 @@ builder.mutationFields((t) => ({
     },
   }),
   adminUpdateUserPermissions: t.field({
-    deprecationReason: 'Use `userPermissionsUpdate` with a `UserNode` id.',
+    deprecationReason: 'Use `userPermissionsUpdate` with a `User` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: {
@@ -69,7 +69,7 @@ builder.mutationFields((t) => ({
     },
   }),
   adminDeleteUser: t.field({
-    deprecationReason: 'Use `userDelete` with a `UserNode` id.',
+    deprecationReason: 'Use `userDelete` with a `User` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
