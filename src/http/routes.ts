@@ -24,6 +24,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ID } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -348,7 +349,10 @@ export const ROUTES: readonly Route[] = [
     adminUpdateUserPassword(id: $id, password: $password) { message } }`, { body: 'variables' }),
   rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
     adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
+  rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_DELETED, params: { id: USER_ID },
+    doc: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
+  }),
   rest('POST', '/api/admin/pause-all-alerts', `mutation PauseAllAlerts($paused: Boolean) {
     pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
   rest('POST', '/api/admin/provisioning/datasources/reload', `mutation ReloadDataSourceProvisioning {
@@ -410,8 +414,14 @@ export const ROUTES: readonly Route[] = [
     updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
   rest('PATCH', '/api/user/preferences', `mutation PatchUserPreferences($input: PreferencesInput!) {
     patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
-  rest('POST', '/api/admin/users/:id/enable', `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: ID!) { userDisable(id: $id) { userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_DISABLED, params: { id: USER_ID },
+    doc: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. '
+      + 'The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
+  }),
+  rest('POST', '/api/admin/users/:id/enable', `mutation AdminEnableUser($id: ID!) { userEnable(id: $id) { userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_ENABLED, params: { id: USER_ID },
+  }),
 
   // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
   // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.

@@ -3,7 +3,7 @@ import { MESSAGES } from '../../../errors/messages.ts';
 import { MessageType } from '../message.ts';
 import { serverAdmin } from '../../../auth/access.ts';
 import { badRequest } from '../../../errors/domain.ts';
-import { createUser, deleteUser, updatePassword, updatePermissions } from '../../../services/users.ts';
+import { createUser, updatePassword, updatePermissions } from '../../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -66,17 +66,6 @@ builder.mutationFields((t) => ({
       if (isAdmin == null) throw badRequest();
       await updatePermissions(ctx.em, args.id, isAdmin);
       return { message: MESSAGES.user.permissionsUpdated };
-    },
-  }),
-  adminDeleteUser: t.field({
-    deprecationReason: 'Use `userDelete` with a `User` id.',
-    extensions: { access: serverAdmin },
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-    description: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
-    resolve: async (_root, { id }, ctx) => {
-      await deleteUser(ctx.em, id);
-      return { message: MESSAGES.user.deleted };
     },
   }),
 }));

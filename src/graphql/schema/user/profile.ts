@@ -1,12 +1,11 @@
 import { builder, type FieldsOf } from '../../builder.ts';
-import { serverAdmin, serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import { serverAdminFor, signedInUser } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
 import { MESSAGES } from '../../../errors/messages.ts';
 import {
   ageOf, avatarUrl, changeOwnPassword, getUserProfile, lookupUserProfile, searchUsers, setCurrentOrg,
   updateUser, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
 } from '../../../services/user-profiles.ts';
-import { setUserDisabled } from '../../../services/users.ts';
 import { MessageType } from '../message.ts';
 
 /** Who may call each root field; REST rows running these fields declare the same rules. */
@@ -14,10 +13,8 @@ const USER_ACCESS = {
   read: serverAdminFor('users:read'),
   write: serverAdminFor('users:write'),
   self: signedInUser,
-  /** /api/admin/users/:id/disable and /enable, with the other /api/admin routes' rule. */
-  admin: serverAdmin,
 };
-const { read, write, self, admin } = USER_ACCESS;
+const { read, write, self } = USER_ACCESS;
 
 /** The signed-in user's id (the `self` rule admits users only). */
 const selfId = (ctx: RequestContext): number => ctx.caller.userId!;
@@ -228,28 +225,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { id, orgId }, ctx) => {
       await setCurrentOrg(ctx.em, id, orgId);
       return { message: MESSAGES.user.orgChanged };
-    },
-  }),
-  adminDisableUser: t.field({
-    deprecationReason: 'Use `userDisable` with a `User` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
-    extensions: { access: admin },
-    resolve: async (_root, { id }, ctx) => {
-      await setUserDisabled(ctx.em, id, true);
-      return { message: MESSAGES.user.disabled };
-    },
-  }),
-  adminEnableUser: t.field({
-    deprecationReason: 'Use `userEnable` with a `User` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Enables a disabled user again, as `POST /api/admin/users/:id/enable`. Server admins only (Basic credentials).',
-    extensions: { access: admin },
-    resolve: async (_root, { id }, ctx) => {
-      await setUserDisabled(ctx.em, id, false);
-      return { message: MESSAGES.user.enabled };
     },
   }),
 }));
