@@ -14,7 +14,7 @@
  * here, but for a row's own `gate`. Where to look next: the fields' resolvers
  * (src/graphql/schema/<entity>), then their services (src/services/).
  */
-import { anonymous, orgMember, orgRole, perField, signedIn, type Access } from '../auth/access.ts';
+import { anonymous, orgMember, orgRole, perField, signedIn, signedInUser, type Access } from '../auth/access.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { RequestContext } from '../context.ts';
 import { getSchema } from '../graphql/schema/index.ts';
@@ -24,7 +24,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ID } from '../rest/users.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -106,6 +106,10 @@ fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type t
 fragment ServiceAccountFields on ServiceAccount { id name login orgId isDisabled role tokens }
 fragment UserProfileFields on UserProfile {
   id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
+  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
+}
+fragment UserFields on User {
+  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
   isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
 }
 fragment UserSearchHitFields on UserSearchHit {
@@ -393,7 +397,10 @@ export const ROUTES: readonly Route[] = [
     userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
   rest('GET', '/api/users/lookup', `query GetUserByLoginOrEmail($loginOrEmail: String) {
     userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
-  rest('GET', '/api/users/:id', `query GetUserById($id: Int!) { user(id: $id) { ...UserProfileFields } }`),
+  rest('GET', '/api/users/:id', `query GetUserById($id: ID!) { node(id: $id) { ... on User { ...UserFields } } }`, {
+    ids: { id: 'User' }, gate: USERS_READ, missing: userNotFound, shape: USER_PROFILE, params: { id: USER_ID },
+    doc: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
+  }),
   rest('PUT', '/api/users/:id', `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
     updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
   rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
@@ -401,7 +408,10 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
   rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
     switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
-  rest('GET', '/api/user', `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
+  rest('GET', '/api/user', `query GetSignedInUser { viewer { ... on User { ...UserFields } } }`, {
+    gate: signedInUser, shape: USER_PROFILE,
+    doc: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
+  }),
   rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),

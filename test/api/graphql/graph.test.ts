@@ -168,12 +168,12 @@ describe('relationships', () => {
     ]);
   });
 
-  it('keeps the legacy root fields, deprecated, and REST on them', async () => {
+  it('answers GET /api/user over viewer, as the graph reads the same user', async () => {
     const res = await call(server, 'GET', '/api/user');
     expect(res.body).toMatchObject({ id: 1, login: 'admin' });
-    const legacy = await ok('{ viewerProfile { id login } currentOrganization { dataSources { nodes { id name } } } }');
-    expect(legacy.viewerProfile).toEqual({ id: 1, login: 'admin' });
-    expect(legacy.currentOrganization.dataSources.nodes.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
+    const graph = await ok('{ viewer { ... on User { databaseId login } } currentOrganization { dataSources { nodes { id name } } } }');
+    expect(graph.viewer).toEqual({ databaseId: 1, login: 'admin' });
+    expect(graph.currentOrganization.dataSources.nodes.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
   });
 });
 

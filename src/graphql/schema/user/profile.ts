@@ -123,14 +123,6 @@ builder.queryFields((t) => {
       extensions: { access: read },
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
-    user: t.field({
-      deprecationReason: 'Use `node(id:)` with a `User` id.',
-      type: UserProfileType,
-      args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-      description: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
-      extensions: { access: read },
-      resolve: (_root, { id }, ctx) => getUserProfile(ctx.em, id),
-    }),
     userByLoginOrEmail: t.field({
       type: UserProfileType,
       args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
@@ -145,13 +137,6 @@ builder.queryFields((t) => {
       description: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
-    }),
-    viewerProfile: t.field({
-      type: UserProfileType,
-      description: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
-      deprecationReason: 'Use `viewer` (a `User` for users).',
-      extensions: { access: self },
-      resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
     }),
     viewerOrganizations: t.field({
       deprecationReason: 'Use `viewer.organizations`, a connection with the role on each edge.',
