@@ -24,7 +24,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -349,8 +349,11 @@ export const ROUTES: readonly Route[] = [
     } }`),
   rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: AdminCreateUserInput!) {
     adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
-  rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: Int!, $password: String!) {
-    adminUpdateUserPassword(id: $id, password: $password) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: ID!, $password: String!) {
+    userPasswordUpdate(id: $id, input: { password: $password }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { id: 'User' }, shape: USER_PASSWORD_UPDATED, params: { id: USER_ID, password: 'The new password, at least 4 characters.' },
+    doc: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
+  }),
   rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
     adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }`, {

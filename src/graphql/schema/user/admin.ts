@@ -3,7 +3,7 @@ import { MESSAGES } from '../../../errors/messages.ts';
 import { MessageType } from '../message.ts';
 import { serverAdmin } from '../../../auth/access.ts';
 import { badRequest } from '../../../errors/domain.ts';
-import { createUser, updatePassword, updatePermissions } from '../../../services/users.ts';
+import { createUser, updatePermissions } from '../../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -34,20 +34,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const user = await createUser(ctx.em, input, ctx.services.settings.users);
       return { id: user.id, message: MESSAGES.user.created };
-    },
-  }),
-  adminUpdateUserPassword: t.field({
-    deprecationReason: 'Use `userPasswordUpdate` with a `User` id.',
-    extensions: { access: serverAdmin },
-    type: MessageType,
-    args: {
-      id: t.arg.int({ required: true, description: 'The user\'s id.' }),
-      password: t.arg.string({ required: true, description: 'The new password, at least 4 characters.' }),
-    },
-    description: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
-    resolve: async (_root, { id, password }, ctx) => {
-      await updatePassword(ctx.em, id, password);
-      return { message: MESSAGES.user.passwordUpdated };
     },
   }),
   adminUpdateUserPermissions: t.field({
