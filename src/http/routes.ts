@@ -24,7 +24,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -404,8 +404,11 @@ export const ROUTES: readonly Route[] = [
     ids: { id: 'User' }, gate: USERS_READ, missing: userNotFound, shape: USER_PROFILE, params: { id: USER_ID },
     doc: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
   }),
-  rest('PUT', '/api/users/:id', `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
-    updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
+  rest('PUT', '/api/users/:id', `mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {
+    userUpdate(id: $id, input: $input) { userErrors { code message } } }`, {
+    body: 'input', ids: { id: 'User' }, shape: USER_UPDATED, params: { id: USER_ID },
+    doc: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
+  }),
   rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
   // The user's teams in the org the request acts in, as the original lists them.
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),

@@ -15,6 +15,7 @@ export const USER_ID = 'The user\'s id.';
 export const USER_DELETED: Wire = message(MESSAGES.user.deleted);
 export const USER_DISABLED: Wire = message(MESSAGES.user.disabled);
 export const USER_ENABLED: Wire = message(MESSAGES.user.enabled);
+export const USER_UPDATED: Wire = message(MESSAGES.user.updated);
 export const USER_PASSWORD_UPDATED: Wire = message(MESSAGES.user.passwordUpdated);
 
 /** Who may read another user over REST: the graph shows a user to itself too, the original's rows to server admins only. */

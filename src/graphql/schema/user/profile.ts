@@ -152,17 +152,6 @@ const userIdArg = 'The user\'s id.';
 const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
 
 builder.mutationFields((t) => ({
-  updateUser: t.field({
-    deprecationReason: 'Use `userUpdate` with a `User` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }), input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
-    description: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
-    extensions: { access: write },
-    resolve: async (_root, { id, input }, ctx) => {
-      await updateUser(ctx.em, id, input);
-      return { message: MESSAGES.user.updated };
-    },
-  }),
   updateViewer: t.field({
     deprecationReason: 'Use `viewerUpdate`: its payload carries the user\'s node and `userErrors`.',
     type: MessageType,
