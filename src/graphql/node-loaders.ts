@@ -2,8 +2,7 @@ import type { RequestContext } from '../context.ts';
 import { listMembersOfOrgs, readMemberships, type OrgMember } from '../services/org-members.ts';
 import { getOrgs, type OrgDetails } from '../services/organizations.ts';
 import { readServiceAccounts, readServiceAccountTokens, type OwnedServiceAccountToken, type ServiceAccountProfile } from '../services/service-accounts.ts';
-import { getUserProfiles, orgsOfUsers, type UserProfile } from '../services/user-profiles.ts';
-import { teamIdsOfUsers, teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
+import { teamsByIds, teamsOfOrgs, type Team } from '../services/teams.ts';
 import { orgActors, SEES, visibleOrNull } from './graph-access.ts';
 import { perRequestGroups, perRequestLoader } from './loaders.ts';
 import { keyNumbers } from './node-ids.ts';
@@ -21,21 +20,16 @@ function rowIds(keys: readonly string[]): number[] {
   return keys.map((key) => keyNumbers(key)).map((n) => (n.length === 1 && isRowId(n[0]!) ? n[0]! : 0));
 }
 
-function inOrder<T>(ids: readonly number[], rows: readonly T[], idOf: (row: T) => number): Array<T | undefined> {
+export function inOrder<T>(ids: readonly number[], rows: readonly T[], idOf: (row: T) => number): Array<T | undefined> {
   const byId = new Map(rows.map((row) => [idOf(row), row]));
   return ids.map((id) => byId.get(id));
 }
 
-const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
+export const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
 
 export async function loadOrgs(ctx: RequestContext, ids: readonly number[]): Promise<Array<OrgDetails | null>> {
   const rows = await getOrgs(ctx.em, real([...ids]));
   return visibleOrNull(ctx, inOrder(ids, rows, (r) => r.id), (org) => SEES.organization(ctx, org.id));
-}
-
-export async function loadUsers(ctx: RequestContext, ids: readonly number[]): Promise<Array<UserProfile | null>> {
-  const rows = await getUserProfiles(ctx.em, real([...ids]).filter((id) => SEES.user(ctx, id)));
-  return inOrder(ids, rows, (r) => r.id).map((u) => u ?? null);
 }
 
 export async function loadServiceAccounts(ctx: RequestContext, ids: readonly number[]): Promise<Array<ServiceAccountProfile | null>> {
@@ -63,7 +57,6 @@ export async function loadTeams(ctx: RequestContext, ids: readonly number[]): Pr
 
 /** Objects by id, shared by `node(id)` and every relationship leading to them: one statement per level. */
 export const orgById = perRequestLoader((ids: readonly number[], ctx) => loadOrgs(ctx, ids));
-export const userById = perRequestLoader((ids: readonly number[], ctx) => loadUsers(ctx, ids));
 export const serviceAccountById = perRequestLoader((ids: readonly number[], ctx) => loadServiceAccounts(ctx, ids));
 export const teamById = perRequestLoader((ids: readonly number[], ctx) => loadTeams(ctx, ids));
 
@@ -78,9 +71,6 @@ export const serviceAccountsOfOrg = perRequestGroups(async (orgIds: readonly num
   groupBy(orgIds, await readServiceAccounts(ctx.em, { orgIds }), (sa) => sa.orgId));
 export const tokensOfServiceAccount = perRequestGroups(async (accountIds: readonly number[], ctx) =>
   groupBy(accountIds, await readServiceAccountTokens(ctx.em, { accountIds }), (token) => token.serviceAccountId));
-export const orgsOfUser = perRequestGroups((userIds: readonly number[], ctx) => orgsOfUsers(ctx.em, userIds));
-/** The ids of a user's teams, in every org (each then shown only to whoever may see it). */
-export const teamIdsOfUser = perRequestGroups((userIds: readonly number[], ctx) => teamIdsOfUsers(ctx.em, userIds));
 
 function groupBy<T>(keys: readonly number[], rows: readonly T[], keyOf: (row: T) => number): Map<number, T[]> {
   const groups = new Map<number, T[]>(keys.map((key) => [key, []]));

@@ -14,7 +14,7 @@
  * here, but for a row's own `gate`. Where to look next: the fields' resolvers
  * (src/graphql/schema/<entity>), then their services (src/services/).
  */
-import { anonymous, orgMember, orgRole, perField, signedIn, type Access } from '../auth/access.ts';
+import { anonymous, orgMember, orgRole, perField, signedIn, signedInUser, type Access } from '../auth/access.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import type { RequestContext } from '../context.ts';
 import { getSchema } from '../graphql/schema/index.ts';
@@ -27,6 +27,7 @@ import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -108,6 +109,10 @@ fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type t
 fragment ServiceAccountFields on ServiceAccount { id: databaseId name login orgId isDisabled role tokens: tokenCount }
 fragment UserProfileFields on UserProfile {
   id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
+  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
+}
+fragment UserFields on User {
+  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
   isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
 }
 fragment UserSearchHitFields on UserSearchHit {
@@ -280,7 +285,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('POST', '/api/access-control/datasources/:uid/users/:userId', `mutation SetDataSourceUserPermission($uid: String!, $userId: ID!, $permission: String) {
     dataSourcePermissionSet(uid: $uid, input: { userId: $userId, permission: $permission }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { userId: 'UserNode' }, shape: PERMISSION_SET,
+    body: 'variables', ids: { userId: 'User' }, shape: PERMISSION_SET,
     doc: `Grants a user a level on a data source, or removes its grant, as \`POST /api/access-control/datasources/:uid/users/:userId\`. ${PERMISSIONS_RULE.write}`,
     params: { uid: DS_PARAMS.uid, userId: 'A user (or service account) of the org.', permission: '`Query`, `Edit` or `Admin`; empty removes the grant.' },
   }),
@@ -322,7 +327,7 @@ export const ROUTES: readonly Route[] = [
   // The original's command takes the user's id only: a \`permission\` in the body is not read.
   rest('POST', '/api/teams/:teamId/members', `mutation AddTeamMember($teamId: ID!, $userId: ID!) {
     teamMemberAdd(teamId: $teamId, input: { userId: $userId }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberAdded),
+    body: 'variables', ids: { teamId: 'Team', userId: 'User' }, shape: message(MESSAGES.team.memberAdded),
     params: { ...TEAM_PARAMS, userId: { type: 'integer', format: 'int32', description: 'An existing user, of any org.' } },
   }),
   rest('PUT', '/api/teams/:teamId/members', `mutation SetTeamMemberships($teamId: ID!, $members: [String!], $admins: [String!]) {
@@ -331,11 +336,11 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('PUT', '/api/teams/:teamId/members/:userId', `mutation UpdateTeamMember($teamId: ID!, $userId: ID!, $permission: Int) {
     teamMemberUpdate(teamId: $teamId, userId: $userId, input: { permission: $permission }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberUpdated), params: TEAM_MEMBER_PARAMS,
+    body: 'variables', ids: { teamId: 'Team', userId: 'User' }, shape: message(MESSAGES.team.memberUpdated), params: TEAM_MEMBER_PARAMS,
   }),
   rest('DELETE', '/api/teams/:teamId/members/:userId', `mutation RemoveTeamMember($teamId: ID!, $userId: ID!) {
     teamMemberRemove(teamId: $teamId, userId: $userId) { userErrors { code message } } }`, {
-    ids: { teamId: 'Team', userId: 'UserNode' }, shape: message(MESSAGES.team.memberRemoved), params: TEAM_MEMBER_PARAMS,
+    ids: { teamId: 'Team', userId: 'User' }, shape: message(MESSAGES.team.memberRemoved), params: TEAM_MEMBER_PARAMS,
   }),
   // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
   rest('GET', '/api/teams/:teamId/preferences', `query GetTeamPreferences($teamId: Int!) {
@@ -367,11 +372,17 @@ export const ROUTES: readonly Route[] = [
     } }`),
   rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: AdminCreateUserInput!) {
     adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
-  rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: Int!, $password: String!) {
-    adminUpdateUserPassword(id: $id, password: $password) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: ID!, $password: String!) {
+    userPasswordUpdate(id: $id, input: { password: $password }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { id: 'User' }, shape: USER_PASSWORD_UPDATED, params: { id: USER_ID, password: 'The new password, at least 4 characters.' },
+    doc: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
+  }),
   rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
     adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: Int!) { adminDeleteUser(id: $id) { message } }`),
+  rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_DELETED, params: { id: USER_ID },
+    doc: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
+  }),
   rest('POST', '/api/admin/pause-all-alerts', `mutation PauseAllAlerts($paused: Boolean) {
     pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
   rest('POST', '/api/admin/provisioning/datasources/reload', `mutation ReloadDataSourceProvisioning {
@@ -427,15 +438,24 @@ export const ROUTES: readonly Route[] = [
     userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
   rest('GET', '/api/users/lookup', `query GetUserByLoginOrEmail($loginOrEmail: String) {
     userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
-  rest('GET', '/api/users/:id', `query GetUserById($id: Int!) { user(id: $id) { ...UserProfileFields } }`),
-  rest('PUT', '/api/users/:id', `mutation UpdateUser($id: Int!, $input: UpdateUserInput!) {
-    updateUser(id: $id, input: $input) { message } }`, { body: 'input' }),
+  rest('GET', '/api/users/:id', `query GetUserById($id: ID!) { node(id: $id) { ... on User { ...UserFields } } }`, {
+    ids: { id: 'User' }, gate: USERS_READ, missing: userNotFound, shape: USER_PROFILE, params: { id: USER_ID },
+    doc: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
+  }),
+  rest('PUT', '/api/users/:id', `mutation UpdateUser($id: ID!, $input: UpdateUserInput!) {
+    userUpdate(id: $id, input: $input) { userErrors { code message } } }`, {
+    body: 'input', ids: { id: 'User' }, shape: USER_UPDATED, params: { id: USER_ID },
+    doc: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
+  }),
   rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
   // The user's teams in the org the request acts in, as the original lists them.
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
   rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
     switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
-  rest('GET', '/api/user', `query GetSignedInUser { viewerProfile { ...UserProfileFields } }`),
+  rest('GET', '/api/user', `query GetSignedInUser { viewer { ... on User { ...UserFields } } }`, {
+    gate: signedInUser, shape: USER_PROFILE,
+    doc: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
+  }),
   rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
   rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
@@ -448,8 +468,14 @@ export const ROUTES: readonly Route[] = [
     updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
   rest('PATCH', '/api/user/preferences', `mutation PatchUserPreferences($input: PreferencesInput!) {
     patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: Int!) { adminDisableUser(id: $id) { message } }`),
-  rest('POST', '/api/admin/users/:id/enable', `mutation AdminEnableUser($id: Int!) { adminEnableUser(id: $id) { message } }`),
+  rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: ID!) { userDisable(id: $id) { userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_DISABLED, params: { id: USER_ID },
+    doc: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. '
+      + 'The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
+  }),
+  rest('POST', '/api/admin/users/:id/enable', `mutation AdminEnableUser($id: ID!) { userEnable(id: $id) { userErrors { code message } } }`, {
+    ids: { id: 'User' }, shape: USER_ENABLED, params: { id: USER_ID },
+  }),
 
   // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
   // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.

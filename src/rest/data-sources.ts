@@ -150,7 +150,7 @@ export function permissionIds(values: Record<string, unknown>): Record<string, u
     ...values,
     permissions: grants.map((grant) => (grant === null || typeof grant !== 'object' || Array.isArray(grant) ? grant : {
       ...grant,
-      ...idOf(grant as Record<string, unknown>, 'userId', 'UserNode'),
+      ...idOf(grant as Record<string, unknown>, 'userId', 'User'),
       ...idOf(grant as Record<string, unknown>, 'teamId', 'Team'),
     })),
   };

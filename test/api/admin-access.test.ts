@@ -127,10 +127,11 @@ describe('GraphQL admin fields', () => {
     ['adminSettings', '{ adminSettings }', {}],
     ['adminStats', '{ adminStats { userCount } }', {}],
     ['adminCreateUser', 'mutation { adminCreateUser(input: { login: "gql-intruder", password: "intruder-pw" }) { id } }', {}],
-    ['adminUpdateUserPassword', 'mutation($id: Int!) { adminUpdateUserPassword(id: $id, password: "taken-over") { message } }', { id: 0 }],
+    ['userPasswordUpdate', 'mutation($id: ID!) { userPasswordUpdate(id: $id, input: { password: "taken-over" }) { user { id } } }', { id: 0 }],
     ['adminUpdateUserPermissions', 'mutation($id: Int!) { adminUpdateUserPermissions(id: $id, isServiceAdmin: true) { message } }', { id: 0 }],
-    ['adminDeleteUser', 'mutation($id: Int!) { adminDeleteUser(id: $id) { message } }', { id: 0 }],
-    ['adminDisableUser', 'mutation($id: Int!) { adminDisableUser(id: $id) { message } }', { id: 0 }],
+    ['userDelete', 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId } }', { id: 0 }],
+    ['userDisable', 'mutation($id: ID!) { userDisable(id: $id) { user { id } } }', { id: 0 }],
+    ['userEnable', 'mutation($id: ID!) { userEnable(id: $id) { user { id } } }', { id: 0 }],
     ['pauseAllAlerts', 'mutation { pauseAllAlerts(paused: true) { state } }', {}],
   ];
 

@@ -420,12 +420,13 @@ describe('DELETE /api/admin/users/:id', () => {
     expect(await canRead(second, `Bearer ${token.body.key}`)).toBe(401);
   });
 
-  it('is the GraphQL mutation adminDeleteUser too', async () => {
+  it('is the GraphQL mutation userDelete too', async () => {
     const id = await createUser({ login: 'gql-doomed', password: 'pass1234' });
-    const res = await gql(first, 'mutation($id: Int!) { adminDeleteUser(id: $id) { message } }', { id });
-    expect(res.body.data).toEqual({ adminDeleteUser: { message: 'User deleted' } });
-    const again = await gql(first, 'mutation($id: Int!) { adminDeleteUser(id: $id) { message } }', { id });
-    expect(again.status).toBe(404);
-    expect(again.body.errors?.[0]?.message).toBe('user not found');
+    const globalId = Buffer.from(`User:${id}`).toString('base64url');
+    const doc = 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }';
+    const res = await gql(first, doc, { id: globalId });
+    expect(res.body.data).toEqual({ userDelete: { deletedUserId: globalId, userErrors: [] } });
+    const again = await gql(first, doc, { id: globalId });
+    expect(again.body.data).toEqual({ userDelete: { deletedUserId: null, userErrors: [{ code: 'NOT_FOUND', message: 'user not found' }] } });
   });
 });

@@ -85,8 +85,10 @@ describe('secrets in logs', () => {
     expect((await call(server, 'PUT', `/api/admin/users/${created.body.id}/password`, { body: { password: newPw } })).status).toBe(200);
     expect((await call(server, 'PUT', `/api/admin/users/${created.body.id}/password`, { body: { password: 'x' } })).status).toBe(400);
     const gqlPw = canary('GQL-PW');
-    const gqlChange = await gql(server, 'mutation($id: Int!, $pw: String!) { adminUpdateUserPassword(id: $id, password: $pw) { message } }', { id: created.body.id, pw: gqlPw });
+    const gqlChange = await gql(server, 'mutation($id: ID!, $pw: String!) { userPasswordUpdate(id: $id, input: { password: $pw }) { userErrors { message } } }',
+      { id: Buffer.from(`User:${created.body.id}`).toString('base64url'), pw: gqlPw });
     expect(gqlChange.body.errors).toBeUndefined();
+    expect(gqlChange.body.data.userPasswordUpdate.userErrors).toEqual([]);
     expect((await gql(server, '{ currentOrganization { dataSources { nodes { id } } } }', {}, basic('canary-user', canary('GQL-WRONG-PW')))).status).toBe(401);
 
     // Data source secrets: create, update, both faces, plus a refused one.

@@ -145,7 +145,8 @@ describe('the generator', () => {
     expect(input.schemas.UpdateDataSourceInput.properties.jsonData).toMatchObject({ type: 'object', nullable: true });
     expect(input.op.responses['400']).toEqual({ $ref: '#/components/responses/BadRequest' });
 
-    const spread = synthetic({ method: 'PUT', path: '/api/x/:id', body: 'variables', access: serverAdmin }, 'mutation X($id: Int!, $password: String!) { adminUpdateUserPassword(id: $id, password: $password) { message } }');
+    const spread = synthetic({ method: 'PUT', path: '/api/x/:id', body: 'variables', ids: { id: 'User' }, access: serverAdmin },
+      'mutation X($id: ID!, $password: String!) { userPasswordUpdate(id: $id, input: { password: $password }) { userErrors { message } } }');
     expect(spread.op.requestBody.content['application/json'].schema).toMatchObject({ type: 'object', required: ['password'], properties: { password: { type: 'string' } } });
     expect(spread.op.security).toEqual([{ basicAuth: [] }]);
   });

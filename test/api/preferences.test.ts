@@ -209,7 +209,7 @@ describe('in the graph', () => {
     const team = (await call(server, 'POST', '/api/teams', { body: { name: 'graph-pref-team' } })).body.teamId;
     await call(server, 'PUT', `/api/teams/${team}/preferences`, { body: { weekStart: 'monday' } });
     const read = await gql(server, `{ viewer { preferences { theme timezone } currentOrganization { preferences { timezone weekStart }
-      teams(query: "graph-pref") { nodes { name preferences { weekStart theme } } } } ... on UserNode { teams(first: 50) { totalCount nodes { name } } } } }`);
+      teams(query: "graph-pref") { nodes { name preferences { weekStart theme } } } } ... on User { teams(first: 50) { totalCount nodes { name } } } } }`);
     expect(read.body.errors).toBeUndefined();
     const viewer = read.body.data.viewer;
     expect(viewer.preferences).toEqual({ theme: 'dark', timezone: null });
@@ -217,7 +217,7 @@ describe('in the graph', () => {
     expect(viewer.currentOrganization.teams.nodes).toEqual([{ name: 'graph-pref-team', preferences: { weekStart: 'monday', theme: null } }]);
     expect(viewer.teams.nodes.map((t: { name: string }) => t.name)).toContain('graph-pref-team');
     // A Viewer: no org preferences, and its own teams only.
-    const asViewer = await gql(server, '{ viewer { currentOrganization { preferences { timezone } } ... on UserNode { teams { nodes { name } } } } }', {}, VIEWER);
+    const asViewer = await gql(server, '{ viewer { currentOrganization { preferences { timezone } } ... on User { teams { nodes { name } } } } }', {}, VIEWER);
     expect(asViewer.body.data.viewer.currentOrganization.preferences).toBeNull();
     expect(asViewer.body.data.viewer.teams.nodes.map((t: { name: string }) => t.name)).toEqual(['ut-team']);
   });

@@ -186,7 +186,7 @@ describe('the collection\'s team in an org of its own (grafana_team with org_id)
       const unknown = await call(server, 'PUT', `/api/teams/${team.id}/members`, { body: { members: ['nobody@example.com'] } });
       expect([unknown.status, unknown.body]).toEqual([404, { message: 'user not found' }]);
 
-      // GraphQL: the same rule, a user of another org named by its UserNode id.
+      // GraphQL: the same rule, a user of another org named by its User id.
       await call(server, 'DELETE', `/api/teams/${team.id}/members/${jane}`);
       const teamNode = (await gql(server, `{ viewer { currentOrganization { teams(query: "grafana working") { nodes { id } } } } }`)).body.data.viewer.currentOrganization.teams.nodes[0].id;
       const userNode = (await gql(server, `{ allUsers(query: "jane.doe") { nodes { id } } }`)).body.data.allUsers.nodes[0].id;

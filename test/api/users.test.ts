@@ -229,12 +229,12 @@ describe('POST /api/admin/users/:id/disable and /enable', () => {
 describe('GraphQL', () => {
   it('offers the same: viewer, users, user and a user search', async () => {
     const id = await createUser('gql-user');
-    const res = await gql(first, `query($id: Int!) {
+    const res = await gql(first, `query($id: Int!, $userId: ID!) {
       viewer { login isServiceAdmin }
-      user(id: $id) { login orgId isServiceAdmin }
+      user: node(id: $userId) { ... on User { login orgId isServiceAdmin } }
       userSearch(query: "gql-user", perPage: 1) { totalCount users { login } page perPage }
       userOrganizations(id: $id) { orgId role }
-    }`, { id });
+    }`, { id, userId: Buffer.from(`User:${id}`).toString('base64url') });
     expect(res.body).toEqual({ data: {
       viewer: { login: 'admin', isServiceAdmin: true },
       user: { login: 'gql-user', orgId: 1, isServiceAdmin: false },

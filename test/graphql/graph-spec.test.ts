@@ -74,7 +74,7 @@ describe('GraphQL Cursor Connections', () => {
   it('pages every field returning a connection with first/after and last/before, each described', () => {
     const fields: Array<[string, GraphQLField<unknown, unknown>]> = objects.flatMap((t) => Object.values(t.getFields()).map((f) => [t.name, f] as [string, GraphQLField<unknown, unknown>]));
     const paged = fields.filter(([, f]) => getNamedType(f.type).name.endsWith('Connection'));
-    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['OrganizationNode.dataSources', 'OrganizationNode.members', 'OrganizationNode.serviceAccounts', 'OrganizationNode.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccount.organizations', 'ServiceAccount.tokens', 'UserNode.organizations', 'UserNode.teams']);
+    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['OrganizationNode.dataSources', 'OrganizationNode.members', 'OrganizationNode.serviceAccounts', 'OrganizationNode.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccount.organizations', 'ServiceAccount.tokens', 'User.organizations', 'User.teams']);
     for (const [owner, field] of paged) {
       const args = Object.fromEntries(field.args.map((a) => [a.name, print(a.type)]));
       expect({ field: `${owner}.${field.name}`, ...args }).toMatchObject({ field: `${owner}.${field.name}`, first: 'Int', after: 'String', last: 'Int', before: 'String' });

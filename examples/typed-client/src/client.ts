@@ -165,7 +165,7 @@ export const ViewerQuery = graphql(`
       login
       name
       isServiceAdmin
-      ... on UserNode { email }
+      ... on User { email }
       currentOrganization { databaseId }
       organizations { edges { role node { databaseId name } } }
     }

@@ -143,7 +143,7 @@ builder.mutationFields((t) => ({
       const { orgId, userId } = membershipOf(id);
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
       return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: orgId === ctx.orgId }),
-        (userDeleted) => ({ deletedMemberId: String(id), deletedUserId: userDeleted ? encodeNodeId('UserNode', userId) : null }),
+        (userDeleted) => ({ deletedMemberId: String(id), deletedUserId: userDeleted ? encodeNodeId('User', userId) : null }),
         { deletedMemberId: null, deletedUserId: null });
     },
   }),

@@ -2,19 +2,21 @@ import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import type { OrgMember } from '../../services/org-members.ts';
 import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
-import { readServiceAccounts, type ServiceAccount } from '../../services/service-accounts.ts';
-import { getUserProfiles, listUserProfiles, type UserProfile } from '../../services/user-profiles.ts';
+import { readServiceAccounts } from '../../services/service-accounts.ts';
+import { getUserProfiles } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
 import { SEES } from '../graph-access.ts';
 import {
-  membersOfOrg, orgById, orgsOfUser, userById,
+  membersOfOrg, orgById,
 } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { connection, totalCount } from './connections.ts';
 import { selectsOnly } from '../selection.ts';
 import { ORG_ACCESS, OrgMemberType } from './organization.ts';
-import { avatarOf, userProfileFields } from './user-profile.ts';
+import { ActorInterface, CallerRef, isUser, type Actor } from './actor.ts';
+import { orgsOfUser, userById } from './user/loaders.ts';
+import { User } from './user/node.ts';
 
 /**
  * The graph: node types with global ids (GraphQL Global Object Identification), cursor
@@ -32,29 +34,12 @@ export async function pageIf<T>(allowed: Promise<boolean> | boolean, list: strin
   return pageOf(list, keep ? all.filter(keep) : all, args, whole);
 }
 
-/**
- * The caller as `viewer` answers it when nothing asked of it needs its row: its id and kind, which
- * the request's principal holds. The usual walk to the org's lists (`viewer { currentOrganization
- * { dataSources } }`) then reads neither the caller's row nor the org's.
- */
-class CallerRef {
-  readonly id: number;
-  readonly user: boolean;
-
-  constructor(id: number, user: boolean) {
-    this.id = id;
-    this.user = user;
-  }
-}
 /** Fields of an actor answered from a CallerRef; any other field needs the row. */
 const ACTOR_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'currentOrganization', 'preferences']);
 /** Fields of an org answered from its id alone; any other field needs the row. */
 const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataSources', 'dataSource', 'teams', 'team', 'members', 'serviceAccounts', 'serviceAccount']);
 
-/** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
-export type Actor = UserProfile | ServiceAccount;
-const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
-export const ActorInterface = builder.interfaceRef<Actor>('Actor');
+export { ActorInterface, type Actor };
 
 export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
@@ -68,23 +53,12 @@ export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('Orga
   }),
 });
 
-export const UserNode = builder.node(builder.objectRef<UserProfile>('UserNode'), {
-  description: 'A user (never a service account), as the graph shows it. Seen by the user itself and server admins (users:read).',
-  interfaces: [ActorInterface],
-  id: nodeKey((u) => u.id),
-  loadMany: (keys, ctx) => Promise.all(keys.map((key) => userById(ctx).load(Number(key)))),
-  fields: (t) => ({
-    databaseId: t.exposeInt('id', { description: 'The numeric id REST paths take (`/api/users/:id`).' }),
-    ...userProfileFields(t),
-  }),
-});
 
 
 
 
 
 const OrganizationMemberConnection = connection('OrganizationMemberConnection', OrgMemberType, 'org members');
-const UserConnection = connection('UserConnection', UserNode, 'users');
 const OrganizationConnection = connection('OrganizationConnection', OrganizationNode, 'orgs');
 
 /** An org of an actor with the role the actor holds there, carried on the edge (as GitHub carries a member's role). */
@@ -124,7 +98,7 @@ builder.objectFields(OrgMemberType, (t) => ({
     resolve: (m, _args, ctx) => orgById(ctx).load(m.orgId),
   }),
   user: t.field({
-    type: UserNode,
+    type: User,
     nullable: true,
     description: 'The user; null unless the caller is that user or a server admin (users:read).',
     resolve: (m, _args, ctx) => userById(ctx).load(m.userId),
@@ -135,7 +109,7 @@ builder.objectFields(OrgMemberType, (t) => ({
 
 ActorInterface.implement({
   description: 'Who is calling: a user (Basic credentials) or a service account (one of its tokens). Legacy org API keys have no actor.',
-  resolveType: (a) => (isUser(a) ? 'UserNode' : 'ServiceAccount'),
+  resolveType: (a) => (isUser(a) ? 'User' : 'ServiceAccount'),
   interfaces: [builder.nodeInterfaceRef()],
   fields: (t) => ({
     databaseId: t.exposeInt('id', { description: 'Its numeric id (users and service accounts share one sequence).' }),
@@ -218,11 +192,4 @@ builder.queryFields((t) => ({
     extensions: { access: serverAdminFor('orgs:read') },
     resolve: async (_root, args, ctx) => pageOf('Query.allOrganizations', await listOrgs(ctx.em, args.query ?? ''), args),
   }, OrganizationConnection),
-  allUsers: t.connection({
-    type: UserNode,
-    description: 'Every user (never a service account) by login. Server admins only (users:read).',
-    args: { query: t.arg.string({ required: false, description: 'Only users whose login, e-mail or name contains it, in any case.' }) },
-    extensions: { access: serverAdminFor('users:read') },
-    resolve: async (_root, args, ctx) => pageOf('Query.allUsers', await listUserProfiles(ctx.em, args.query ?? ''), args),
-  }, UserConnection),
 }));

@@ -10,7 +10,7 @@ import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
 import { MessageType } from './message.ts';
-import { avatarOf } from './user-profile.ts';
+import { avatarOf } from './user/profile.ts';
 
 /**
  * Who may call each root field; REST rows running these fields declare the same rules. Fields on

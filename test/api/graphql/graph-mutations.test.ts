@@ -155,7 +155,7 @@ describe('users', () => {
   it('lets a signed-in user change itself, a wrong old password being a user error, and refuses tokens', async () => {
     const me = (await ok(`mutation { viewerUpdate(input: { login: "mut-ned", name: "Ned" }) { ${USER} } }`, {}, NED)).viewerUpdate;
     expect(me.user).toMatchObject({ login: 'mut-ned', name: 'Ned' });
-    expect(await nodeOf(me.user.id, '... on UserNode { name }', NED)).toEqual({ name: 'Ned' });
+    expect(await nodeOf(me.user.id, '... on User { name }', NED)).toEqual({ name: 'Ned' });
 
     const change = `mutation($old: String!, $new: String!) { viewerPasswordChange(input: { oldPassword: $old, newPassword: $new }) { ${USER} } }`;
     expect((await ok(change, { old: 'wrong', new: 'ned-new-secret' }, NED)).viewerPasswordChange)

@@ -37,19 +37,26 @@ afterAll(() => server.close());
 describe('global object identification', () => {
   it('refetches every node type by its id, with its numeric id as databaseId', async () => {
     const data = await ok(`{
-      viewer { __typename ... on UserNode { id databaseId login } currentOrganization { id databaseId name
+      viewer { __typename ... on User { id databaseId login } currentOrganization { id databaseId name
         dataSources(first: 1) { nodes { id databaseId name } }
         members(first: 1) { nodes { id orgId userId } } } } }`);
     const org = data.viewer.currentOrganization;
     const ds = org.dataSources.nodes[0];
     const member = org.members.nodes[0];
-    expect(data.viewer).toMatchObject({ __typename: 'UserNode', databaseId: 1, login: 'admin' });
+    expect(data.viewer).toMatchObject({ __typename: 'User', databaseId: 1, login: 'admin' });
     const ids = [data.viewer.id, org.id, ds.id, member.id];
     expect(new Set(ids).size).toBe(4);
     const nodes = await ok(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on DataSource { name } ... on OrganizationNode { name } } }`, { ids });
-    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['UserNode', 'OrganizationNode', 'DataSource', 'OrganizationMember']);
+    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['User', 'OrganizationNode', 'DataSource', 'OrganizationMember']);
     expect(nodes.nodes.map((n: { id: string }) => n.id)).toEqual(ids);
     expect((await ok(`query($id: ID!) { node(id: $id) { ... on DataSource { databaseId name } } }`, { id: ds.id })).node).toEqual({ databaseId: ds.databaseId, name: 'alpha' });
+  });
+
+  it('still resolves a user id encoded under the type\'s former name UserNode', async () => {
+    const former = Buffer.from('UserNode:1').toString('base64url');
+    const data = await ok(`query($id: ID!) { node(id: $id) { __typename id ... on User { databaseId login } } }`, { id: former });
+    expect(data.node).toMatchObject({ __typename: 'User', databaseId: 1, login: 'admin' });
+    expect(data.node.id).toBe(Buffer.from('User:1').toString('base64url'));
   });
 
   it('answers null for another org\'s object, and for objects the caller may not see', async () => {
@@ -139,7 +146,7 @@ describe('relationships', () => {
   it('walks viewer, its orgs with roles, org members, service accounts and their tokens', async () => {
     const sa = (await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'graph-sa', role: 'Editor' } })).body;
     const token = (await call(server, 'POST', `/api/serviceaccounts/${sa.id}/tokens`, { body: { name: 'graph-token' } })).body;
-    const data = await ok(`{ viewer { ... on UserNode { organizations { edges { role node { name } } } } currentOrganization {
+    const data = await ok(`{ viewer { ... on User { organizations { edges { role node { name } } } } currentOrganization {
       serviceAccounts(query: "graph") { nodes { databaseId name tokenCount tokens { nodes { name serviceAccount { databaseId } } } } }
       members(query: "graph-") { nodes { login role user { login } organization { name } } } } } }`);
     expect(data.viewer.organizations.edges).toEqual([{ role: 'Admin', node: { name: 'Main Org.' } }]);
@@ -154,19 +161,19 @@ describe('relationships', () => {
     const bySa = await ok('{ viewer { __typename login ... on ServiceAccount { role } organizations { edges { role node { name } } } currentOrganization { name serviceAccounts { totalCount } } } }', {}, `Bearer ${token.key}`);
     expect(bySa.viewer).toEqual({ __typename: 'ServiceAccount', login: 'sa-1-graph-sa', role: 'Editor', organizations: { edges: [{ role: 'Editor', node: { name: 'Main Org.' } }] }, currentOrganization: { name: 'Main Org.', serviceAccounts: null } });
     // Ann sees her own orgs and roles; a member's user is null unless it is herself.
-    const ann = await ok('{ viewer { ... on UserNode { organizations { edges { role node { name members { nodes { login user { login } } } } } } } } }', {}, ANN);
+    const ann = await ok('{ viewer { ... on User { organizations { edges { role node { name members { nodes { login user { login } } } } } } } } }', {}, ANN);
     expect(ann.viewer.organizations.edges).toEqual([
       { role: 'Admin', node: { name: 'Graph Other', members: { nodes: [{ login: 'graph-ann', user: { login: 'graph-ann' } }] } } },
       { role: 'Viewer', node: { name: 'Main Org.', members: null } },
     ]);
   });
 
-  it('keeps the legacy root fields, deprecated, and REST on them', async () => {
+  it('answers GET /api/user over viewer, as the graph reads the same user', async () => {
     const res = await call(server, 'GET', '/api/user');
     expect(res.body).toMatchObject({ id: 1, login: 'admin' });
-    const legacy = await ok('{ viewerProfile { id login } currentOrganization { dataSources { nodes { id name } } } }');
-    expect(legacy.viewerProfile).toEqual({ id: 1, login: 'admin' });
-    expect(legacy.currentOrganization.dataSources.nodes.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
+    const graph = await ok('{ viewer { ... on User { databaseId login } } currentOrganization { dataSources { nodes { id name } } } }');
+    expect(graph.viewer).toEqual({ databaseId: 1, login: 'admin' });
+    expect(graph.currentOrganization.dataSources.nodes.map((d: { name: string }) => d.name)).toEqual(['alpha', 'beta', 'gamma']);
   });
 });
 
@@ -175,7 +182,7 @@ describe('queries of a data source node', () => {
     // The same uid in both orgs: the main org's is a Prometheus nobody listens for, the other org's TestData.
     expect((await call(server, 'POST', '/api/datasources', { body: { name: 'twin', uid: 'graph-twin', type: 'prometheus', access: 'proxy', url: 'http://127.0.0.1:9' } })).status).toBe(200);
     expect((await call(server, 'POST', '/api/datasources', { auth: ANN, headers: { 'x-grafana-org-id': String(otherOrg) }, body: { name: 'twin', uid: 'graph-twin', type: 'grafana-testdata-datasource', access: 'proxy' } })).status).toBe(200);
-    const query = `query($queries: [JSONObject!]!) { viewer { ... on UserNode { organizations { nodes { databaseId
+    const query = `query($queries: [JSONObject!]!) { viewer { ... on User { organizations { nodes { databaseId
       dataSource(uid: "graph-twin") { type query(from: "now-5m", queries: $queries) { status results { refId error frames { fields { type } } } } } } } } } }`;
     const orgs = (await ok(query, { queries: [{ refId: 'A', scenarioId: 'random_walk', seriesCount: 1, intervalMs: 10000, maxDataPoints: 30 }] }, ANN)).viewer.organizations.nodes;
     const other = orgs.find((o: { databaseId: number }) => o.databaseId === otherOrg).dataSource;
@@ -226,7 +233,7 @@ describe('mutations', () => {
     expect(stale.dataSourceUpdate.userErrors).toEqual([{ message: 'Datasource has already been updated by someone else. Please reload and try again', code: 'CONFLICT' }]);
 
     // Another org's data source, through Ann who sees it, is not found in the org the admin acts in.
-    const hiddenId = (await ok('{ viewer { ... on UserNode { organizations { nodes { dataSources { nodes { id name } } } } } } }', {}, ANN))
+    const hiddenId = (await ok('{ viewer { ... on User { organizations { nodes { dataSources { nodes { id name } } } } } } }', {}, ANN))
       .viewer.organizations.nodes.flatMap((o: { dataSources: { nodes: Array<{ id: string; name: string }> } | null }) => o.dataSources?.nodes ?? []).find((d: { name: string }) => d.name === 'hidden').id;
     const deleteDs = 'mutation($id: ID!) { dataSourceDelete(id: $id) { deletedDataSourceId userErrors { message code } } }';
     expect((await ok(deleteDs, { id: hiddenId })).dataSourceDelete).toEqual({ deletedDataSourceId: null, userErrors: [{ message: 'Data source not found', code: 'NOT_FOUND' }] });

@@ -212,8 +212,10 @@ describe('orgMembersChanged', () => {
     for (const stream of streams) expect(changeOf(await stream.next())).toEqual({ kind: 'UPDATED', userId, login: 'joiner', member: { ...member, role: 'Editor' } });
 
     // The profile, through GraphQL.
-    const renamed = await gql(first, `mutation($id: Int!) { updateUser(id: $id, input: { login: "joiner2", email: "joiner@example.com", name: "Joiner Two" }) { message } }`, { id: userId });
+    const renamed = await gql(first, `mutation($id: ID!) { userUpdate(id: $id, input: { login: "joiner2", email: "joiner@example.com", name: "Joiner Two" }) { userErrors { message } } }`,
+      { id: Buffer.from(`User:${userId}`).toString('base64url') });
     expect(renamed.body.errors).toBeUndefined();
+    expect(renamed.body.data.userUpdate.userErrors).toEqual([]);
     for (const stream of streams) expect(changeOf(await stream.next())).toEqual({ kind: 'UPDATED', userId, login: 'joiner2', member: { ...member, role: 'Editor', login: 'joiner2', name: 'Joiner Two' } });
 
     // Plain SQL: what members show changes; activity alone (last_seen_at) announces nothing.

@@ -17,7 +17,7 @@ import * as types from './graphql.ts';
 type Documents = {
     "\n  query DataSources($first: Int, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          totalCount\n          pageInfo { hasNextPage endCursor }\n          nodes { id databaseId uid name type url isDefault jsonData }\n        }\n      }\n    }\n  }\n": typeof types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    dataSourceCreate(input: $input) {\n      dataSource { id databaseId uid name type url }\n      userErrors { code message }\n    }\n  }\n": typeof types.CreateDataSourceDocument,
-    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": typeof types.ViewerDocument,
+    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on User { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": typeof types.ViewerDocument,
     "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": typeof types.OrganizationMembersDocument,
     "\n  query DataSourceList($first: Int!, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          pageInfo { hasNextPage endCursor }\n          nodes { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n        }\n      }\n    }\n  }\n": typeof types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {\n    dataSourceUpdate(id: $id, input: $input) {\n      dataSource { id name url version }\n      userErrors { code message }\n    }\n  }\n": typeof types.UpdateDataSourceDocument,
@@ -29,7 +29,7 @@ type Documents = {
 const documents: Documents = {
     "\n  query DataSources($first: Int, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          totalCount\n          pageInfo { hasNextPage endCursor }\n          nodes { id databaseId uid name type url isDefault jsonData }\n        }\n      }\n    }\n  }\n": types.DataSourcesDocument,
     "\n  mutation CreateDataSource($input: CreateDataSourceInput!) {\n    dataSourceCreate(input: $input) {\n      dataSource { id databaseId uid name type url }\n      userErrors { code message }\n    }\n  }\n": types.CreateDataSourceDocument,
-    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": types.ViewerDocument,
+    "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on User { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n": types.ViewerDocument,
     "\n  query OrganizationMembers($orgId: ID!) {\n    node(id: $orgId) {\n      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }\n    }\n  }\n": types.OrganizationMembersDocument,
     "\n  query DataSourceList($first: Int!, $after: String) {\n    viewer {\n      currentOrganization {\n        dataSources(first: $first, after: $after) {\n          pageInfo { hasNextPage endCursor }\n          nodes { id uid name type access url isDefault version basicAuth basicAuthUser withCredentials user database jsonData readOnly }\n        }\n      }\n    }\n  }\n": types.DataSourceListDocument,
     "\n  mutation UpdateDataSource($id: ID!, $input: UpdateDataSourceInput!) {\n    dataSourceUpdate(id: $id, input: $input) {\n      dataSource { id name url version }\n      userErrors { code message }\n    }\n  }\n": types.UpdateDataSourceDocument,
@@ -50,7 +50,7 @@ export function graphql(source: "\n  mutation CreateDataSource($input: CreateDat
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */
-export function graphql(source: "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on UserNode { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n"): typeof import('./graphql.ts').ViewerDocument;
+export function graphql(source: "\n  query Viewer {\n    viewer {\n      id\n      login\n      name\n      isServiceAdmin\n      ... on User { email }\n      currentOrganization { databaseId }\n      organizations { edges { role node { databaseId name } } }\n    }\n  }\n"): typeof import('./graphql.ts').ViewerDocument;
 /**
  * The graphql function is used to parse GraphQL queries into a document that can be used by GraphQL clients.
  */

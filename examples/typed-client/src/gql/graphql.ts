@@ -256,7 +256,7 @@ export const ViewerDocument = new TypedDocumentString(`
     login
     name
     isServiceAdmin
-    ... on UserNode {
+    ... on User {
       email
     }
     currentOrganization {
@@ -273,7 +273,7 @@ export const ViewerDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:8a86ede25bbe5656fd625058521234bf0e2b10c200ec343d692175a14667b042"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
+    `, {"hash":"sha256:056060ac5dbb8b5a3e23f073f5bd476f98cf825d2420021c0185b5181ae32b63"}) as unknown as TypedDocumentString<ViewerQuery, ViewerQueryVariables>;
 export const OrganizationMembersDocument = new TypedDocumentString(`
     query OrganizationMembers($orgId: ID!) {
   node(id: $orgId) {

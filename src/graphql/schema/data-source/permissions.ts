@@ -9,7 +9,7 @@ import { orgActors } from '../../access.ts';
 import { builder } from '../../builder.ts';
 import { decodeNodeId, fitsInt4, keyNumbers } from '../../node-ids.ts';
 import { databaseId, mutate, rowId, UserErrorType, type Payload } from '../payloads.ts';
-import { avatarOf } from '../user-profile.ts';
+import { avatarOf } from '../user/profile.ts';
 import { DataSourceType, loadDataSources, type DataSourceNode } from './node.ts';
 
 /**
@@ -97,7 +97,7 @@ const PermissionsPayload = builder.objectRef<Payload<{ dataSource: DataSourceNod
 function userRowId(globalId: string | number): number {
   const { typename, id } = decodeNodeId(String(globalId));
   const [n] = keyNumbers(id);
-  return (typename === 'UserNode' || typename === 'ServiceAccount') && n !== undefined && fitsInt4(n) && !id.includes(':') ? n : -1;
+  return (typename === 'User' || typename === 'ServiceAccount') && n !== undefined && fitsInt4(n) && !id.includes(':') ? n : -1;
 }
 
 /** One grant of the input, as the service takes it: ids given that name nothing are still given (and refused as unknown). */

@@ -51,7 +51,7 @@ const permission = 'The member\'s permission in the team: 0 Member (the default)
 const TeamMemberAddInput = builder.inputType('TeamMemberAddInput', {
   description: 'A user to add to a team: any existing user, of the team\'s org or another one (as the original allows).',
   fields: (t) => ({
-    userId: t.id({ required: true, description: 'The user: its `UserNode.id` (a user of any org), or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
+    userId: t.id({ required: true, description: 'The user: its `User.id` (a user of any org), or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).' }),
     permission: t.int({ required: false, description: permission }),
   }),
 });
@@ -70,13 +70,13 @@ const TeamMembersSetInput = builder.inputType('TeamMembersSetInput', {
 });
 
 const teamIdArg = 'The team\'s global id (`Team.id`), in the org the request acts in.';
-const userIdArg = 'The member: its `UserNode.id`, or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).';
+const userIdArg = 'The member: its `User.id`, or its `OrganizationMember.id` in the org the request acts in (`TeamMember.organizationMemberId`).';
 
 /** The user a user's or a membership's global id names; 0 (no user) for another type's id, or a membership of another org. */
 function userOf(ctx: RequestContext, globalId: string | number): number {
   const { typename, id } = decodeNodeId(String(globalId));
   const [first = 0, second] = keyNumbers(id);
-  const userId = typename === 'UserNode' && second === undefined ? first
+  const userId = typename === 'User' && second === undefined ? first
     : typename === 'OrganizationMember' && first === ctx.orgId && second !== undefined ? second : 0;
   return userId <= 2_147_483_647 ? userId : 0;
 }

@@ -4,11 +4,13 @@ import { listTeamMembers, teamsByIds, type Team, type TeamActor, type TeamMember
 import { builder } from '../../builder.ts';
 import { orgActors, SEES } from '../../graph-access.ts';
 import { encodeNodeId, isRowId, nodeKey } from '../../node-ids.ts';
-import { orgById, teamById, teamIdsOfUser, teamsOfOrg } from '../../node-loaders.ts';
+import { orgById, teamById, teamsOfOrg } from '../../node-loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
-import { contains, OrganizationNode, pageIf, UserNode } from '../graph.ts';
-import { avatarOf } from '../user-profile.ts';
+import { contains, OrganizationNode, pageIf } from '../graph.ts';
+import { teamIdsOfUser } from '../user/loaders.ts';
+import { User } from '../user/node.ts';
+import { avatarOf } from '../user/profile.ts';
 
 /**
  * A team: its one type in the graph, its members, and how the org and its users lead to it.
@@ -46,7 +48,7 @@ export const TeamMemberType = builder.objectRef<TeamMember>('TeamMember').implem
     permission: t.exposeInt('permission', { description: '0 Member, 4 Admin.' }),
     organizationMemberId: t.id({
       nullable: true,
-      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`UserNode.id` names it then).',
+      description: 'The global id of the user\'s membership of the team\'s org (`OrganizationMember.id`), which the team member mutations take as `userId`; null for a member of the team who is not in its org (`User.id` names it then).',
       resolve: (m) => (m.orgMember ? encodeNodeId('OrganizationMember', `${m.orgId}:${m.userId}`) : null),
     }),
     isOrganizationMember: t.exposeBoolean('orgMember', {
@@ -108,7 +110,7 @@ builder.objectFields(OrganizationNode, (t) => ({
   }),
 }));
 
-builder.objectFields(UserNode, (t) => ({
+builder.objectFields(User, (t) => ({
   teams: t.connection({
     type: TeamType,
     description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '

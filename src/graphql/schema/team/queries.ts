@@ -47,7 +47,7 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
   }),
   userTeams: t.field({
-    deprecationReason: 'Use `teams` of a `UserNode`, a connection over every org.',
+    deprecationReason: 'Use `teams` of a `User`, a connection over every org.',
     type: [TeamType],
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
     description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',

@@ -1,9 +1,9 @@
-import { builder } from '../builder.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { MessageType } from './message.ts';
-import { serverAdmin } from '../../auth/access.ts';
-import { badRequest } from '../../errors/domain.ts';
-import { createUser, deleteUser, updatePassword, updatePermissions } from '../../services/users.ts';
+import { builder } from '../../builder.ts';
+import { MESSAGES } from '../../../errors/messages.ts';
+import { MessageType } from '../message.ts';
+import { serverAdmin } from '../../../auth/access.ts';
+import { badRequest } from '../../../errors/domain.ts';
+import { createUser, updatePermissions } from '../../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -36,22 +36,8 @@ builder.mutationFields((t) => ({
       return { id: user.id, message: MESSAGES.user.created };
     },
   }),
-  adminUpdateUserPassword: t.field({
-    deprecationReason: 'Use `userPasswordUpdate` with a `UserNode` id.',
-    extensions: { access: serverAdmin },
-    type: MessageType,
-    args: {
-      id: t.arg.int({ required: true, description: 'The user\'s id.' }),
-      password: t.arg.string({ required: true, description: 'The new password, at least 4 characters.' }),
-    },
-    description: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
-    resolve: async (_root, { id, password }, ctx) => {
-      await updatePassword(ctx.em, id, password);
-      return { message: MESSAGES.user.passwordUpdated };
-    },
-  }),
   adminUpdateUserPermissions: t.field({
-    deprecationReason: 'Use `userPermissionsUpdate` with a `UserNode` id.',
+    deprecationReason: 'Use `userPermissionsUpdate` with a `User` id.',
     extensions: { access: serverAdmin },
     type: MessageType,
     args: {
@@ -66,17 +52,6 @@ builder.mutationFields((t) => ({
       if (isAdmin == null) throw badRequest();
       await updatePermissions(ctx.em, args.id, isAdmin);
       return { message: MESSAGES.user.permissionsUpdated };
-    },
-  }),
-  adminDeleteUser: t.field({
-    deprecationReason: 'Use `userDelete` with a `UserNode` id.',
-    extensions: { access: serverAdmin },
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-    description: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
-    resolve: async (_root, { id }, ctx) => {
-      await deleteUser(ctx.em, id);
-      return { message: MESSAGES.user.deleted };
     },
   }),
 }));

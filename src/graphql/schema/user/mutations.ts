@@ -1,21 +1,21 @@
-import { serverAdmin, serverAdminFor, signedInUser } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { badRequest } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { changeOwnPassword, setCurrentOrg, updateUser } from '../../services/user-profiles.ts';
-import { createUser, deleteUser, setUserDisabled, updatePassword, updatePermissions } from '../../services/users.ts';
-import { builder } from '../builder.ts';
-import { userById } from '../node-loaders.ts';
-import { databaseId, deletePayload, mutate, nodePayload, remove, rowId } from './payloads.ts';
-import { UserNode } from './graph.ts';
-import { UpdateUserInput } from './user-profile.ts';
+import { serverAdmin, serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import type { RequestContext } from '../../../context.ts';
+import { badRequest } from '../../../errors/domain.ts';
+import { MESSAGES } from '../../../errors/messages.ts';
+import { changeOwnPassword, setCurrentOrg, updateUser } from '../../../services/user-profiles.ts';
+import { createUser, deleteUser, setUserDisabled, updatePassword, updatePermissions } from '../../../services/users.ts';
+import { builder } from '../../builder.ts';
+import { userById } from './loaders.ts';
+import { databaseId, deletePayload, mutate, nodePayload, remove, rowId } from '../payloads.ts';
+import { User } from './node.ts';
+import { UpdateUserInput } from './profile.ts';
 
 /**
  * Mutations of users: server admins' (`/api/admin/users`, `/api/users/:id`) on a user named by its
  * global id, and the signed-in user's own (`/api/user`), each with its REST row's rule.
  */
 
-const UserPayload = nodePayload('UserPayload', 'user', UserNode, 'user');
+const UserPayload = nodePayload('UserPayload', 'user', User, 'user');
 const UserDeletePayload = deletePayload('UserDeletePayload', 'deletedUserId', 'user');
 
 const UserCreateInput = builder.inputType('UserCreateInput', {
@@ -47,7 +47,7 @@ const ViewerPasswordChangeInput = builder.inputType('ViewerPasswordChangeInput',
   }),
 });
 
-const idArg = 'The user\'s global id (`UserNode.id`).';
+const idArg = 'The user\'s global id (`User.id`).';
 
 const readUser = async (ctx: RequestContext, id: number) => ({ user: await userById(ctx).load(id) });
 /** Changes user `id`, then reads it back as the graph does. */
@@ -76,7 +76,7 @@ builder.mutationFields((t) => ({
     description: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
     extensions: { access: serverAdminFor('users:write') },
     resolve: (_root, { id, input }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return userChange(ctx, userId, () => updateUser(ctx.em, userId, input));
     },
   }),
@@ -86,7 +86,7 @@ builder.mutationFields((t) => ({
     description: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`; not the last server admin. Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { id }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return remove(ctx, 'deletedUserId', id, () => deleteUser(ctx.em, userId));
     },
   }),
@@ -97,7 +97,7 @@ builder.mutationFields((t) => ({
       + 'Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { id }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return userChange(ctx, userId, () => setUserDisabled(ctx.em, userId, true));
     },
   }),
@@ -107,7 +107,7 @@ builder.mutationFields((t) => ({
     description: 'Enables a disabled user again, as `POST /api/admin/users/:id/enable`. Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { id }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return userChange(ctx, userId, () => setUserDisabled(ctx.em, userId, false));
     },
   }),
@@ -117,7 +117,7 @@ builder.mutationFields((t) => ({
     description: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { id, input }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return userChange(ctx, userId, () => updatePassword(ctx.em, userId, input.password));
     },
   }),
@@ -127,7 +127,7 @@ builder.mutationFields((t) => ({
     description: 'Grants or revokes the server-admin permission, as `PUT /api/admin/users/:id/permissions`; the last server admin keeps it. Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { id, input }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       return userChange(ctx, userId, () => updatePermissions(ctx.em, userId, input.isServiceAdmin));
     },
   }),
@@ -155,7 +155,7 @@ builder.mutationFields((t) => ({
       + 'when the user is not a member of it. Server admins only (users:write).',
     extensions: { access: serverAdminFor('users:write') },
     resolve: (_root, { id, organizationId }, ctx) => {
-      const userId = rowId(id, 'UserNode');
+      const userId = rowId(id, 'User');
       const orgId = rowId(organizationId, 'OrganizationNode');
       return userChange(ctx, userId, () => setCurrentOrg(ctx.em, userId, orgId));
     },

@@ -1,23 +1,20 @@
-import { builder, type FieldsOf } from '../builder.ts';
-import { serverAdmin, serverAdminFor, signedInUser } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { MESSAGES } from '../../errors/messages.ts';
+import { builder, type FieldsOf } from '../../builder.ts';
+import { serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import type { RequestContext } from '../../../context.ts';
+import { MESSAGES } from '../../../errors/messages.ts';
 import {
   ageOf, avatarUrl, changeOwnPassword, getUserProfile, lookupUserProfile, searchUsers, setCurrentOrg,
   updateUser, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
-} from '../../services/user-profiles.ts';
-import { setUserDisabled } from '../../services/users.ts';
-import { MessageType } from './message.ts';
+} from '../../../services/user-profiles.ts';
+import { MessageType } from '../message.ts';
 
 /** Who may call each root field; REST rows running these fields declare the same rules. */
 const USER_ACCESS = {
   read: serverAdminFor('users:read'),
   write: serverAdminFor('users:write'),
   self: signedInUser,
-  /** /api/admin/users/:id/disable and /enable, with the other /api/admin routes' rule. */
-  admin: serverAdmin,
 };
-const { read, write, self, admin } = USER_ACCESS;
+const { read, write, self } = USER_ACCESS;
 
 /** The signed-in user's id (the `self` rule admits users only). */
 const selfId = (ctx: RequestContext): number => ctx.caller.userId!;
@@ -126,14 +123,6 @@ builder.queryFields((t) => {
       extensions: { access: read },
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
-    user: t.field({
-      deprecationReason: 'Use `node(id:)` with a `UserNode` id.',
-      type: UserProfileType,
-      args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-      description: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
-      extensions: { access: read },
-      resolve: (_root, { id }, ctx) => getUserProfile(ctx.em, id),
-    }),
     userByLoginOrEmail: t.field({
       type: UserProfileType,
       args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
@@ -142,19 +131,12 @@ builder.queryFields((t) => {
       resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
     }),
     userOrganizations: t.field({
-      deprecationReason: 'Use `organizations` of a `UserNode`, a connection with the role on each edge.',
+      deprecationReason: 'Use `organizations` of a `User`, a connection with the role on each edge.',
       type: [UserOrgType],
       args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
       description: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
-    }),
-    viewerProfile: t.field({
-      type: UserProfileType,
-      description: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
-      deprecationReason: 'Use `viewer` (a `UserNode` for users).',
-      extensions: { access: self },
-      resolve: (_root, _args, ctx) => getUserProfile(ctx.em, selfId(ctx)),
     }),
     viewerOrganizations: t.field({
       deprecationReason: 'Use `viewer.organizations`, a connection with the role on each edge.',
@@ -170,17 +152,6 @@ const userIdArg = 'The user\'s id.';
 const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
 
 builder.mutationFields((t) => ({
-  updateUser: t.field({
-    deprecationReason: 'Use `userUpdate` with a `UserNode` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }), input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
-    description: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
-    extensions: { access: write },
-    resolve: async (_root, { id, input }, ctx) => {
-      await updateUser(ctx.em, id, input);
-      return { message: MESSAGES.user.updated };
-    },
-  }),
   updateViewer: t.field({
     deprecationReason: 'Use `viewerUpdate`: its payload carries the user\'s node and `userErrors`.',
     type: MessageType,
@@ -219,7 +190,7 @@ builder.mutationFields((t) => ({
     },
   }),
   switchUserOrganization: t.field({
-    deprecationReason: 'Use `userOrganizationSwitch` with `UserNode` and `OrganizationNode` ids.',
+    deprecationReason: 'Use `userOrganizationSwitch` with `User` and `OrganizationNode` ids.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
     description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
@@ -228,28 +199,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { id, orgId }, ctx) => {
       await setCurrentOrg(ctx.em, id, orgId);
       return { message: MESSAGES.user.orgChanged };
-    },
-  }),
-  adminDisableUser: t.field({
-    deprecationReason: 'Use `userDisable` with a `UserNode` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. The last enabled server admin cannot be disabled. Server admins only (Basic credentials).',
-    extensions: { access: admin },
-    resolve: async (_root, { id }, ctx) => {
-      await setUserDisabled(ctx.em, id, true);
-      return { message: MESSAGES.user.disabled };
-    },
-  }),
-  adminEnableUser: t.field({
-    deprecationReason: 'Use `userEnable` with a `UserNode` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Enables a disabled user again, as `POST /api/admin/users/:id/enable`. Server admins only (Basic credentials).',
-    extensions: { access: admin },
-    resolve: async (_root, { id }, ctx) => {
-      await setUserDisabled(ctx.em, id, false);
-      return { message: MESSAGES.user.enabled };
     },
   }),
 }));
