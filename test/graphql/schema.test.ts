@@ -99,7 +99,9 @@ describe('descriptions, as GraphiQL shows them', () => {
       }
     }
     expect(unsaid).toEqual([]);
-    expect(checked).toBeGreaterThan(100);
+    // Every root field was read: as many as the schema's three root types hold.
+    expect(checked).toBe(roots.reduce((n, root) => n + Object.keys(root.getFields()).length, 0));
+    expect(checked).toBeGreaterThan(50);
   });
 
   it('describe every type, field, input field, argument and enum value', () => {
