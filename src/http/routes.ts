@@ -18,6 +18,7 @@ import { anonymous, orgMember, orgRole, perField, signedIn, signedInUser, type A
 import { MESSAGES } from '../errors/messages.ts';
 import type { RequestContext } from '../context.ts';
 import { getSchema } from '../graphql/schema/index.ts';
+import { USERS_READ } from '../graphql/schema/user/profile.ts';
 import { checkRestOperations, type Missing, type RestOperation, type RestSource } from '../rest/executor.ts';
 import {
   DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
@@ -27,7 +28,7 @@ import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound, USERS_READ } from '../rest/users.ts';
+import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 

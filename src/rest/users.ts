@@ -1,4 +1,3 @@
-import { serverAdminFor } from '../auth/access.ts';
 import { notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { message } from './messages.ts';
@@ -18,8 +17,6 @@ export const USER_ENABLED: Wire = message(MESSAGES.user.enabled);
 export const USER_UPDATED: Wire = message(MESSAGES.user.updated);
 export const USER_PASSWORD_UPDATED: Wire = message(MESSAGES.user.passwordUpdated);
 
-/** Who may read another user over REST: the graph shows a user to itself too, the original's rows to server admins only. */
-export const USERS_READ = serverAdminFor('users:read');
 
 /** A user as the original's reads answer it (`GET /api/users/:id`, `GET /api/user`), over the `UserFields` fragment. */
 export const USER_PROFILE: Wire = object({

@@ -1,4 +1,4 @@
-import { orgMember, orgRole, serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import { orgMember, orgRole, signedInUser } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
 import { listTeamMembers, teamsByIds, type Team, type TeamActor, type TeamMember } from '../../../services/teams.ts';
 import { builder } from '../../builder.ts';
@@ -10,7 +10,7 @@ import { connection } from '../connections.ts';
 import { contains, OrganizationNode, pageIf } from '../graph.ts';
 import { teamIdsOfUser } from '../user/loaders.ts';
 import { User } from '../user/node.ts';
-import { avatarOf } from '../user/profile.ts';
+import { avatarOf, USERS_READ } from '../user/profile.ts';
 
 /**
  * A team: its one type in the graph, its members, and how the org and its users lead to it.
@@ -26,7 +26,7 @@ export const TEAM_ACCESS = {
   membersWrite: orgMember('teams.permissions:write'),
   mine: signedInUser,
   /** `GET /api/users/:id/teams`, with the other `/api/users` rows' rule. */
-  ofUser: serverAdminFor('users:read'),
+  ofUser: USERS_READ,
 };
 
 export const actorOf = (ctx: RequestContext): TeamActor => ({ orgId: ctx.orgId, orgRole: ctx.caller.orgRole, userId: ctx.caller.userId, isUser: ctx.caller.kind === 'user' });

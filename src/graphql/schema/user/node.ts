@@ -1,4 +1,3 @@
-import { serverAdminFor } from '../../../auth/access.ts';
 import { listUserProfiles, type UserProfile } from '../../../services/user-profiles.ts';
 import { builder } from '../../builder.ts';
 import { nodeKey } from '../../node-ids.ts';
@@ -6,10 +5,8 @@ import { pageOf } from '../../paging.ts';
 import { ActorInterface } from '../actor.ts';
 import { connection } from '../connections.ts';
 import { userById } from './loaders.ts';
-import { userProfileFields } from './profile.ts';
+import { userProfileFields, USERS_READ } from './profile.ts';
 
-/** Who may read users other than oneself. */
-export const USERS_READ = serverAdminFor('users:read');
 
 export const User = builder.node(builder.objectRef<UserProfile>('User'), {
   description: 'A user (never a service account). Seen by the user itself and server admins (users:read).',

@@ -8,9 +8,12 @@ import {
 } from '../../../services/user-profiles.ts';
 import { MessageType } from '../message.ts';
 
+/** Who may read users other than oneself: server admins (the user itself reads its own through `viewer`). */
+export const USERS_READ = serverAdminFor('users:read');
+
 /** Who may call each root field; REST rows running these fields declare the same rules. */
 const USER_ACCESS = {
-  read: serverAdminFor('users:read'),
+  read: USERS_READ,
   write: serverAdminFor('users:write'),
   self: signedInUser,
 };
