@@ -1,5 +1,5 @@
 import type { RequestContext } from '../context.ts';
-import { badRequest, notFound } from '../errors/domain.ts';
+import { badRequest } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { DEFAULT_MAX_CHARS } from '../graphql/input-limits.ts';
 import { decodeNodeId, keyNumbers, type NodeTypeName } from '../graphql/node-ids.ts';
@@ -8,6 +8,7 @@ import type { DataSourceRef } from '../services/data-sources.ts';
 import { typeLogoUrl } from '../services/data-source-types.ts';
 import type { DataSourceHealth } from '../query/health.ts';
 import { globalId, type LegacyInput } from './variables.ts';
+import { serviceRefusal, type Missing } from './executor.ts';
 import { MESSAGE_SCHEMA, messageOf } from './messages.ts';
 import { computed, constant, from, goMap, object, type Wire } from './wire.ts';
 
@@ -102,13 +103,8 @@ export const LEGACY_SECRET_FIELDS: LegacyInput = {
  * 403 naming the action), as the service's one lookup words it; for rows whose value the graph
  * answered null.
  */
-export function dataSourceRefusal(action: DataSourceAction, ref: (variables: Record<string, unknown>) => DataSourceRef) {
-  return async (ctx: RequestContext, variables: Record<string, unknown>): Promise<unknown> => {
-    await ctx.services.dataSources.getFor(ctx.em, ctx.caller, ref(variables), action);
-    // Created (or granted) since the graph's own lookup: it was not there to answer.
-    throw notFound(MESSAGES.dataSource.notFound);
-  };
-}
+export const dataSourceRefusal = (action: DataSourceAction, ref: (variables: Record<string, unknown>) => DataSourceRef): Missing =>
+  serviceRefusal((ctx, variables) => ctx.services.dataSources.getFor(ctx.em, ctx.caller, ref(variables), action), MESSAGES.dataSource.notFound);
 
 /** The original's `util.IsValidShortUID`. */
 const SHORT_UID = /^[a-zA-Z0-9\-_]{0,40}$/;

@@ -50,6 +50,18 @@ export interface RestSource {
 export type Missing = (ctx: RequestContext, variables: Record<string, unknown>) => unknown;
 
 /**
+ * A row's `missing` answer where the graph answered null: the service's own lookup, run for its
+ * refusal (404, or 403 naming the action); should it find the object now (made since the graph
+ * looked), it was not there to answer: not found all the same.
+ */
+export function serviceRefusal(lookup: (ctx: RequestContext, variables: Record<string, unknown>) => Promise<unknown>, notFoundMessage: string): Missing {
+  return async (ctx, variables) => {
+    await lookup(ctx, variables);
+    throw notFound(notFoundMessage);
+  };
+}
+
+/**
  * Checks every REST row's document at once (parse, validate, the answer's path, the door's rule)
  * and fails start-up naming the first that is wrong. The shared fragments are parsed once and the
  * operations validated as one document, so each fragment is validated once rather than once per

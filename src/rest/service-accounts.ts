@@ -1,7 +1,6 @@
-import type { RequestContext } from '../context.ts';
-import { notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { getServiceAccount } from '../services/service-accounts.ts';
+import { serviceRefusal } from './executor.ts';
 import { constant, from, goMap, object } from './wire.ts';
 
 /**
@@ -32,9 +31,5 @@ export const TOKEN_CREATED = object({
 export const SERVICE_ACCOUNT_PARAMS = { id: 'The account\'s id.', serviceAccountId: 'The account\'s id.', tokenId: 'The token\'s id.' };
 
 /** Where the graph found no such account in the org: the service's refusal (404), or, created since, not found. */
-export function serviceAccountRefusal(key: 'id' | 'serviceAccountId') {
-  return async (ctx: RequestContext, variables: Record<string, unknown>): Promise<unknown> => {
-    await getServiceAccount(ctx.em, ctx.orgId, variables[key] as number);
-    throw notFound(MESSAGES.serviceAccount.notFound);
-  };
-}
+export const serviceAccountRefusal = (key: 'id' | 'serviceAccountId') =>
+  serviceRefusal((ctx, variables) => getServiceAccount(ctx.em, ctx.orgId, variables[key] as number), MESSAGES.serviceAccount.notFound);

@@ -1,8 +1,7 @@
-import type { RequestContext } from '../context.ts';
-import { notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { actorOf } from '../graphql/schema/team/node.ts';
 import { getTeam, listTeamMembers } from '../services/teams.ts';
+import { serviceRefusal } from './executor.ts';
 import { constant, from, goMap } from './wire.ts';
 
 /**
@@ -21,17 +20,10 @@ export const TEAM_CREATED = goMap({
 const teamIdOf = (variables: Record<string, unknown>) => variables.teamId as number;
 
 /** Where the graph found no team of the org: the service's refusal of a read of it. */
-export async function teamRefusal(ctx: RequestContext, variables: Record<string, unknown>): Promise<unknown> {
-  await getTeam(ctx.em, actorOf(ctx), teamIdOf(variables));
-  // Created since the graph's own lookup: it was not there to answer.
-  throw notFound(MESSAGES.team.notFound);
-}
+export const teamRefusal = serviceRefusal((ctx, variables) => getTeam(ctx.em, actorOf(ctx), teamIdOf(variables)), MESSAGES.team.notFound);
 
 /** Where the graph found no team of the org to list the members of: the service's refusal. */
-export async function teamMembersRefusal(ctx: RequestContext, variables: Record<string, unknown>): Promise<unknown> {
-  await listTeamMembers(ctx.em, actorOf(ctx), teamIdOf(variables));
-  throw notFound(MESSAGES.team.notFound);
-}
+export const teamMembersRefusal = serviceRefusal((ctx, variables) => listTeamMembers(ctx.em, actorOf(ctx), teamIdOf(variables)), MESSAGES.team.notFound);
 
 /** What the OpenAPI document says of the numeric ids in a team's paths (the graph takes global ids). */
 export const TEAM_PARAMS = { teamId: 'The team\'s id.' };
