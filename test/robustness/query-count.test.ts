@@ -91,4 +91,20 @@ describe('statements per request', () => {
     expect((await read(token)).status).toBe(200);
     expect(statementsSent() - before).toBe(2);
   });
+  it('reads nothing back for a write whose REST answer is a message; the graph reads the node when asked for it', async () => {
+    const created = await call(server, 'POST', '/api/teams', { auth: ADMIN, body: { name: 'qc-renamed-0' } });
+    expect(created.status).toBe(200);
+    const teamId = created.body.teamId as number;
+    const globalId = (await gql(server, `{ currentOrganization { team(databaseId: ${teamId}) { id } } }`, {}, ADMIN)).body.data.currentOrganization.team.id as string;
+    let n = 0;
+    const rest = await cost(() => call(server, 'PUT', `/api/teams/${teamId}`, { auth: ADMIN, body: { name: `qc-renamed-${++n}` } }));
+    const update = (selection: string) => () => gql(server, `mutation($id: ID!, $name: String!) { teamUpdate(id: $id, input: { name: $name }) { ${selection} } }`, { id: globalId, name: `qc-renamed-${++n}` }, ADMIN);
+    const errorsOnly = await cost(update('userErrors { message }'));
+    const withTeam = await cost(update('team { name } userErrors { message }'));
+    const read = await cost(() => gql(server, 'query($id: ID!) { node(id: $id) { ... on Team { name } } }', { id: globalId }, ADMIN));
+    expect(read).toBeGreaterThan(0);
+    expect(errorsOnly).toBe(rest);
+    expect(withTeam).toBe(rest + read);
+    expect((await call(server, 'GET', `/api/teams/${teamId}`, { auth: ADMIN })).body.name).toBe(`qc-renamed-${n}`);
+  });
 });

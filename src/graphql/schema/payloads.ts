@@ -23,8 +23,11 @@ export const UserErrorType = builder.objectRef<UserError>('UserError').implement
   }),
 });
 
-/** What a mutation resolver answers: its payload's own fields and the user errors. */
-export type Payload<F> = F & { userErrors: UserError[] };
+/** A payload's fields as `mutate` answers them: each read only once a selection asks for it. */
+export type Lazy<F> = { [K in keyof F]: F[K] | Promise<F[K]> };
+
+/** What a mutation resolver answers: its payload's own fields (each maybe still to be read) and the user errors. */
+export type Payload<F> = Lazy<F> & { userErrors: UserError[] };
 
 /**
  * Runs a change. A client's mistake (a 4xx that does not refuse the caller itself) comes back as a
@@ -47,12 +50,22 @@ export async function attempt<T>(ctx: RequestContext, change: () => Promise<T>):
   }
 }
 
-/** `attempt`, then the payload's fields read from the change's value, or all null with the user errors. */
+/**
+ * `attempt`, then the payload's fields read from the change's value, or all null with the user
+ * errors. The read runs (once) only when the selection asks for one of them: a REST row that
+ * answers a message selects `userErrors` alone and costs no read-back.
+ */
 export async function mutate<T, F extends Record<string, unknown>>(
   ctx: RequestContext, change: () => Promise<T>, read: (value: T) => Promise<F> | F, failed: { [K in keyof F]: null },
 ): Promise<Payload<F | { [K in keyof F]: null }>> {
   const outcome = await attempt(ctx, change);
-  return outcome.done ? { ...(await read(outcome.value)), userErrors: [] } : { ...failed, userErrors: outcome.userErrors };
+  if (!outcome.done) return { ...failed, userErrors: outcome.userErrors };
+  let fields: Promise<F> | undefined;
+  const payload = { userErrors: [] } as unknown as Payload<F>;
+  for (const key of Object.keys(failed)) {
+    Object.defineProperty(payload, key, { enumerable: true, get: () => (fields ??= Promise.resolve(read(outcome.value))).then((f) => f[key]) });
+  }
+  return payload;
 }
 
 /** The database id in a global id of `typename`, or null for another type's id or one beyond int4 (it names no row). A malformed id is the request's error. */

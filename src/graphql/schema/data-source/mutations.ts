@@ -112,7 +112,7 @@ export function tlsSecretWarnings(secureJsonData: unknown): DataSourceWarning[] 
 /** The data source as the graph reads it after the change, with the data source permissions in its org. */
 const dataSourceChange = async (ctx: RequestContext, input: { secureJsonData?: unknown }, change: () => Promise<{ id: number }>): Promise<DataSourceResult> => {
   const result = await mutate(ctx, change, async (ds) => ({ dataSource: (await loadDataSources(ctx, [String(ds.id)]))[0] ?? null }), { dataSource: null });
-  return { ...result, warnings: result.dataSource ? tlsSecretWarnings(input.secureJsonData) : [] };
+  return Object.assign(result, { warnings: result.userErrors.length === 0 ? tlsSecretWarnings(input.secureJsonData) : [] });
 };
 
 /** The data source a mutation names by exactly one of its keys, in the org the request acts in. */
