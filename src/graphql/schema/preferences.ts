@@ -26,7 +26,6 @@ export const PREFERENCES_ACCESS = {
   viewer: signedIn,
   orgRead: orgRole('Admin', 'orgs.preferences:read'),
   orgWrite: orgRole('Admin', 'orgs.preferences:write'),
-  teamRead: orgMember('teams:read'),
   teamWrite: orgMember('teams:write'),
 } satisfies Record<string, Access>;
 
@@ -111,7 +110,6 @@ builder.objectField(OrganizationNode, 'preferences', (t) => t.field({
 builder.objectField(TeamType, 'preferences', (t) => t.field({
   type: PreferencesType,
   description: 'Its preferences (`GET /api/teams/:teamId/preferences`): whoever sees the team (teams:read).',
-  extensions: { access: PREFERENCES_ACCESS.teamRead },
   resolve: (team, _args, ctx) => preferencesByOwner(ctx).load({ orgId: team.orgId, teamId: team.id }),
 }));
 
