@@ -1,11 +1,12 @@
 import {
   defaultFieldResolver, isNonNullType, isObjectType,
-  type GraphQLField, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema,
+  type GraphQLArgument, type GraphQLField, type GraphQLFieldResolver, type GraphQLObjectType, type GraphQLSchema,
 } from 'graphql';
 import { admits, authorize, isServerAdmin, refusal, type Access } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
 import type { DataSourceCaller } from '../services/data-source-permissions.ts';
 import { roleAtLeast, type BasicRole, type HeldRole } from '../roles.ts';
+import { inputLimitViolation } from './input-limits.ts';
 import { perRequestValue } from './loaders.ts';
 import { decodeNodeId, fitsInt4, keyNumbers } from './node-ids.ts';
 
@@ -32,7 +33,7 @@ export function enforceDeclaredAccess(schema: GraphQLSchema): void {
       if (!access) throw new Error(`${type.name}.${field.name} declares no access rule (extensions.access)`);
       const resolve = field.resolve ?? defaultFieldResolver;
       const inArgument = (field.extensions as { accessIn?: string }).accessIn;
-      field.resolve = inArgument ? guardedIn(access, inArgument, resolve) : guarded(access, resolve);
+      field.resolve = inArgument ? guardedIn(access, inArgument, field.args, resolve) : guarded(access, resolve);
       if (field.subscribe) field.subscribe = guarded(access, field.subscribe);
     }
   }
@@ -75,11 +76,14 @@ function guarded(access: Access, resolve: Resolver): Resolver {
   };
 }
 
-function guardedIn(access: Access, argument: string, resolve: Resolver): Resolver {
+function guardedIn(access: Access, argument: string, argDefs: readonly GraphQLArgument[], resolve: Resolver): Resolver {
   return (source, args, ctx, info) => {
     // Any signed-in caller passes the gate; the rule applies in the org the argument names.
     const denied = authorize(ctx.principal, { kind: 'signed-in' });
     if (denied) throw denied;
+    // The org's id is read here, before the field's own checks: what is past its bound is the request's 400 all the same, first.
+    const tooLong = inputLimitViolation(argDefs, args as Record<string, unknown>);
+    if (tooLong) throw tooLong;
     const orgId = orgOfId((args as Record<string, unknown>)[argument]);
     const allowed = ctx.authorizedAs === access && orgId === ctx.orgId ? true : allowedIn(ctx, access, orgId);
     if (allowed === true) return resolve(source, args, ctx, info);

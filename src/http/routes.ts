@@ -25,6 +25,7 @@ import {
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
 import { message } from '../rest/messages.ts';
+import { PREFERENCES_UPDATED, teamPreferencesMissing, viewerPreferencesRefusal, withoutNulls } from '../rest/preferences.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
@@ -143,12 +144,6 @@ const healthAnswer: ResultAnswer = {
     return { status: status === 'OK' ? 200 : 400, body: details === null || details === undefined ? { message, status } : { details, message, status } };
   },
 };
-
-/** Go's `omitempty`: what is not set (null) is left out of the answer, at every depth. */
-function withoutNulls(value: unknown): unknown {
-  if (Array.isArray(value) || value === null || typeof value !== 'object') return value;
-  return Object.fromEntries(Object.entries(value).filter(([, v]) => v !== null).map(([k, v]) => [k, withoutNulls(v)]));
-}
 
 /** Preferences answer only what is set: `{}` when nothing is, as the original's. */
 const preferencesAnswer: ResultAnswer = { shape: (value) => ({ status: 200, body: withoutNulls(value) }) };
@@ -345,9 +340,17 @@ export const ROUTES: readonly Route[] = [
   }),
   // The original looks no team up here: an org Admin gets `{}` (and "Preferences updated") for any id.
   rest('GET', '/api/teams/:teamId/preferences', `query GetTeamPreferences($teamId: Int!) {
-    teamPreferences(teamId: $teamId) { ...PreferencesFields } }`, { result: preferencesAnswer }),
-  rest('PUT', '/api/teams/:teamId/preferences', `mutation UpdateTeamPreferences($teamId: Int!, $input: PreferencesInput!) {
-    updateTeamPreferences(teamId: $teamId, input: $input) { message } }`, { body: 'input' }),
+    currentOrganization { team(databaseId: $teamId) { preferences { ...PreferencesFields } } } }`, {
+    at: 'currentOrganization.team.preferences', missing: teamPreferencesMissing('read', {}), result: preferencesAnswer, params: TEAM_PARAMS,
+    doc: 'A team\'s preferences, as `GET /api/teams/:teamId/preferences`. Org members of any role (`None` included) pass the gate (teams:read); '
+      + 'then org Admins (who get none for a team the org does not have, as the original answers) and the team\'s members.',
+  }),
+  rest('PUT', '/api/teams/:teamId/preferences', `mutation UpdateTeamPreferences($teamId: ID!, $input: PreferencesInput!) {
+    teamPreferencesUpdate(teamId: $teamId, input: $input, replace: true) { preferences { __typename } } }`, {
+    body: 'input', ids: { teamId: 'Team' }, at: 'teamPreferencesUpdate.preferences', missing: teamPreferencesMissing('admin', {}), shape: PREFERENCES_UPDATED, params: TEAM_PARAMS,
+    doc: 'Replaces a team\'s preferences, as `PUT /api/teams/:teamId/preferences`. Org members of any role (`None` included) pass the gate (teams:write); then org Admins '
+      + '(a team the org does not have is answered as the original does, and nothing is kept) and the team\'s Admins.',
+  }),
 
   // What front ends and client libraries start from (grafana-client reads buildInfo.version)
   rest('GET', '/api/frontend/settings', `query GetFrontendSettings {
@@ -464,11 +467,20 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
   rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
   // Preferences of the caller (a user or a service account) in the org the request acts in.
-  rest('GET', '/api/user/preferences', `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
+  rest('GET', '/api/user/preferences', `query GetUserPreferences { viewer { preferences { ...PreferencesFields } } }`, {
+    at: 'viewer.preferences', missing: viewerPreferencesRefusal, result: preferencesAnswer,
+    doc: 'The signed-in user\'s (or service account\'s) preferences in the org the request acts in, as `GET /api/user/preferences`. Any signed-in caller; a legacy API key is 401 `Not a valid identity`.',
+  }),
   rest('PUT', '/api/user/preferences', `mutation UpdateUserPreferences($input: PreferencesInput!) {
-    updateViewerPreferences(input: $input) { message } }`, { body: 'input' }),
+    viewerPreferencesUpdate(input: $input, replace: true) { userErrors { code message } } }`, {
+    body: 'input', shape: PREFERENCES_UPDATED,
+    doc: 'Replaces the signed-in caller\'s preferences in the org the request acts in, as `PUT /api/user/preferences`. Any signed-in caller; a legacy API key is 401 `Not a valid identity`.',
+  }),
   rest('PATCH', '/api/user/preferences', `mutation PatchUserPreferences($input: PreferencesInput!) {
-    patchViewerPreferences(input: $input) { message } }`, { body: 'input' }),
+    viewerPreferencesUpdate(input: $input) { userErrors { code message } } }`, {
+    body: 'input', shape: PREFERENCES_UPDATED,
+    doc: 'Changes some of the signed-in caller\'s preferences in the org the request acts in, as `PATCH /api/user/preferences`. Any signed-in caller; a legacy API key is 401 `Not a valid identity`.',
+  }),
   rest('POST', '/api/admin/users/:id/disable', `mutation AdminDisableUser($id: ID!) { userDisable(id: $id) { userErrors { code message } } }`, {
     ids: { id: 'User' }, shape: USER_DISABLED, params: { id: USER_ID },
     doc: 'Disables a user, as `POST /api/admin/users/:id/disable`: its credentials are refused (401) on every instance from the next request on. '
@@ -513,12 +525,20 @@ export const ROUTES: readonly Route[] = [
     updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
   rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
     removeCurrentOrganizationMember(userId: $userId) { message } }`),
-  rest('GET', '/api/org/preferences', `query GetOrgPreferences {
-    currentOrganizationPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
-  rest('PUT', '/api/org/preferences', `mutation UpdateOrgPreferences($input: PreferencesInput!) {
-    updateCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
-  rest('PATCH', '/api/org/preferences', `mutation PatchOrgPreferences($input: PreferencesInput!) {
-    patchCurrentOrganizationPreferences(input: $input) { message } }`, { body: 'input' }),
+  rest('GET', '/api/org/preferences', `query GetOrgPreferences { currentOrganization { preferences { ...PreferencesFields } } }`, {
+    at: 'currentOrganization.preferences', result: preferencesAnswer,
+    doc: 'The preferences of the org the request acts in, as `GET /api/org/preferences`. Org Admins (orgs.preferences:read).',
+  }),
+  rest('PUT', '/api/org/preferences', `mutation UpdateOrgPreferences($org: ID!, $input: PreferencesInput!) {
+    organizationPreferencesUpdate(id: $org, input: $input, replace: true) { userErrors { code message } } }`, {
+    body: 'input', currentOrg: ['org'], shape: PREFERENCES_UPDATED,
+    doc: 'Replaces the preferences of the org the request acts in, as `PUT /api/org/preferences`. Org Admins (orgs.preferences:write).',
+  }),
+  rest('PATCH', '/api/org/preferences', `mutation PatchOrgPreferences($org: ID!, $input: PreferencesInput!) {
+    organizationPreferencesUpdate(id: $org, input: $input) { userErrors { code message } } }`, {
+    body: 'input', currentOrg: ['org'], shape: PREFERENCES_UPDATED,
+    doc: 'Changes some of the preferences of the org the request acts in, as `PATCH /api/org/preferences`. Org Admins (orgs.preferences:write).',
+  }),
 
   // Anything else under /api is unknown to signed-in callers (as the original, credentials come first)
   endpoint('ANY', '/api/*', signedIn, 'not-found'),

@@ -1,5 +1,6 @@
 import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { basic, call, gql, startTestServer, type TestServer } from '../support/server.ts';
+import { encodeNodeId } from '../../src/graphql/node-ids.ts';
 
 /**
  * Preferences (user, org, team), a user's teams and switching a user's org, as the original
@@ -156,6 +157,12 @@ describe('team preferences', () => {
     await call(server, 'PUT', `/api/teams/${team}/members/${viewerId}`, { body: { permission: 4 } });
     expect((await call(server, 'PUT', `/api/teams/${team}/preferences`, { auth: VIEWER, body: { theme: 'light' } })).body).toEqual(UPDATED);
     expect((await call(server, 'GET', `/api/teams/${team}/preferences`)).body).toEqual({ theme: 'light' });
+    // A team the org has, with a wrong body: the write's own 400 for the team's Admin and the org's, nothing kept.
+    for (const auth of [VIEWER, undefined]) {
+      const wrong = await call(server, 'PUT', `/api/teams/${team}/preferences`, { auth, body: { theme: 'purple' } });
+      expect([wrong.status, wrong.body]).toEqual([400, { message: 'Invalid theme' }]);
+    }
+    expect((await call(server, 'GET', `/api/teams/${team}/preferences`)).body).toEqual({ theme: 'light' });
 
     // As the original, no team is looked up for an org Admin: an unknown one reads {} and writes are answered but kept nowhere.
     expect((await call(server, 'GET', '/api/teams/999999/preferences')).body).toEqual({});
@@ -238,6 +245,14 @@ describe('in the graph', () => {
     const teamNode = (await gql(server, '{ viewer { currentOrganization { teams(query: "graph-pref") { nodes { id } } } } }')).body.data.viewer.currentOrganization.teams.nodes[0].id;
     const teamChange = await gql(server, 'mutation($id: ID!) { teamPreferencesUpdate(teamId: $id, input: { theme: "zen" }) { preferences { theme weekStart } userErrors { message } } }', { id: teamNode });
     expect(teamChange.body.data.teamPreferencesUpdate).toEqual({ preferences: { theme: 'zen', weekStart: 'monday' }, userErrors: [] });
+    // `replace` writes them whole, as REST's PUT: what the input leaves out is no longer set.
+    const replaced = await gql(server, 'mutation($id: ID!) { teamPreferencesUpdate(teamId: $id, input: { timezone: "utc" }, replace: true) { preferences { theme weekStart timezone } userErrors { message } } }', { id: teamNode });
+    expect(replaced.body.data.teamPreferencesUpdate).toEqual({ preferences: { theme: null, weekStart: null, timezone: 'utc' }, userErrors: [] });
+    const mineReplaced = await gql(server, 'mutation { viewerPreferencesUpdate(input: { weekStart: "sunday" }, replace: true) { preferences { theme weekStart navbar { bookmarkUrls } } } }', {}, VIEWER);
+    expect(mineReplaced.body.data.viewerPreferencesUpdate.preferences).toEqual({ theme: null, weekStart: 'sunday', navbar: null });
+    // The graph names teams that exist: an org Admin's write to one the org has not is not found (REST answers as the original).
+    const unknownTeam = await gql(server, 'mutation($id: ID!) { teamPreferencesUpdate(teamId: $id, input: { theme: "dark" }) { preferences { theme } userErrors { message code } } }', { id: encodeNodeId('Team', 999999) });
+    expect(unknownTeam.body.data?.teamPreferencesUpdate ?? unknownTeam.body.errors).toEqual({ preferences: null, userErrors: [{ message: 'Team not found', code: 'NOT_FOUND' }] });
 
     // A server admin switches a user's current org by ids.
     const user = (await gql(server, '{ allUsers(query: "pref-viewer") { nodes { id } } }')).body.data.allUsers.nodes[0].id;
