@@ -28,7 +28,9 @@ import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
+import {
+  SELF_ONLY, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
+} from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -451,18 +453,28 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
   // The user's teams in the org the request acts in, as the original lists them.
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
-  rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
-    switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
+  rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: ID!, $orgId: ID!) {
+    userOrganizationSwitch(id: $id, organizationId: $orgId) { userErrors { code message } } }`, {
+    ids: { id: 'User', orgId: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: USER_ID, orgId: 'One of the user\'s orgs.' },
+    doc: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
+      + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
+  }),
   rest('GET', '/api/user', `query GetSignedInUser { viewer { ... on User { ...UserFields } } }`, {
     gate: signedInUser, shape: USER_PROFILE,
     doc: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
   }),
-  rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
+  rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { viewerUpdate(input: $input) { userErrors { code message } } }`, {
+    body: 'input', shape: USER_UPDATED,
+    doc: `Changes the signed-in user's own name, e-mail, login and theme, as \`PUT /api/user\`. ${SELF_ONLY}`,
+  }),
   rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
     changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
   rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
   rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
-  rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { userErrors { code message } } }`, {
+    ids: { id: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: 'One of the signed-in user\'s orgs.' },
+    doc: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${SELF_ONLY}`,
+  }),
   // Preferences of the caller (a user or a service account) in the org the request acts in.
   rest('GET', '/api/user/preferences', `query GetUserPreferences { viewerPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
   rest('PUT', '/api/user/preferences', `mutation UpdateUserPreferences($input: PreferencesInput!) {

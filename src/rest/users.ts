@@ -16,7 +16,10 @@ export const USER_DISABLED: Wire = message(MESSAGES.user.disabled);
 export const USER_ENABLED: Wire = message(MESSAGES.user.enabled);
 export const USER_UPDATED: Wire = message(MESSAGES.user.updated);
 export const USER_PASSWORD_UPDATED: Wire = message(MESSAGES.user.passwordUpdated);
+export const USER_ORG_CHANGED: Wire = message(MESSAGES.user.orgChanged);
 
+/** The rule of the signed-in user's own rows, as the OpenAPI document reads it. */
+export const SELF_ONLY = 'Signed-in users (Basic credentials; tokens are refused).';
 
 /** A user as the original's reads answer it (`GET /api/users/:id`, `GET /api/user`), over the `UserFields` fragment. */
 export const USER_PROFILE: Wire = object({

@@ -155,17 +155,6 @@ const userIdArg = 'The user\'s id.';
 const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
 
 builder.mutationFields((t) => ({
-  updateViewer: t.field({
-    deprecationReason: 'Use `viewerUpdate`: its payload carries the user\'s node and `userErrors`.',
-    type: MessageType,
-    args: { input: t.arg({ type: UpdateUserInput, required: true, description: 'What to change.' }) },
-    description: `Changes the signed-in user's own name, e-mail, login and theme, as \`PUT /api/user\`. ${selfOnly}`,
-    extensions: { access: self },
-    resolve: async (_root, { input }, ctx) => {
-      await updateUser(ctx.em, selfId(ctx), input);
-      return { message: MESSAGES.user.updated };
-    },
-  }),
   changeViewerPassword: t.field({
     deprecationReason: 'Use `viewerPasswordChange`: a wrong old password is a user error there.',
     type: MessageType,
@@ -179,29 +168,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { oldPassword, newPassword }, ctx) => {
       await changeOwnPassword(ctx.em, selfId(ctx), oldPassword ?? '', newPassword ?? '');
       return { message: MESSAGES.user.passwordChanged };
-    },
-  }),
-  switchViewerOrganization: t.field({
-    deprecationReason: 'Use `viewerOrganizationSwitch` with an `OrganizationNode` id.',
-    type: MessageType,
-    args: { orgId: t.arg.int({ required: true, description: 'One of the signed-in user\'s orgs.' }) },
-    description: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${selfOnly}`,
-    extensions: { access: self },
-    resolve: async (_root, { orgId }, ctx) => {
-      await setCurrentOrg(ctx.em, selfId(ctx), orgId);
-      return { message: MESSAGES.user.orgChanged };
-    },
-  }),
-  switchUserOrganization: t.field({
-    deprecationReason: 'Use `userOrganizationSwitch` with `User` and `OrganizationNode` ids.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
-    description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
-      + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
-    extensions: { access: write },
-    resolve: async (_root, { id, orgId }, ctx) => {
-      await setCurrentOrg(ctx.em, id, orgId);
-      return { message: MESSAGES.user.orgChanged };
     },
   }),
 }));
