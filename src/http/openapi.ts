@@ -338,6 +338,8 @@ class DocumentBuilder {
         }
         if (isNonNullType(type) && !variable.defaultValue) required.push(name);
       }
+      // Legacy keys REST reads beside the variables are keys of the same body.
+      for (const [name, own] of Object.entries(route.legacyInput?.fields ?? {})) properties[name] = this.#restSchema(own);
       schema = { type: 'object', ...(required.length ? { required } : {}), properties };
     }
     return { required: true, description: 'Keys are matched case-insensitively; unknown keys are ignored.', content: { 'application/json': { schema } } };

@@ -29,7 +29,7 @@ import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal,
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import {
-  SELF_ONLY, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
+  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
 } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
@@ -380,8 +380,12 @@ export const ROUTES: readonly Route[] = [
     body: 'variables', ids: { id: 'User' }, shape: USER_PASSWORD_UPDATED, params: { id: USER_ID, password: 'The new password, at least 4 characters.' },
     doc: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
   }),
-  rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
-    adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
+  // The flag's default never applies: the body's `isServiceAdmin` or `isGrafanaAdmin` is read into it, or the row answers 400.
+  rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: ID!, $isServiceAdmin: Boolean = false) {
+    userPermissionsUpdate(id: $id, input: { isServiceAdmin: $isServiceAdmin }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { id: 'User' }, legacyInput: USER_PERMISSIONS_BODY, shape: USER_PERMISSIONS_UPDATED, params: { id: USER_ID, ...USER_PERMISSIONS_PARAMS },
+    doc: 'Grants or revokes the server-admin permission, as `PUT /api/admin/users/:id/permissions`. The last server admin cannot be demoted. Server admins only (Basic credentials).',
+  }),
   rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }`, {
     ids: { id: 'User' }, shape: USER_DELETED, params: { id: USER_ID },
     doc: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
@@ -467,8 +471,11 @@ export const ROUTES: readonly Route[] = [
     body: 'input', shape: USER_UPDATED,
     doc: `Changes the signed-in user's own name, e-mail, login and theme, as \`PUT /api/user\`. ${SELF_ONLY}`,
   }),
-  rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
-    changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String = "", $newPassword: String = "") {
+    viewerPasswordChange(input: { oldPassword: $oldPassword, newPassword: $newPassword }) { userErrors { code message } } }`, {
+    body: 'variables', legacyInput: PASSWORD_CHANGE_BODY, shape: USER_PASSWORD_CHANGED, params: PASSWORD_CHANGE_PARAMS,
+    doc: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${SELF_ONLY}`,
+  }),
   rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
   rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
   rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { userErrors { code message } } }`, {

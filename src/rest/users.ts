@@ -1,6 +1,7 @@
-import { notFound } from '../errors/domain.ts';
+import { badRequest, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { message } from './messages.ts';
+import type { LegacyInput } from './variables.ts';
 import { from, object, type Wire } from './wire.ts';
 
 /**
@@ -17,6 +18,41 @@ export const USER_ENABLED: Wire = message(MESSAGES.user.enabled);
 export const USER_UPDATED: Wire = message(MESSAGES.user.updated);
 export const USER_PASSWORD_UPDATED: Wire = message(MESSAGES.user.passwordUpdated);
 export const USER_ORG_CHANGED: Wire = message(MESSAGES.user.orgChanged);
+export const USER_PASSWORD_CHANGED: Wire = message(MESSAGES.user.passwordChanged);
+export const USER_PERMISSIONS_UPDATED: Wire = message(MESSAGES.user.permissionsUpdated);
+
+/** Drops the keys a body sets to null, so that the operation's defaults apply as to absent keys. */
+function withoutNull(values: Record<string, unknown>, ...keys: string[]): void {
+  for (const key of keys) if (values[key] === null) delete values[key];
+}
+
+/** `PUT /api/user/password`: both passwords default to empty (a wrong old password, 401); `confirmNew` is read and ignored, as by the original. */
+export const PASSWORD_CHANGE_BODY: LegacyInput = {
+  fields: { confirmNew: { type: 'string', description: 'Accepted and ignored, as by the original server.' } },
+  into(values) {
+    delete values.confirmNew;
+    withoutNull(values, 'oldPassword', 'newPassword');
+  },
+};
+export const PASSWORD_CHANGE_PARAMS = { oldPassword: 'The current password; must match (401 otherwise).', newPassword: 'At least 4 characters.' };
+
+/**
+ * `PUT /api/admin/users/:id/permissions` takes the flag as `isServiceAdmin` or, from legacy clients,
+ * `isGrafanaAdmin`. A body with neither is malformed: reading it as `false` would silently demote.
+ */
+export const USER_PERMISSIONS_BODY: LegacyInput = {
+  fields: { isGrafanaAdmin: { type: 'boolean', description: 'The brand-named alias of `isServiceAdmin`, accepted for legacy clients.' } },
+  into(values) {
+    const legacy = values.isGrafanaAdmin;
+    delete values.isGrafanaAdmin;
+    // As a Boolean variable would: a value of another type is refused, wherever it is sent.
+    if (legacy !== undefined && legacy !== null && typeof legacy !== 'boolean') throw badRequest();
+    withoutNull(values, 'isServiceAdmin');
+    values.isServiceAdmin ??= legacy ?? undefined;
+    if (values.isServiceAdmin === undefined) throw badRequest();
+  },
+};
+export const USER_PERMISSIONS_PARAMS = { isServiceAdmin: 'Grant (true) or revoke (false) the server-admin permission.' };
 
 /** The rule of the signed-in user's own rows, as the OpenAPI document reads it. */
 export const SELF_ONLY = 'Signed-in users (Basic credentials; tokens are refused).';

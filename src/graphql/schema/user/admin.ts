@@ -1,9 +1,7 @@
 import { builder } from '../../builder.ts';
 import { MESSAGES } from '../../../errors/messages.ts';
-import { MessageType } from '../message.ts';
 import { serverAdmin } from '../../../auth/access.ts';
-import { badRequest } from '../../../errors/domain.ts';
-import { createUser, updatePermissions } from '../../../services/users.ts';
+import { createUser } from '../../../services/users.ts';
 
 const CreatedUser = builder.objectRef<{ id: number; message: string }>('CreatedUser').implement({
   description: 'The id of a user just created.',
@@ -34,24 +32,6 @@ builder.mutationFields((t) => ({
     resolve: async (_root, { input }, ctx) => {
       const user = await createUser(ctx.em, input, ctx.services.settings.users);
       return { id: user.id, message: MESSAGES.user.created };
-    },
-  }),
-  adminUpdateUserPermissions: t.field({
-    deprecationReason: 'Use `userPermissionsUpdate` with a `User` id.',
-    extensions: { access: serverAdmin },
-    type: MessageType,
-    args: {
-      id: t.arg.int({ required: true, description: 'The user\'s id.' }),
-      isServiceAdmin: t.arg.boolean({ required: false, description: 'Grant (true) or revoke (false) the server-admin permission.' }),
-      isGrafanaAdmin: t.arg.boolean({ required: false, description: 'The brand-named alias of `isServiceAdmin`, accepted for legacy clients.' }),
-    },
-    description: 'Grants or revokes the server-admin permission, as `PUT /api/admin/users/:id/permissions`. The last server admin cannot be demoted. Server admins only (Basic credentials).',
-    resolve: async (_root, args, ctx) => {
-      const isAdmin = args.isServiceAdmin ?? args.isGrafanaAdmin;
-      // A body without the flag is malformed; reading it as `false` would silently demote.
-      if (isAdmin == null) throw badRequest();
-      await updatePermissions(ctx.em, args.id, isAdmin);
-      return { message: MESSAGES.user.permissionsUpdated };
     },
   }),
 }));

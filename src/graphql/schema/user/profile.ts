@@ -1,12 +1,9 @@
 import { builder, type FieldsOf } from '../../builder.ts';
 import { serverAdminFor, signedInUser } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
-import { MESSAGES } from '../../../errors/messages.ts';
 import {
-  ageOf, avatarUrl, changeOwnPassword, getUserProfile, lookupUserProfile, searchUsers, setCurrentOrg,
-  updateUser, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
+  ageOf, avatarUrl, lookupUserProfile, searchUsers, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
 } from '../../../services/user-profiles.ts';
-import { MessageType } from '../message.ts';
 
 /** Who may read users other than oneself: server admins (the user itself reads its own through `viewer`). */
 export const USERS_READ = serverAdminFor('users:read');
@@ -14,10 +11,9 @@ export const USERS_READ = serverAdminFor('users:read');
 /** Who may call each root field; REST rows running these fields declare the same rules. */
 const USER_ACCESS = {
   read: USERS_READ,
-  write: serverAdminFor('users:write'),
   self: signedInUser,
 };
-const { read, write, self } = USER_ACCESS;
+const { read, self } = USER_ACCESS;
 
 /** The signed-in user's id (the `self` rule admits users only). */
 const selfId = (ctx: RequestContext): number => ctx.caller.userId!;
@@ -151,23 +147,3 @@ builder.queryFields((t) => {
   };
 });
 
-const userIdArg = 'The user\'s id.';
-const selfOnly = 'Signed-in users (Basic credentials; tokens are refused).';
-
-builder.mutationFields((t) => ({
-  changeViewerPassword: t.field({
-    deprecationReason: 'Use `viewerPasswordChange`: a wrong old password is a user error there.',
-    type: MessageType,
-    args: {
-      oldPassword: t.arg.string({ required: false, description: 'The current password; must match (401 otherwise).' }),
-      newPassword: t.arg.string({ required: false, description: 'At least 4 characters.' }),
-      confirmNew: t.arg.string({ required: false, description: 'Accepted and ignored, as by the original server.' }),
-    },
-    description: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${selfOnly}`,
-    extensions: { access: self },
-    resolve: async (_root, { oldPassword, newPassword }, ctx) => {
-      await changeOwnPassword(ctx.em, selfId(ctx), oldPassword ?? '', newPassword ?? '');
-      return { message: MESSAGES.user.passwordChanged };
-    },
-  }),
-}));
