@@ -29,7 +29,7 @@ import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal,
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import {
-  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
+  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
 } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
@@ -373,8 +373,11 @@ export const ROUTES: readonly Route[] = [
       viewers: viewerCount activeUsers activeAdmins activeEditors activeViewers activeSessions dailyActiveUsers
       dailyActiveAdmins dailyActiveEditors dailyActiveViewers dailyActiveSessions monthlyActiveUsers activeDevices
     } }`),
-  rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: AdminCreateUserInput!) {
-    adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
+  rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: UserCreateInput!) {
+    userCreate(input: $input) { user { id: databaseId } userErrors { code message } } }`, {
+    body: 'input', legacyInput: USER_CREATE_BODY, shape: USER_CREATED, params: { input: USER_CREATE_SCHEMA },
+    doc: 'Creates a global user in the default (or given) org with the auto-assign role, as `POST /api/admin/users`. Server admins only (Basic credentials).',
+  }),
   rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: ID!, $password: String!) {
     userPasswordUpdate(id: $id, input: { password: $password }) { userErrors { code message } } }`, {
     body: 'variables', ids: { id: 'User' }, shape: USER_PASSWORD_UPDATED, params: { id: USER_ID, password: 'The new password, at least 4 characters.' },

@@ -1,8 +1,9 @@
 import { badRequest, notFound } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { DEFAULT_MAX_CHARS } from '../graphql/input-limits.ts';
 import { message } from './messages.ts';
-import type { LegacyInput } from './variables.ts';
-import { from, object, type Wire } from './wire.ts';
+import { bodyId, type LegacyInput } from './variables.ts';
+import { constant, from, object, type JsonSchema, type Wire } from './wire.ts';
 
 /**
  * What only the wire has of users: the original answers its changes with a message where the
@@ -21,6 +22,44 @@ export const USER_ORG_CHANGED: Wire = message(MESSAGES.user.orgChanged);
 export const USER_PASSWORD_CHANGED: Wire = message(MESSAGES.user.passwordChanged);
 export const USER_PERMISSIONS_UPDATED: Wire = message(MESSAGES.user.permissionsUpdated);
 
+/** `POST /api/admin/users` answers the new user's id beside its message. */
+export const USER_CREATED: Wire = object({ id: from('user.id', undefined, 'The new user\'s id.'), message: constant(MESSAGES.user.created, { type: 'string', description: 'Always `User created`.' }) });
+
+/** The body of `POST /api/admin/users`: the org to join by its numeric id (`orgId`), where the graph takes the org's global id. */
+export const USER_CREATE_BODY: LegacyInput = {
+  fields: { orgId: { type: 'integer', format: 'int32', nullable: true } },
+  into(input) {
+    // The REST body names the org by `orgId` only: a key the graph's input has is not REST's.
+    delete input.organizationId;
+    withinBound(input, 'orgId');
+    const orgId = bodyId('OrganizationNode', input.orgId);
+    delete input.orgId;
+    if (orgId !== null && orgId !== undefined) input.organizationId = orgId;
+  },
+};
+
+/** The same body as the OpenAPI document has always named it. */
+export const USER_CREATE_SCHEMA: JsonSchema = {
+  'x-component': ['AdminCreateUserInput', {
+    type: 'object',
+    required: ['password'],
+    properties: {
+      email: { type: 'string', nullable: true, description: 'E-mail address; defaults to the login. Unique, case-insensitively.' },
+      login: { type: 'string', nullable: true, description: 'Login name (trimmed). Unique, case-insensitively, also against e-mails.' },
+      name: { type: 'string', nullable: true, description: 'Display name.' },
+      orgId: { type: 'integer', format: 'int32', nullable: true, description: 'The org to join; defaults to `[users] auto_assign_org_id`.' },
+      password: { type: 'string', description: 'At least 4 characters; stored only as an argon2id hash.' },
+    },
+    description: 'A new global user. Either `login` or `email` is needed; the login defaults to the e-mail.',
+  }],
+};
+
+/** The bound the graph's String inputs have, named as the key REST took: a legacy key is held to it as the variable it was. */
+function withinBound(values: Record<string, unknown>, key: string): void {
+  const value = values[key];
+  if (typeof value === 'string' && value.length > DEFAULT_MAX_CHARS) throw badRequest(MESSAGES.http.tooLong(key, DEFAULT_MAX_CHARS));
+}
+
 /** Drops the keys a body sets to null, so that the operation's defaults apply as to absent keys. */
 function withoutNull(values: Record<string, unknown>, ...keys: string[]): void {
   for (const key of keys) if (values[key] === null) delete values[key];
@@ -30,6 +69,7 @@ function withoutNull(values: Record<string, unknown>, ...keys: string[]): void {
 export const PASSWORD_CHANGE_BODY: LegacyInput = {
   fields: { confirmNew: { type: 'string', description: 'Accepted and ignored, as by the original server.' } },
   into(values) {
+    withinBound(values, 'confirmNew');
     delete values.confirmNew;
     withoutNull(values, 'oldPassword', 'newPassword');
   },
@@ -43,6 +83,7 @@ export const PASSWORD_CHANGE_PARAMS = { oldPassword: 'The current password; must
 export const USER_PERMISSIONS_BODY: LegacyInput = {
   fields: { isGrafanaAdmin: { type: 'boolean', description: 'The brand-named alias of `isServiceAdmin`, accepted for legacy clients.' } },
   into(values) {
+    withinBound(values, 'isGrafanaAdmin');
     const legacy = values.isGrafanaAdmin;
     delete values.isGrafanaAdmin;
     // As a Boolean variable would: a value of another type is refused, wherever it is sent.

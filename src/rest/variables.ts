@@ -87,7 +87,7 @@ export function globalId(type: NodeTypeName, id: number): string {
 }
 
 /** A numeric id of a JSON body as a global id; what GraphQL's `Int` would refuse is refused alike (400). */
-function bodyId(type: NodeTypeName, value: unknown): unknown {
+export function bodyId(type: NodeTypeName, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > INT32) throw badRequest();
   return globalId(type, value);

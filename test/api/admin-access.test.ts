@@ -126,7 +126,7 @@ describe('GraphQL admin fields', () => {
   const OPERATIONS: Array<[string, string, Record<string, unknown>]> = [
     ['adminSettings', '{ adminSettings }', {}],
     ['adminStats', '{ adminStats { userCount } }', {}],
-    ['adminCreateUser', 'mutation { adminCreateUser(input: { login: "gql-intruder", password: "intruder-pw" }) { id } }', {}],
+    ['userCreate', 'mutation { userCreate(input: { login: "gql-intruder", password: "intruder-pw" }) { user { id } } }', {}],
     ['userPasswordUpdate', 'mutation($id: ID!) { userPasswordUpdate(id: $id, input: { password: "taken-over" }) { user { id } } }', { id: 0 }],
     ['userPermissionsUpdate', 'mutation($id: ID!) { userPermissionsUpdate(id: $id, input: { isServiceAdmin: true }) { user { id } } }', { id: 0 }],
     ['userDelete', 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId } }', { id: 0 }],
