@@ -29,7 +29,7 @@ import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal,
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import {
-  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound,
+  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_ORGS, USER_PROFILE, noOrgs, userNotFound,
 } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
@@ -457,7 +457,11 @@ export const ROUTES: readonly Route[] = [
     body: 'input', ids: { id: 'User' }, shape: USER_UPDATED, params: { id: USER_ID },
     doc: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
   }),
-  rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: ID!) {
+    node(id: $id) { ... on User { organizations { edges { role node { orgId: databaseId name } } } } } }`, {
+    ids: { id: 'User' }, gate: USERS_READ, at: 'node.organizations.edges', missing: noOrgs, shape: USER_ORGS, params: { id: USER_ID },
+    doc: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
+  }),
   // The user's teams in the org the request acts in, as the original lists them.
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
   rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: ID!, $orgId: ID!) {
@@ -480,7 +484,10 @@ export const ROUTES: readonly Route[] = [
     doc: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${SELF_ONLY}`,
   }),
   rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
-  rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
+  rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewer { ... on User { organizations { edges { role node { orgId: databaseId name } } } } } }`, {
+    gate: signedInUser, at: 'viewer.organizations.edges', shape: USER_ORGS,
+    doc: `The signed-in user's orgs, by name, as \`GET /api/user/orgs\`. ${SELF_ONLY}`,
+  }),
   rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { userErrors { code message } } }`, {
     ids: { id: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: 'One of the signed-in user\'s orgs.' },
     doc: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${SELF_ONLY}`,

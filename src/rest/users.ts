@@ -3,7 +3,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import { DEFAULT_MAX_CHARS } from '../graphql/input-limits.ts';
 import { message } from './messages.ts';
 import { bodyId, type LegacyInput } from './variables.ts';
-import { constant, from, object, type JsonSchema, type Wire } from './wire.ts';
+import { constant, from, list, object, type JsonSchema, type Wire } from './wire.ts';
 
 /**
  * What only the wire has of users: the original answers its changes with a message where the
@@ -110,3 +110,13 @@ export const USER_PROFILE: Wire = object({
 export const userNotFound = (): never => {
   throw notFound(MESSAGES.user.notFound);
 };
+
+/** A user's orgs as the original lists them, over the edges of the graph's `organizations` (the role on each edge). */
+export const USER_ORGS: Wire = list(object({
+  orgId: from('node.orgId', undefined, 'The org\'s id.'),
+  name: from('node.name', undefined, 'The org\'s name.'),
+  role: 'role',
+}));
+
+/** An id naming no user (or a service account's) has no orgs: the original answers an empty list. */
+export const noOrgs = (): unknown[] => [];

@@ -229,17 +229,15 @@ describe('POST /api/admin/users/:id/disable and /enable', () => {
 describe('GraphQL', () => {
   it('offers the same: viewer, users, user and a user search', async () => {
     const id = await createUser('gql-user');
-    const res = await gql(first, `query($id: Int!, $userId: ID!) {
+    const res = await gql(first, `query($userId: ID!) {
       viewer { login isServiceAdmin }
-      user: node(id: $userId) { ... on User { login orgId isServiceAdmin } }
+      user: node(id: $userId) { ... on User { login orgId isServiceAdmin organizations { edges { role node { databaseId } } } } }
       userSearch(query: "gql-user", perPage: 1) { totalCount users { login } page perPage }
-      userOrganizations(id: $id) { orgId role }
-    }`, { id, userId: Buffer.from(`User:${id}`).toString('base64url') });
+    }`, { userId: Buffer.from(`User:${id}`).toString('base64url') });
     expect(res.body).toEqual({ data: {
       viewer: { login: 'admin', isServiceAdmin: true },
-      user: { login: 'gql-user', orgId: 1, isServiceAdmin: false },
+      user: { login: 'gql-user', orgId: 1, isServiceAdmin: false, organizations: { edges: [{ role: 'Viewer', node: { databaseId: 1 } }] } },
       userSearch: { totalCount: 1, users: [{ login: 'gql-user' }], page: 1, perPage: 1 },
-      userOrganizations: [{ orgId: 1, role: 'Viewer' }],
     } });
     const denied = await gql(first, '{ users { login } }', {}, basic('gql-user', 'user-pass'));
     expect(denied.body.errors?.[0]).toMatchObject({ message: 'You\'ll need additional permissions to perform this action. Permissions needed: users:read', extensions: { code: 'FORBIDDEN' } });

@@ -1,22 +1,15 @@
 import { builder, type FieldsOf } from '../../builder.ts';
-import { serverAdminFor, signedInUser } from '../../../auth/access.ts';
+import { serverAdminFor } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
 import {
-  ageOf, avatarUrl, lookupUserProfile, searchUsers, userOrgs, type UserOrg, type UserProfile, type UserSearchHit, type UserSearchPage,
+  ageOf, avatarUrl, lookupUserProfile, searchUsers, type UserProfile, type UserSearchHit, type UserSearchPage,
 } from '../../../services/user-profiles.ts';
 
 /** Who may read users other than oneself: server admins (the user itself reads its own through `viewer`). */
 export const USERS_READ = serverAdminFor('users:read');
 
-/** Who may call each root field; REST rows running these fields declare the same rules. */
-const USER_ACCESS = {
-  read: USERS_READ,
-  self: signedInUser,
-};
-const { read, self } = USER_ACCESS;
-
-/** The signed-in user's id (the `self` rule admits users only). */
-const selfId = (ctx: RequestContext): number => ctx.caller.userId!;
+/** Who may call the user search and lookup root fields. */
+const read = USERS_READ;
 
 /** Go's zero time, which the original reports for a user never seen. */
 const NEVER = '0001-01-01T00:00:00Z';
@@ -80,15 +73,6 @@ const UserSearchPageType = builder.objectRef<UserSearchPage>('UserSearchPage').i
   }),
 });
 
-export const UserOrgType = builder.objectRef<UserOrg>('UserOrganization').implement({
-  description: 'An org a user belongs to, with its role there.',
-  fields: (t) => ({
-    orgId: t.exposeInt('orgId', { description: 'The org\'s id.' }),
-    name: t.exposeString('name', { description: 'The org\'s name.' }),
-    role: t.exposeString('role', { description: '`None` (a member with no permission of its own), `Viewer`, `Editor` or `Admin`.' }),
-  }),
-});
-
 export const UpdateUserInput = builder.inputType('UpdateUserInput', {
   description: 'New attributes of a user. The login defaults to the e-mail; a field left empty keeps its value.',
   fields: (t) => ({
@@ -128,21 +112,6 @@ builder.queryFields((t) => {
       description: 'A user by login or e-mail, as `GET /api/users/lookup`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
-    }),
-    userOrganizations: t.field({
-      deprecationReason: 'Use `organizations` of a `User`, a connection with the role on each edge.',
-      type: [UserOrgType],
-      args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
-      description: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
-      extensions: { access: read },
-      resolve: (_root, { id }, ctx) => userOrgs(ctx.em, id),
-    }),
-    viewerOrganizations: t.field({
-      deprecationReason: 'Use `viewer.organizations`, a connection with the role on each edge.',
-      type: [UserOrgType],
-      description: 'The signed-in user\'s orgs, by name, as `GET /api/user/orgs`. Signed-in users (Basic credentials; tokens are refused).',
-      extensions: { access: self },
-      resolve: (_root, _args, ctx) => userOrgs(ctx.em, selfId(ctx)),
     }),
   };
 });
