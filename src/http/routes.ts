@@ -110,10 +110,6 @@ fragment DataSourceFull on DataSource {
 }
 fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
 fragment ServiceAccountFields on ServiceAccount { id: databaseId name login orgId isDisabled role tokens: tokenCount }
-fragment UserProfileFields on UserProfile {
-  id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
-  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
-}
 fragment UserFields on User {
   id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
   isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
@@ -447,7 +443,7 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/users/search', `query SearchUsersWithPaging($query: String, $page: Int, $perPage: Int) {
     userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
   rest('GET', '/api/users/lookup', `query GetUserByLoginOrEmail($loginOrEmail: String) {
-    userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
+    userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserFields } }`, { query: { loginOrEmail: 'loginOrEmail' }, shape: USER_PROFILE }),
   rest('GET', '/api/users/:id', `query GetUserById($id: ID!) { node(id: $id) { ... on User { ...UserFields } } }`, {
     ids: { id: 'User' }, gate: USERS_READ, missing: userNotFound, shape: USER_PROFILE, params: { id: USER_ID },
     doc: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',

@@ -101,7 +101,7 @@ export const SELF_ONLY = 'Signed-in users (Basic credentials; tokens are refused
 /** A user as the original's reads answer it (`GET /api/users/:id`, `GET /api/user`), over the `UserFields` fragment. */
 export const USER_PROFILE: Wire = object({
   id: from('id', undefined, 'The user\'s id.'), uid: 'uid', email: 'email', name: 'name', login: 'login', theme: 'theme', orgId: 'orgId',
-  isGrafanaAdmin: from('isGrafanaAdmin', undefined, 'Holds the server-admin permission.'), isDisabled: 'isDisabled', isExternal: 'isExternal',
+  isGrafanaAdmin: from('isGrafanaAdmin', undefined, 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).'), isDisabled: 'isDisabled', isExternal: 'isExternal',
   isExternallySynced: 'isExternallySynced', isGrafanaAdminExternallySynced: 'isGrafanaAdminExternallySynced', authLabels: 'authLabels',
   updatedAt: 'updatedAt', createdAt: 'createdAt', avatarUrl: 'avatarUrl',
 }, { component: 'UserProfileFields', description: 'A user (never a service account) with its server-wide attributes.' });

@@ -2,7 +2,7 @@ import { builder, type FieldsOf } from '../../builder.ts';
 import { serverAdminFor } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
 import {
-  ageOf, avatarUrl, lookupUserProfile, searchUsers, type UserProfile, type UserSearchHit, type UserSearchPage,
+  ageOf, avatarUrl, searchUsers, type UserProfile, type UserSearchHit, type UserSearchPage,
 } from '../../../services/user-profiles.ts';
 
 /** Who may read users other than oneself: server admins (the user itself reads its own through `viewer`). */
@@ -36,14 +36,6 @@ export const userProfileFields = (t: FieldsOf<UserProfile>) => ({
   updatedAt: t.string({ description: 'Last change (ISO 8601).', resolve: (u) => u.updatedAt.toISOString() }),
   createdAt: t.string({ description: 'Creation (ISO 8601).', resolve: (u) => u.createdAt.toISOString() }),
   avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
-});
-
-export const UserProfileType = builder.objectRef<UserProfile>('UserProfile').implement({
-  description: 'A user (never a service account) with its server-wide attributes.',
-  fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The user\'s id.' }),
-    ...userProfileFields(t),
-  }),
 });
 
 const UserSearchHitType = builder.objectRef<UserSearchHit>('UserSearchHit').implement({
@@ -105,13 +97,6 @@ builder.queryFields((t) => {
       description: 'Like `users`, with the total number of matches, as `GET /api/users/search`. Server admins only (users:read).',
       extensions: { access: read },
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
-    }),
-    userByLoginOrEmail: t.field({
-      type: UserProfileType,
-      args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
-      description: 'A user by login or e-mail, as `GET /api/users/lookup`. Server admins only (users:read).',
-      extensions: { access: read },
-      resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
     }),
   };
 });
