@@ -111,8 +111,7 @@ fragment DataSourceFull on DataSource {
 fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
 fragment ServiceAccountFields on ServiceAccount { id: databaseId name login orgId isDisabled role tokens: tokenCount }
 fragment UserFields on User {
-  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
-  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
+  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled updatedAt createdAt avatarUrl
 }
 fragment UserSearchHitFields on UserSearchHit {
   id uid name login email avatarUrl isAdmin: isServiceAdmin isDisabled lastSeenAt lastSeenAtAge authLabels

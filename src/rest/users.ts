@@ -98,11 +98,16 @@ export const USER_PERMISSIONS_PARAMS = { isServiceAdmin: 'Grant (true) or revoke
 /** The rule of the signed-in user's own rows, as the OpenAPI document reads it. */
 export const SELF_ONLY = 'Signed-in users (Basic credentials; tokens are refused).';
 
+/** The original's fields about external providers, which this server has none of: constants of the wire, not of the graph. */
+const NOT_SYNCED = constant(false, { type: 'boolean', description: 'Always false (no external provider).' });
+
 /** A user as the original's reads answer it (`GET /api/users/:id`, `GET /api/user`), over the `UserFields` fragment. */
 export const USER_PROFILE: Wire = object({
   id: from('id', undefined, 'The user\'s id.'), uid: 'uid', email: 'email', name: 'name', login: 'login', theme: 'theme', orgId: 'orgId',
-  isGrafanaAdmin: from('isGrafanaAdmin', undefined, 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).'), isDisabled: 'isDisabled', isExternal: 'isExternal',
-  isExternallySynced: 'isExternallySynced', isGrafanaAdminExternallySynced: 'isGrafanaAdminExternallySynced', authLabels: 'authLabels',
+  isGrafanaAdmin: from('isGrafanaAdmin', undefined, 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).'), isDisabled: 'isDisabled',
+  isExternal: constant(false, { type: 'boolean', description: 'Always false: users are managed here, not synced from an external provider.' }),
+  isExternallySynced: NOT_SYNCED, isGrafanaAdminExternallySynced: NOT_SYNCED,
+  authLabels: constant([], { type: 'array', items: { type: 'string' }, description: 'External providers the user signs in with; always empty.' }),
   updatedAt: 'updatedAt', createdAt: 'createdAt', avatarUrl: 'avatarUrl',
 }, { component: 'UserProfileFields', description: 'A user (never a service account) with its server-wide attributes.' });
 

@@ -19,7 +19,7 @@ export function avatarOf(ctx: RequestContext, email: string): string {
   return avatarUrl(email, { disableGravatar: ctx.services.settings.security.disableGravatar, subPath: new URL(rootUrl).pathname.replace(/\/$/, '') });
 }
 
-/** The fields a user shows, but its id: shared by the REST shape and the graph's node. */
+/** The fields of the graph's user, but its ids (REST's legacy constant fields are the REST layer's: src/rest/users.ts). */
 export const userProfileFields = (t: FieldsOf<UserProfile>) => ({
   uid: t.exposeString('uid', { description: 'Stable string identifier, assigned by the server.' }),
   email: t.exposeString('email', { description: 'Unique, case-insensitively.' }),
@@ -29,10 +29,6 @@ export const userProfileFields = (t: FieldsOf<UserProfile>) => ({
   orgId: t.int({ nullable: true, description: 'The org the user acts in when a request names none; null when it belongs to no org.', resolve: (u) => u.orgId }),
   isServiceAdmin: t.exposeBoolean('isGrafanaAdmin', { description: 'Holds the server-admin permission (`isGrafanaAdmin` in the REST API).' }),
   isDisabled: t.exposeBoolean('isDisabled', { description: 'Disabled users cannot sign in.' }),
-  isExternal: t.boolean({ description: 'Always false: users are managed here, not synced from an external provider.', resolve: () => false }),
-  isExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
-  isGrafanaAdminExternallySynced: t.boolean({ description: 'Always false (no external provider).', resolve: () => false }),
-  authLabels: t.stringList({ description: 'External providers the user signs in with; always empty.', resolve: () => [] }),
   updatedAt: t.string({ description: 'Last change (ISO 8601).', resolve: (u) => u.updatedAt.toISOString() }),
   createdAt: t.string({ description: 'Creation (ISO 8601).', resolve: (u) => u.createdAt.toISOString() }),
   avatarUrl: t.string({ description: 'Path of the user\'s avatar image.', resolve: (u, _args, ctx) => avatarOf(ctx, u.email) }),
