@@ -478,7 +478,11 @@ export const ROUTES: readonly Route[] = [
     body: 'variables', legacyInput: PASSWORD_CHANGE_BODY, shape: USER_PASSWORD_CHANGED, params: PASSWORD_CHANGE_PARAMS,
     doc: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${SELF_ONLY}`,
   }),
-  rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
+  rest('GET', '/api/user/teams', `query GetSignedInUserTeamList($orgId: ID!) {
+    viewer { ... on User { teams(organizationId: $orgId) { nodes { ...TeamFields } } } } }`, {
+    currentOrg: ['orgId'], gate: signedInUser, at: 'viewer.teams.nodes',
+    doc: `The signed-in user's teams in the org it acts in, as \`GET /api/user/teams\`. ${SELF_ONLY}`,
+  }),
   rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewer { ... on User { organizations { edges { role node { orgId: databaseId name } } } } } }`, {
     gate: signedInUser, at: 'viewer.organizations.edges', shape: USER_ORGS,
     doc: `The signed-in user's orgs, by name, as \`GET /api/user/orgs\`. ${SELF_ONLY}`,
