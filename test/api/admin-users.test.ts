@@ -308,7 +308,7 @@ describe('PUT /api/admin/users/:id/permissions', () => {
   it('refuses a body without the flag instead of reading it as a demotion, and unknown users', async () => {
     const id = await createUser({ login: 'perm-kept', password: 'pass1234' });
     await permissions(id, { isServiceAdmin: true });
-    for (const body of [{}, { isServiceAdmin: null }, { isServiceAdmin: 'yes' }, { admin: false }]) {
+    for (const body of [{}, { isServiceAdmin: null }, { isServiceAdmin: 'yes' }, { admin: false }, { isServiceAdmin: true, isGrafanaAdmin: 'yes' }, { isGrafanaAdmin: null }]) {
       const res = await permissions(id, body);
       expect({ body, status: res.status, reply: res.body }).toEqual({ body, status: 400, reply: { message: 'bad request data' } });
     }

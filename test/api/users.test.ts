@@ -157,6 +157,12 @@ describe('PUT /api/user/password', () => {
 
     expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 'wrong', newPassword: 'new-secret', confirmNew: 'new-secret' } }))
       .toMatchObject({ status: 401, body: { message: 'Invalid old password' } });
+    // Absent or null passwords are empty ones: a wrong old password, as the original answers them.
+    for (const body of [{}, { oldPassword: null, newPassword: null }, { OLDPASSWORD: null }]) {
+      expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body })).toMatchObject({ status: 401, body: { message: 'Invalid old password' } });
+    }
+    expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 5, newPassword: 'new-secret' } }))
+      .toMatchObject({ status: 400, body: { message: 'bad request data' } });
     const short = await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 'old-secret', newPassword: 'abc' } });
     expect(short.status).toBe(400);
     expect(short.body.message).toBe('New password is too short');
