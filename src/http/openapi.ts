@@ -320,7 +320,10 @@ class DocumentBuilder {
       const input = definition.variableDefinitions?.find((v) => v.variable.name.value === 'input');
       const type = input && getNamedType(typeFromAST(this.#schema, input.type as never) as GraphQLInputType);
       // The legacy keys REST takes beside the graph's input are documented as keys of the same body.
-      schema = type ? { $ref: `#/components/schemas/${this.#inputComponent(type.name, route.legacyInput?.fields)}` } : { type: 'object' };
+      const own = route.params?.input;
+      // A row whose legacy keys rewrite the input documents the body REST takes, under its own name.
+      if (own && typeof own === 'object') schema = this.#restSchema(own);
+      else schema = type ? { $ref: `#/components/schemas/${this.#inputComponent(type.name, route.legacyInput?.fields)}` } : { type: 'object' };
     } else {
       // The body's keys spread over the operation's remaining variables.
       const properties: Record<string, Schema> = {};
@@ -338,6 +341,8 @@ class DocumentBuilder {
         }
         if (isNonNullType(type) && !variable.defaultValue) required.push(name);
       }
+      // Legacy keys REST reads beside the variables are keys of the same body.
+      for (const [name, own] of Object.entries(route.legacyInput?.fields ?? {})) properties[name] = this.#restSchema(own);
       schema = { type: 'object', ...(required.length ? { required } : {}), properties };
     }
     return { required: true, description: 'Keys are matched case-insensitively; unknown keys are ignored.', content: { 'application/json': { schema } } };

@@ -29,7 +29,9 @@ import { PREFERENCES_UPDATED, teamPreferencesMissing, viewerPreferencesRefusal, 
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import { ORG_DETAILS } from '../rest/organizations.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
-import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
+import {
+  PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_ORGS, USER_PROFILE, noOrgs, userNotFound,
+} from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
 import type { VariableMapping } from '../rest/variables.ts';
 
@@ -109,13 +111,8 @@ fragment DataSourceFull on DataSource {
 }
 fragment DataSourceListItem on DataSource { id: databaseId uid orgId name type typeName access url user database basicAuth isDefault jsonData readOnly }
 fragment ServiceAccountFields on ServiceAccount { id: databaseId name login orgId isDisabled role tokens: tokenCount }
-fragment UserProfileFields on UserProfile {
-  id uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
-  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
-}
 fragment UserFields on User {
-  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled isExternal isExternallySynced
-  isGrafanaAdminExternallySynced authLabels updatedAt createdAt avatarUrl
+  id: databaseId uid email name login theme orgId isGrafanaAdmin: isServiceAdmin isDisabled updatedAt createdAt avatarUrl
 }
 fragment UserSearchHitFields on UserSearchHit {
   id uid name login email avatarUrl isAdmin: isServiceAdmin isDisabled lastSeenAt lastSeenAtAge authLabels
@@ -374,15 +371,22 @@ export const ROUTES: readonly Route[] = [
       viewers: viewerCount activeUsers activeAdmins activeEditors activeViewers activeSessions dailyActiveUsers
       dailyActiveAdmins dailyActiveEditors dailyActiveViewers dailyActiveSessions monthlyActiveUsers activeDevices
     } }`),
-  rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: AdminCreateUserInput!) {
-    adminCreateUser(input: $input) { id message } }`, { body: 'input' }),
+  rest('POST', '/api/admin/users', `mutation AdminCreateUser($input: UserCreateInput!) {
+    userCreate(input: $input) { user { id: databaseId } userErrors { code message } } }`, {
+    body: 'input', legacyInput: USER_CREATE_BODY, shape: USER_CREATED, params: { input: USER_CREATE_SCHEMA },
+    doc: 'Creates a global user in the default (or given) org with the auto-assign role, as `POST /api/admin/users`. Server admins only (Basic credentials).',
+  }),
   rest('PUT', '/api/admin/users/:id/password', `mutation AdminUpdateUserPassword($id: ID!, $password: String!) {
     userPasswordUpdate(id: $id, input: { password: $password }) { userErrors { code message } } }`, {
     body: 'variables', ids: { id: 'User' }, shape: USER_PASSWORD_UPDATED, params: { id: USER_ID, password: 'The new password, at least 4 characters.' },
     doc: 'Sets a user\'s password, as `PUT /api/admin/users/:id/password`; the old one stops working at once on every instance. Server admins only (Basic credentials).',
   }),
-  rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: Int!, $isServiceAdmin: Boolean, $isGrafanaAdmin: Boolean) {
-    adminUpdateUserPermissions(id: $id, isServiceAdmin: $isServiceAdmin, isGrafanaAdmin: $isGrafanaAdmin) { message } }`, { body: 'variables' }),
+  // The flag's default never applies: the body's `isServiceAdmin` or `isGrafanaAdmin` is read into it, or the row answers 400.
+  rest('PUT', '/api/admin/users/:id/permissions', `mutation AdminUpdateUserPermissions($id: ID!, $isServiceAdmin: Boolean = false) {
+    userPermissionsUpdate(id: $id, input: { isServiceAdmin: $isServiceAdmin }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { id: 'User' }, legacyInput: USER_PERMISSIONS_BODY, shape: USER_PERMISSIONS_UPDATED, params: { id: USER_ID, ...USER_PERMISSIONS_PARAMS },
+    doc: 'Grants or revokes the server-admin permission, as `PUT /api/admin/users/:id/permissions`. The last server admin cannot be demoted. Server admins only (Basic credentials).',
+  }),
   rest('DELETE', '/api/admin/users/:id', `mutation AdminDeleteUser($id: ID!) { userDelete(id: $id) { deletedUserId userErrors { code message } } }`, {
     ids: { id: 'User' }, shape: USER_DELETED, params: { id: USER_ID },
     doc: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
@@ -441,7 +445,7 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/users/search', `query SearchUsersWithPaging($query: String, $page: Int, $perPage: Int) {
     userSearch(query: $query, page: $page, perPage: $perPage) { totalCount users { ...UserSearchHitFields } page perPage } }`, paged),
   rest('GET', '/api/users/lookup', `query GetUserByLoginOrEmail($loginOrEmail: String) {
-    userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserProfileFields } }`, { query: { loginOrEmail: 'loginOrEmail' } }),
+    userByLoginOrEmail(loginOrEmail: $loginOrEmail) { ...UserFields } }`, { query: { loginOrEmail: 'loginOrEmail' }, shape: USER_PROFILE }),
   rest('GET', '/api/users/:id', `query GetUserById($id: ID!) { node(id: $id) { ... on User { ...UserFields } } }`, {
     ids: { id: 'User' }, gate: USERS_READ, missing: userNotFound, shape: USER_PROFILE, params: { id: USER_ID },
     doc: 'A user by id, as `GET /api/users/:id`. Server admins only (users:read).',
@@ -451,21 +455,45 @@ export const ROUTES: readonly Route[] = [
     body: 'input', ids: { id: 'User' }, shape: USER_UPDATED, params: { id: USER_ID },
     doc: 'Changes a user\'s name, e-mail, login and theme, as `PUT /api/users/:id`. Server admins only (users:write).',
   }),
-  rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: Int!) { userOrganizations(id: $id) { orgId name role } }`),
+  rest('GET', '/api/users/:id/orgs', `query GetUserOrgList($id: ID!) {
+    node(id: $id) { ... on User { organizations { edges { role node { orgId: databaseId name } } } } } }`, {
+    ids: { id: 'User' }, gate: USERS_READ, at: 'node.organizations.edges', missing: noOrgs, shape: USER_ORGS, params: { id: USER_ID },
+    doc: 'The orgs a user belongs to, by name, as `GET /api/users/:id/orgs`. Server admins only (users:read).',
+  }),
   // The user's teams in the org the request acts in, as the original lists them.
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
-  rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: Int!, $orgId: Int!) {
-    switchUserOrganization(id: $id, orgId: $orgId) { message } }`),
+  rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: ID!, $orgId: ID!) {
+    userOrganizationSwitch(id: $id, organizationId: $orgId) { userErrors { code message } } }`, {
+    ids: { id: 'User', orgId: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: USER_ID, orgId: 'One of the user\'s orgs.' },
+    doc: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
+      + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
+  }),
   rest('GET', '/api/user', `query GetSignedInUser { viewer { ... on User { ...UserFields } } }`, {
     gate: signedInUser, shape: USER_PROFILE,
     doc: 'The signed-in user, as `GET /api/user`. Signed-in users (Basic credentials; tokens are refused).',
   }),
-  rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { updateViewer(input: $input) { message } }`, { body: 'input' }),
-  rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String, $newPassword: String, $confirmNew: String) {
-    changeViewerPassword(oldPassword: $oldPassword, newPassword: $newPassword, confirmNew: $confirmNew) { message } }`, { body: 'variables' }),
-  rest('GET', '/api/user/teams', `query GetSignedInUserTeamList { viewerTeams { ...TeamFields } }`),
-  rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewerOrganizations { orgId name role } }`),
-  rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: Int!) { switchViewerOrganization(orgId: $id) { message } }`),
+  rest('PUT', '/api/user', `mutation UpdateSignedInUser($input: UpdateUserInput!) { viewerUpdate(input: $input) { userErrors { code message } } }`, {
+    body: 'input', shape: USER_UPDATED,
+    doc: `Changes the signed-in user's own name, e-mail, login and theme, as \`PUT /api/user\`. ${SELF_ONLY}`,
+  }),
+  rest('PUT', '/api/user/password', `mutation ChangeUserPassword($oldPassword: String = "", $newPassword: String = "") {
+    viewerPasswordChange(input: { oldPassword: $oldPassword, newPassword: $newPassword }) { userErrors { code message } } }`, {
+    body: 'variables', legacyInput: PASSWORD_CHANGE_BODY, shape: USER_PASSWORD_CHANGED, params: PASSWORD_CHANGE_PARAMS,
+    doc: `Changes the signed-in user's password, as \`PUT /api/user/password\`; the old one stops working on every instance at once. ${SELF_ONLY}`,
+  }),
+  rest('GET', '/api/user/teams', `query GetSignedInUserTeamList($orgId: ID!) {
+    viewer { ... on User { teams(organizationId: $orgId) { nodes { ...TeamFields } } } } }`, {
+    currentOrg: ['orgId'], gate: signedInUser, at: 'viewer.teams.nodes',
+    doc: `The signed-in user's teams in the org it acts in, as \`GET /api/user/teams\`. ${SELF_ONLY}`,
+  }),
+  rest('GET', '/api/user/orgs', `query GetSignedInUserOrgList { viewer { ... on User { organizations { edges { role node { orgId: databaseId name } } } } } }`, {
+    gate: signedInUser, at: 'viewer.organizations.edges', shape: USER_ORGS,
+    doc: `The signed-in user's orgs, by name, as \`GET /api/user/orgs\`. ${SELF_ONLY}`,
+  }),
+  rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { userErrors { code message } } }`, {
+    ids: { id: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: 'One of the signed-in user\'s orgs.' },
+    doc: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${SELF_ONLY}`,
+  }),
   // Preferences of the caller (a user or a service account) in the org the request acts in.
   rest('GET', '/api/user/preferences', `query GetUserPreferences { viewer { preferences { ...PreferencesFields } } }`, {
     at: 'viewer.preferences', missing: viewerPreferencesRefusal, result: preferencesAnswer,

@@ -18,7 +18,7 @@ export interface VariableMapping {
   ids?: Readonly<Record<string, NodeTypeName>>;
   /** Variables given the global id of the org the request acts in. */
   currentOrg?: readonly string[];
-  /** Body fields REST takes that the graph's input has not (legacy ones), and how they become the graph's. */
+  /** Body fields REST takes that the graph's input (or, for `body: 'variables'`, the operation's variables) has not (legacy ones), and how they become the graph's. */
   legacyInput?: LegacyInput;
 }
 
@@ -56,21 +56,22 @@ export function restVariables(
     } else if (raw.includes('\0')) throw badRequest();
     else values[name] = raw;
   }
-  if (row.body && body) {
-    if (row.body === 'input') {
-      const input = op.variables.get('input');
-      let fields = input?.fields ?? null;
-      if (fields && row.legacyInput) fields = new Map([...fields, ...Object.keys(row.legacyInput.fields).map((f) => [f.toLowerCase(), f] as const)]);
-      const read = fields ? inputFromBody(fields, body) : body;
-      row.legacyInput?.into(read);
-      values.input = read;
-    } else {
-      const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
-      const spread = inputFromBody(declared, body);
-      for (const [name, value] of Object.entries(spread)) {
-        const node = row.ids?.[name];
-        values[name] = node ? bodyId(node, value) : value;
-      }
+  if (row.body === 'input' && body) {
+    const input = op.variables.get('input');
+    let fields = input?.fields ?? null;
+    if (fields && row.legacyInput) fields = new Map([...fields, ...Object.keys(row.legacyInput.fields).map((f) => [f.toLowerCase(), f] as const)]);
+    const read = fields ? inputFromBody(fields, body) : body;
+    row.legacyInput?.into(read);
+    values.input = read;
+  } else if (row.body === 'variables' && (body || row.legacyInput)) {
+    // A row with legacy keys reads them even from no body: its `into` may default or refuse what is absent.
+    const declared = new Map([...op.variables.keys()].filter((k) => !(k in params)).map((k) => [k.toLowerCase(), k]));
+    for (const field of Object.keys(row.legacyInput?.fields ?? {})) declared.set(field.toLowerCase(), field);
+    const spread = body ? inputFromBody(declared, body) : {};
+    row.legacyInput?.into(spread);
+    for (const [name, value] of Object.entries(spread)) {
+      const node = row.ids?.[name];
+      values[name] = node ? bodyId(node, value) : value;
     }
   }
   for (const name of row.currentOrg ?? []) values[name] = globalId('OrganizationNode', orgId());
@@ -86,7 +87,7 @@ export function globalId(type: NodeTypeName, id: number): string {
 }
 
 /** A numeric id of a JSON body as a global id; what GraphQL's `Int` would refuse is refused alike (400). */
-function bodyId(type: NodeTypeName, value: unknown): unknown {
+export function bodyId(type: NodeTypeName, value: unknown): unknown {
   if (value === null || value === undefined) return value;
   if (typeof value !== 'number' || !Number.isInteger(value) || Math.abs(value) > INT32) throw badRequest();
   return globalId(type, value);

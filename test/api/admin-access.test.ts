@@ -126,9 +126,9 @@ describe('GraphQL admin fields', () => {
   const OPERATIONS: Array<[string, string, Record<string, unknown>]> = [
     ['adminSettings', '{ adminSettings }', {}],
     ['adminStats', '{ adminStats { userCount } }', {}],
-    ['adminCreateUser', 'mutation { adminCreateUser(input: { login: "gql-intruder", password: "intruder-pw" }) { id } }', {}],
+    ['userCreate', 'mutation { userCreate(input: { login: "gql-intruder", password: "intruder-pw" }) { user { id } } }', {}],
     ['userPasswordUpdate', 'mutation($id: ID!) { userPasswordUpdate(id: $id, input: { password: "taken-over" }) { user { id } } }', { id: 0 }],
-    ['adminUpdateUserPermissions', 'mutation($id: Int!) { adminUpdateUserPermissions(id: $id, isServiceAdmin: true) { message } }', { id: 0 }],
+    ['userPermissionsUpdate', 'mutation($id: ID!) { userPermissionsUpdate(id: $id, input: { isServiceAdmin: true }) { user { id } } }', { id: 0 }],
     ['userDelete', 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId } }', { id: 0 }],
     ['userDisable', 'mutation($id: ID!) { userDisable(id: $id) { user { id } } }', { id: 0 }],
     ['userEnable', 'mutation($id: ID!) { userEnable(id: $id) { user { id } } }', { id: 0 }],

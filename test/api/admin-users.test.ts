@@ -125,10 +125,10 @@ describe('POST /api/admin/users', () => {
     const rest = await call(first, 'POST', '/api/admin/users', { body: { login: 'nul\u0000login', password: 'pass1234' } });
     expect(rest.status).toBe(400);
     expect(typeof rest.body.message).toBe('string');
-    const graphql = await gql(first, 'mutation($input: AdminCreateUserInput!) { adminCreateUser(input: $input) { id } }', { input: { login: 'nul\u0000login', password: 'pass1234' } });
-    expect(graphql.status).toBe(400);
-    // The service's own message, unless a transport layer already refused the NUL as malformed.
-    expect(graphql.body.errors?.[0]?.message).toMatch(/^(login must not contain NUL characters|bad request data)$/);
+    const graphql = await gql(first, 'mutation($input: UserCreateInput!) { userCreate(input: $input) { user { id } userErrors { code message } } }', { input: { login: 'nul\u0000login', password: 'pass1234' } });
+    expect({ status: graphql.status, data: graphql.body.data }).toEqual({
+      status: 200, data: { userCreate: { user: null, userErrors: [{ code: 'BAD_REQUEST', message: 'login must not contain NUL characters' }] } },
+    });
   });
 
   it('refuses bodies that are not JSON', async () => {
@@ -217,12 +217,13 @@ describe('POST /api/admin/users', () => {
     }
   });
 
-  it('is the GraphQL mutation adminCreateUser too', async () => {
-    const res = await gql(first, 'mutation($input: AdminCreateUserInput!) { adminCreateUser(input: $input) { id message } }', { input: { login: 'via-graphql', password: 'pass1234' } });
-    expect(res.body.data?.adminCreateUser).toEqual({ id: expect.any(Number), message: 'User created' });
-    const dup = await gql(first, 'mutation($input: AdminCreateUserInput!) { adminCreateUser(input: $input) { id } }', { input: { login: 'via-graphql', password: 'pass1234' } });
-    expect(dup.status).toBe(412);
-    expect(dup.body.errors?.[0]?.extensions?.code).toBe('PRECONDITION_FAILED');
+  it('is the GraphQL mutation userCreate too, a duplicate a user error', async () => {
+    const create = 'mutation($input: UserCreateInput!) { userCreate(input: $input) { user { databaseId login } userErrors { code message } } }';
+    const res = await gql(first, create, { input: { login: 'via-graphql', password: 'pass1234' } });
+    expect(res.body.data?.userCreate).toEqual({ user: { databaseId: expect.any(Number), login: 'via-graphql' }, userErrors: [] });
+    const dup = await gql(first, create, { input: { login: 'via-graphql', password: 'pass1234' } });
+    expect(dup.status).toBe(200);
+    expect(dup.body.data?.userCreate).toEqual({ user: null, userErrors: [{ code: 'PRECONDITION_FAILED', message: 'User with email \'\' or username \'via-graphql\' already exists' }] });
   });
 });
 
@@ -307,7 +308,7 @@ describe('PUT /api/admin/users/:id/permissions', () => {
   it('refuses a body without the flag instead of reading it as a demotion, and unknown users', async () => {
     const id = await createUser({ login: 'perm-kept', password: 'pass1234' });
     await permissions(id, { isServiceAdmin: true });
-    for (const body of [{}, { isServiceAdmin: null }, { isServiceAdmin: 'yes' }, { admin: false }]) {
+    for (const body of [{}, { isServiceAdmin: null }, { isServiceAdmin: 'yes' }, { admin: false }, { isServiceAdmin: true, isGrafanaAdmin: 'yes' }, { isGrafanaAdmin: null }]) {
       const res = await permissions(id, body);
       expect({ body, status: res.status, reply: res.body }).toEqual({ body, status: 400, reply: { message: 'bad request data' } });
     }

@@ -99,6 +99,13 @@ describe('team lifecycle', () => {
     const mine = await call(server, 'GET', '/api/user/teams', { auth: carl.auth });
     expect(mine.body).toEqual([expect.objectContaining({ id: team, name: 'members-team', permission: 4, memberCount: 1 })]);
     expect((await call(server, 'GET', '/api/user/teams', { auth: ann.auth })).body).toEqual([]);
+
+    // The same in the graph: the viewer's teams, those of one org only when it names one.
+    const orgId = (n: number) => Buffer.from(`OrganizationNode:${n}`).toString('base64url');
+    const graph = await gql(server, `query($main: ID!, $other: ID!) { viewer { ... on User {
+      all: teams { nodes { databaseId } } main: teams(organizationId: $main) { nodes { databaseId } } other: teams(organizationId: $other) { nodes { databaseId } } } } }`,
+    { main: orgId(1), other: orgId(424242) }, carl.auth);
+    expect(graph.body).toEqual({ data: { viewer: { all: { nodes: [{ databaseId: team }] }, main: { nodes: [{ databaseId: team }] }, other: { nodes: [] } } } });
   });
 });
 

@@ -157,6 +157,12 @@ describe('PUT /api/user/password', () => {
 
     expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 'wrong', newPassword: 'new-secret', confirmNew: 'new-secret' } }))
       .toMatchObject({ status: 401, body: { message: 'Invalid old password' } });
+    // Absent or null passwords are empty ones: a wrong old password, as the original answers them.
+    for (const body of [{}, { oldPassword: null, newPassword: null }, { OLDPASSWORD: null }]) {
+      expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body })).toMatchObject({ status: 401, body: { message: 'Invalid old password' } });
+    }
+    expect(await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 5, newPassword: 'new-secret' } }))
+      .toMatchObject({ status: 400, body: { message: 'bad request data' } });
     const short = await call(first, 'PUT', '/api/user/password', { auth: oldAuth, body: { oldPassword: 'old-secret', newPassword: 'abc' } });
     expect(short.status).toBe(400);
     expect(short.body.message).toBe('New password is too short');
@@ -229,17 +235,15 @@ describe('POST /api/admin/users/:id/disable and /enable', () => {
 describe('GraphQL', () => {
   it('offers the same: viewer, users, user and a user search', async () => {
     const id = await createUser('gql-user');
-    const res = await gql(first, `query($id: Int!, $userId: ID!) {
+    const res = await gql(first, `query($userId: ID!) {
       viewer { login isServiceAdmin }
-      user: node(id: $userId) { ... on User { login orgId isServiceAdmin } }
+      user: node(id: $userId) { ... on User { login orgId isServiceAdmin organizations { edges { role node { databaseId } } } } }
       userSearch(query: "gql-user", perPage: 1) { totalCount users { login } page perPage }
-      userOrganizations(id: $id) { orgId role }
-    }`, { id, userId: Buffer.from(`User:${id}`).toString('base64url') });
+    }`, { userId: Buffer.from(`User:${id}`).toString('base64url') });
     expect(res.body).toEqual({ data: {
       viewer: { login: 'admin', isServiceAdmin: true },
-      user: { login: 'gql-user', orgId: 1, isServiceAdmin: false },
+      user: { login: 'gql-user', orgId: 1, isServiceAdmin: false, organizations: { edges: [{ role: 'Viewer', node: { databaseId: 1 } }] } },
       userSearch: { totalCount: 1, users: [{ login: 'gql-user' }], page: 1, perPage: 1 },
-      userOrganizations: [{ orgId: 1, role: 'Viewer' }],
     } });
     const denied = await gql(first, '{ users { login } }', {}, basic('gql-user', 'user-pass'));
     expect(denied.body.errors?.[0]).toMatchObject({ message: 'You\'ll need additional permissions to perform this action. Permissions needed: users:read', extensions: { code: 'FORBIDDEN' } });

@@ -131,7 +131,7 @@ ActorInterface.implement({
         const orgs = isUser(a)
           ? (await orgsOfUser(ctx).load(a.id)).map((o) => ({ org: { id: o.orgId, name: o.name, address: { ...NO_ADDRESS } }, role: o.role }))
           : (await getOrgs(ctx.em, [a.orgId])).map((org) => ({ org, role: a.role }));
-        const page = pageOf('Actor.organizations', orgs, args);
+        const page = pageOf('Actor.organizations', orgs, args, ctx.rest);
         // Each edge carries the role; as on every page, edges are made only when asked for.
         return {
           pageInfo: page.pageInfo,

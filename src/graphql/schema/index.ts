@@ -14,7 +14,6 @@ import './data-source/permissions.ts';
 import './api-key.ts';
 import './admin.ts';
 import './user/node.ts';
-import './user/admin.ts';
 import './user/profile.ts';
 import './organization.ts';
 import './alert.ts';

@@ -1,4 +1,4 @@
-import { orgMember, orgRole, signedInUser } from '../../../auth/access.ts';
+import { orgMember, orgRole } from '../../../auth/access.ts';
 import type { RequestContext } from '../../../context.ts';
 import { listTeamMembers, teamsByIds, type Team, type TeamActor, type TeamMember } from '../../../services/teams.ts';
 import { builder } from '../../builder.ts';
@@ -7,6 +7,7 @@ import { encodeNodeId, isRowId, nodeKey } from '../../node-ids.ts';
 import { orgById, teamById, teamsOfOrg } from '../../node-loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
+import { databaseId } from '../payloads.ts';
 import { contains, OrganizationNode, pageIf } from '../graph.ts';
 import { teamIdsOfUser } from '../user/loaders.ts';
 import { User } from '../user/node.ts';
@@ -24,7 +25,6 @@ export const TEAM_ACCESS = {
   delete: orgMember('teams:delete'),
   membersRead: orgMember('teams.permissions:read'),
   membersWrite: orgMember('teams.permissions:write'),
-  mine: signedInUser,
   /** `GET /api/users/:id/teams`, with the other `/api/users` rows' rule. */
   ofUser: USERS_READ,
 };
@@ -115,11 +115,14 @@ builder.objectFields(User, (t) => ({
     type: TeamType,
     description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '
       + 'A team of an org the user is not in counts too (the original allows such members); it gives the user nothing there.',
+    args: { organizationId: t.arg.id({ required: false, description: 'Only the teams of this org (`OrganizationNode.id`).' }) },
     resolve: async (user, args, ctx) => {
+      const orgId = args.organizationId == null ? undefined : databaseId(args.organizationId, 'OrganizationNode');
       const ids = await teamIdsOfUser(ctx).load(user.id);
-      const teams = (await teamById(ctx).loadMany(ids)).filter((team): team is Team => team !== null && !(team instanceof Error));
+      const teams = (await teamById(ctx).loadMany(ids))
+        .filter((team): team is Team => team !== null && !(team instanceof Error) && (orgId === undefined || team.orgId === orgId));
       teams.sort((a, b) => a.name.toLowerCase().localeCompare(b.name.toLowerCase()) || a.id - b.id);
-      return pageOf('User.teams', teams, args);
+      return pageOf('User.teams', teams, args, ctx.rest);
     },
   }, TeamConnection),
 }));

@@ -40,12 +40,6 @@ builder.queryFields((t) => ({
     extensions: { access: TEAM_ACCESS.read },
     resolve: (_root, args, ctx) => searchTeams(ctx.em, actorOf(ctx), args),
   }),
-  viewerTeams: t.field({
-    type: [TeamType],
-    description: 'The signed-in user\'s teams in the org it acts in, as `GET /api/user/teams`. Signed-in users (Basic credentials; tokens are refused).',
-    extensions: { access: TEAM_ACCESS.mine },
-    resolve: (_root, _args, ctx) => teamsOfUser(ctx.em, ctx.orgId, ctx.caller.userId!),
-  }),
   userTeams: t.field({
     deprecationReason: 'Use `teams` of a `User`, a connection over every org.',
     type: [TeamType],

@@ -1,4 +1,4 @@
-import { listUserProfiles, type UserProfile } from '../../../services/user-profiles.ts';
+import { listUserProfiles, lookupUserProfile, type UserProfile } from '../../../services/user-profiles.ts';
 import { builder } from '../../builder.ts';
 import { nodeKey } from '../../node-ids.ts';
 import { pageOf } from '../../paging.ts';
@@ -29,4 +29,11 @@ builder.queryFields((t) => ({
     extensions: { access: USERS_READ },
     resolve: async (_root, args, ctx) => pageOf('Query.allUsers', await listUserProfiles(ctx.em, args.query ?? ''), args),
   }, UserConnection),
+  userByLoginOrEmail: t.field({
+    type: User,
+    args: { loginOrEmail: t.arg.string({ required: false, description: 'A login, or else an e-mail, in any case.' }) },
+    description: 'A user by login or e-mail, as `GET /api/users/lookup`. Server admins only (users:read).',
+    extensions: { access: USERS_READ },
+    resolve: (_root, { loginOrEmail }, ctx) => lookupUserProfile(ctx.em, loginOrEmail),
+  }),
 }));
