@@ -327,7 +327,7 @@ class DocumentBuilder {
       const required: string[] = [];
       for (const variable of definition.variableDefinitions ?? []) {
         const name = variable.variable.name.value;
-        if (pathParams.includes(name)) continue;
+        if (pathParams.includes(name) || route.currentOrg?.includes(name)) continue;
         const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
         const own = route.params?.[name];
         if (own && typeof own === 'object') {

@@ -26,7 +26,8 @@ import {
 } from '../rest/data-sources.ts';
 import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
-import { ORG_DETAILS } from '../rest/organizations.ts';
+import { ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_PARAMS } from '../rest/organizations.ts';
+import { ORG_ACCESS } from '../graphql/schema/organization.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';
@@ -481,14 +482,24 @@ export const ROUTES: readonly Route[] = [
   // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
   // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.
   // Server admins, or any signed-in user with [users] allow_org_create (the resolver reads the setting)
-  rest('POST', '/api/orgs', `mutation CreateOrg($name: String) { createOrganization(name: $name) { message orgId } }`, { body: 'variables' }),
+  rest('POST', '/api/orgs', `mutation CreateOrg($name: String!) {
+    organizationCreate(input: { name: $name }) { organization { id: databaseId } userErrors { code message } } }`, {
+    body: 'variables', shape: ORG_CREATED, params: ORG_BODY,
+    doc: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
+  }),
   rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
     organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
   rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
   rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
-  rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: Int!, $name: String) {
-    updateOrganization(id: $orgId, name: $name) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: Int!) { deleteOrganization(id: $orgId) { message } }`),
+  rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: ID!, $name: String!) {
+    organizationUpdate(id: $orgId, input: { name: $name }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
+    doc: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
+  }),
+  rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: ID!) { organizationDelete(id: $orgId) { userErrors { code message } } }`, {
+    ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
+    doc: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
+  }),
   rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
   rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
     addOrganizationMember(orgId: $orgId, loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
@@ -502,7 +513,11 @@ export const ROUTES: readonly Route[] = [
     shape: ORG_DETAILS,
     doc: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
   }),
-  rest('PUT', '/api/org', `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/org', `mutation UpdateCurrentOrg($id: ID!, $name: String!) {
+    organizationUpdate(id: $id, input: { name: $name }) { userErrors { code message } } }`, {
+    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.currentWrite, shape: message(MESSAGES.org.updated), params: ORG_BODY,
+    doc: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
+  }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
   rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {

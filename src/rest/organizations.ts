@@ -1,4 +1,5 @@
-import { constant, from, object } from './wire.ts';
+import { MESSAGES } from '../errors/messages.ts';
+import { constant, from, goMap, object } from './wire.ts';
 
 /**
  * What only the wire has of orgs: the original's answers around the graph's `Organization` (a
@@ -18,3 +19,14 @@ export const ORG_DETAILS = object({
     description: 'Its postal address: not kept, so always empty.',
   }),
 }, { component: 'OrgDetails', description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles.' });
+
+/** The answer to `POST /api/orgs` (a Go map: keys sorted), over the mutation's payload. */
+export const ORG_CREATED = goMap({
+  message: constant(MESSAGES.org.created, { type: 'string', description: 'Always `Organization created`.' }),
+  orgId: from('organization.id', undefined, 'The new org\'s id.'),
+});
+
+/** What the OpenAPI document says of the numeric ids in an org's paths (the graph takes global ids). */
+export const ORG_PARAMS = { orgId: 'The org\'s id.' };
+/** The body of an org's creation and renaming. */
+export const ORG_BODY = { name: 'Unique among orgs.' };

@@ -478,8 +478,8 @@ describe('names that are empty once trimmed', () => {
       expect(await call(server, 'POST', '/api/orgs', { body: { name } })).toMatchObject(BAD);
       expect(await call(server, 'PUT', '/api/orgs/1', { body: { name } })).toMatchObject(BAD);
       expect(await call(server, 'PUT', '/api/org', { body: { name } })).toMatchObject(BAD);
-      const gqlCreate = await gql(server, 'mutation($name: String) { createOrganization(name: $name) { orgId } }', { name });
-      expect([gqlCreate.status, gqlCreate.body.errors?.[0]?.message]).toEqual([400, 'bad request data']);
+      const gqlCreate = await gql(server, 'mutation($name: String!) { organizationCreate(input: { name: $name }) { organization { id } userErrors { code message } } }', { name });
+      expect(gqlCreate.body.data.organizationCreate).toEqual({ organization: null, userErrors: [{ code: 'BAD_REQUEST', message: 'bad request data' }] });
     }
     const ds = await createDataSource(server, ADMIN, { name: 'named-ds' });
     for (const name of ['', '  ']) {

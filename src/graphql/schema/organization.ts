@@ -5,7 +5,7 @@ import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
 import { MESSAGES } from '../../errors/messages.ts';
 import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, type OrgMember } from '../../services/org-members.ts';
-import { createOrg, deleteOrg, getOrg, getOrgByName, searchOrgs, updateOrg, type OrgDetails } from '../../services/organizations.ts';
+import { getOrg, getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
@@ -90,14 +90,6 @@ export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('Organiza
   }),
 });
 
-const OrgCreationType = builder.objectRef<{ message: string; orgId: number }>('OrganizationCreation').implement({
-  description: 'The id of an org just created.',
-  fields: (t) => ({
-    message: t.exposeString('message', { description: 'Always `Organization created`.' }),
-    orgId: t.exposeInt('orgId', { description: 'The new org\'s id.' }),
-  }),
-});
-
 const OrgMemberAdditionType = builder.objectRef<{ message: string; userId: number }>('OrganizationMemberAddition').implement({
   description: 'The user just added to an org.',
   fields: (t) => ({
@@ -172,48 +164,6 @@ const userIdArg = 'The user\'s id.';
 const roleArg = '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.';
 
 builder.mutationFields((t) => ({
-  createOrganization: t.field({
-    deprecationReason: 'Use `organizationCreate`: its payload carries the node and `userErrors`.',
-    type: OrgCreationType,
-    args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
-    description: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
-    extensions: { access: ORG_ACCESS.create },
-    resolve: async (_root, { name }, ctx) => ({ message: MESSAGES.org.created, orgId: await createOrg(ctx.em, name, orgCreator(ctx)) }),
-  }),
-  updateOrganization: t.field({
-    deprecationReason: 'Use `organizationUpdate` with an `OrganizationNode` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: orgIdArg }), name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
-    description: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id, name }, ctx) => {
-      await requireRoleInOrg(ctx, id, 'Admin', 'orgs:write');
-      await updateOrg(ctx.em, id, name);
-      return { message: MESSAGES.org.updated };
-    },
-  }),
-  updateCurrentOrganization: t.field({
-    deprecationReason: 'Use `organizationUpdate` with the id of `viewer.currentOrganization`.',
-    type: MessageType,
-    args: { name: t.arg.string({ required: false, description: 'Unique among orgs.' }) },
-    description: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
-    extensions: { access: ORG_ACCESS.currentWrite },
-    resolve: async (_root, { name }, ctx) => {
-      await updateOrg(ctx.em, ctx.orgId, name);
-      return { message: MESSAGES.org.updated };
-    },
-  }),
-  deleteOrganization: t.field({
-    deprecationReason: 'Use `organizationDelete` with an `OrganizationNode` id.',
-    type: MessageType,
-    args: { id: t.arg.int({ required: true, description: orgIdArg }) },
-    description: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
-    extensions: { access: ORG_ACCESS.delete },
-    resolve: async (_root, { id }, ctx) => {
-      await deleteOrg(ctx.em, id, ctx.orgId);
-      return { message: MESSAGES.org.deleted };
-    },
-  }),
   addOrganizationMember: t.field({
     deprecationReason: 'Use `organizationMemberAdd` with an `OrganizationNode` id.',
     type: OrgMemberAdditionType,
