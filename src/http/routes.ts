@@ -26,7 +26,9 @@ import {
 } from '../rest/data-sources.ts';
 import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
-import { ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_PARAMS } from '../rest/organizations.ts';
+import {
+  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS,
+} from '../rest/organizations.ts';
 import { ORG_ACCESS } from '../graphql/schema/organization.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
@@ -501,12 +503,21 @@ export const ROUTES: readonly Route[] = [
     doc: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
   }),
   rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
-  rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
-    addOrganizationMember(orgId: $orgId, loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
-  rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($orgId: Int!, $userId: Int!, $role: String) {
-    updateOrganizationMember(orgId: $orgId, userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($orgId: Int!, $userId: Int!) {
-    removeOrganizationMember(orgId: $orgId, userId: $userId) { message } }`),
+  rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: ID!, $loginOrEmail: String!, $role: String!) {
+    organizationMemberAdd(organizationId: $orgId, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
+    body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },
+    doc: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
+  }),
+  rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($id: ID!, $role: String!) {
+    organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
+    body: 'variables', membership: 'id', shape: message(MESSAGES.orgUser.updated), params: { ...ORG_MEMBER_PARAMS, role: ORG_MEMBER_BODY.role },
+    doc: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Any signed-in caller passes the gate; then its Admins and server admins (org.users:write).',
+  }),
+  rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($id: ID!) {
+    organizationMemberRemove(id: $id, deleteOrphanedUser: false) { userErrors { code message } } }`, {
+    membership: 'id', shape: message(MESSAGES.orgUser.removed), params: ORG_MEMBER_PARAMS,
+    doc: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Any signed-in caller passes the gate; then its Admins and server admins (org.users:remove).',
+  }),
 
   // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
   rest('GET', '/api/org', `query GetCurrentOrg { currentOrganization { id: databaseId name } }`, {
@@ -520,14 +531,25 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {
-    addCurrentOrganizationMember(loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
+  rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($id: ID!, $loginOrEmail: String!, $role: String!) {
+    organizationMemberAdd(organizationId: $id, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
+    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.membersAdd, shape: ORG_MEMBER_ADDED, params: ORG_MEMBER_BODY,
+    doc: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
+  }),
   rest('GET', '/api/org/users/lookup', `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
     currentOrganizationMembers(query: $query, limit: $limit) { userId login avatarUrl } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($userId: Int!, $role: String) {
-    updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
-    removeCurrentOrganizationMember(userId: $userId) { message } }`),
+  rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($id: ID!, $role: String!) {
+    organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
+    body: 'variables', membership: 'id', gate: ORG_ACCESS.membersWrite, shape: message(MESSAGES.orgUser.updated),
+    params: { userId: ORG_MEMBER_PARAMS.userId, role: ORG_MEMBER_BODY.role },
+    doc: 'Changes a member\'s role in the org the request acts in, as `PATCH /api/org/users/:userId`; its last Admin cannot be demoted. Org Admins and server admins (org.users:write).',
+  }),
+  rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($id: ID!) {
+    organizationMemberRemove(id: $id, deleteOrphanedUser: true) { deletedUserId userErrors { code message } } }`, {
+    membership: 'id', gate: ORG_ACCESS.membersRemove, shape: ORG_MEMBER_REMOVED, params: { userId: ORG_MEMBER_PARAMS.userId },
+    doc: 'Removes a member from the org the request acts in, as `DELETE /api/org/users/:userId`; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes). '
+      + 'Org Admins and server admins (org.users:remove).',
+  }),
   rest('GET', '/api/org/preferences', `query GetOrgPreferences {
     currentOrganizationPreferences { ...PreferencesFields } }`, { result: preferencesAnswer }),
   rest('PUT', '/api/org/preferences', `mutation UpdateOrgPreferences($input: PreferencesInput!) {

@@ -1,5 +1,6 @@
 import { MESSAGES } from '../errors/messages.ts';
-import { constant, from, goMap, object } from './wire.ts';
+import { messageOf } from './messages.ts';
+import { computed, constant, from, goMap, object } from './wire.ts';
 
 /**
  * What only the wire has of orgs: the original's answers around the graph's `Organization` (a
@@ -30,3 +31,22 @@ export const ORG_CREATED = goMap({
 export const ORG_PARAMS = { orgId: 'The org\'s id.' };
 /** The body of an org's creation and renaming. */
 export const ORG_BODY = { name: 'Unique among orgs.' };
+
+/** The answer to `POST /api/orgs/:orgId/users` and `POST /api/org/users` (a Go map: keys sorted). */
+export const ORG_MEMBER_ADDED = goMap({
+  message: constant(MESSAGES.orgUser.added, { type: 'string', description: 'Always `User added to organization`.' }),
+  userId: from('member.userId', undefined, 'The user\'s id.'),
+});
+
+/** The answer to `DELETE /api/org/users/:userId`: whether the user, left in no org, went with its membership. */
+export const ORG_MEMBER_REMOVED = messageOf(computed<string | null>('deletedUserId', (deleted) => (deleted ? MESSAGES.orgUser.userDeleted : MESSAGES.orgUser.removed), {
+  type: 'string', description: '`User removed from organization`, or `User deleted` when the user, left in no org, was deleted.',
+}));
+
+/** What the OpenAPI document says of a membership's path. */
+export const ORG_MEMBER_PARAMS = { ...ORG_PARAMS, userId: 'The user\'s id.' };
+/** The body adding a member, or changing its role. */
+export const ORG_MEMBER_BODY = {
+  loginOrEmail: 'An existing user\'s login or e-mail.',
+  role: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.',
+};

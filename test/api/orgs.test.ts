@@ -117,6 +117,18 @@ describe('GET /api/orgs', () => {
 });
 
 describe('org members', () => {
+  it('removes by /api/orgs/:orgId/users/:userId without deleting a user left in no org, even from the org the request acts in', async () => {
+    const orgId = await createOrg('Keeps Orphans');
+    const only = await createUser('only-here', orgId);
+    const inOrg = { headers: { 'x-grafana-org-id': String(orgId) } };
+    expect(await call(first, 'DELETE', `/api/orgs/${orgId}/users/${only.id}`, inOrg)).toMatchObject({ status: 200, body: { message: 'User removed from organization' } });
+    expect((await call(second, 'GET', `/api/users/${only.id}`)).status).toBe(200);
+    // The same user, added back then removed by /api/org/users, goes with its last membership.
+    expect((await addMember(orgId, 'only-here', 'Viewer')).status).toBe(200);
+    expect(await call(second, 'DELETE', `/api/org/users/${only.id}`, inOrg)).toMatchObject({ status: 200, body: { message: 'User deleted' } });
+    expect((await call(first, 'GET', `/api/users/${only.id}`)).status).toBe(404);
+  });
+
   it('are added by login or e-mail, listed by login with the original fields, re-roled and removed', async () => {
     const orgId = await createOrg('Members Org');
     const ann = await createUser('ann');

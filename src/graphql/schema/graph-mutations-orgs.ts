@@ -134,15 +134,22 @@ builder.mutationFields((t) => ({
   }),
   organizationMemberRemove: t.field({
     type: OrganizationMemberRemovePayload,
-    args: { id: t.arg.id({ required: true, description: memberIdArg }) },
-    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. '
-      + 'From the org the request acts in, as `DELETE /api/org/users/:userId`: a user left in no org is deleted, unless it is a server admin. '
+    args: {
+      id: t.arg.id({ required: true, description: memberIdArg }),
+      deleteOrphanedUser: t.arg.boolean({
+        required: false,
+        description: 'Whether a user left in no org is deleted too (never a server admin). By default, when the org is the one the request acts in, '
+          + 'as `DELETE /api/org/users/:userId` does; `DELETE /api/orgs/:orgId/users/:userId` never does.',
+      }),
+    },
+    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId` and `DELETE /api/org/users/:userId`; the org\'s last Admin cannot be removed. '
+      + 'A user left in no org may be deleted with it (`deleteOrphanedUser`). '
       + 'Any signed-in caller passes the gate; then the org\'s Admins and server admins (org.users:remove).',
     extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id }, ctx) => {
+    resolve: async (_root, { id, deleteOrphanedUser }, ctx) => {
       const { orgId, userId } = membershipOf(id);
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
-      return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: orgId === ctx.orgId }),
+      return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: deleteOrphanedUser ?? orgId === ctx.orgId }),
         (userDeleted) => ({ deletedMemberId: String(id), deletedUserId: userDeleted ? encodeNodeId('User', userId) : null }),
         { deletedMemberId: null, deletedUserId: null });
     },

@@ -1,15 +1,13 @@
 import { builder } from '../builder.ts';
-import { currentOrgActor, requireRoleInOrg } from '../identity-access.ts';
+import { requireRoleInOrg } from '../identity-access.ts';
 import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { addOrgMember, listOrgMembers, removeOrgMember, updateOrgMemberRole, type OrgMember } from '../../services/org-members.ts';
+import { listOrgMembers, type OrgMember } from '../../services/org-members.ts';
 import { getOrg, getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
-import { MessageType } from './message.ts';
 import { avatarOf } from './user/profile.ts';
 
 /**
@@ -90,14 +88,6 @@ export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('Organiza
   }),
 });
 
-const OrgMemberAdditionType = builder.objectRef<{ message: string; userId: number }>('OrganizationMemberAddition').implement({
-  description: 'The user just added to an org.',
-  fields: (t) => ({
-    message: t.exposeString('message', { description: 'Always `User added to organization`.' }),
-    userId: t.exposeInt('userId', { description: 'The user\'s id.' }),
-  }),
-});
-
 const memberFilter = {
   query: 'Only members whose login, e-mail or name contains it, in any case.',
   limit: 'At most this many; 0 or absent means all.',
@@ -156,87 +146,5 @@ builder.queryFields((t) => ({
     description: 'The members of the org the request acts in, by login, as `GET /api/org/users`. Org Admins and server admins (org.users:read).',
     extensions: { access: ORG_ACCESS.membersRead },
     resolve: (_root, args, ctx) => listOrgMembers(ctx.em, ctx.orgId, args),
-  }),
-}));
-
-const orgIdArg = 'The org\'s id.';
-const userIdArg = 'The user\'s id.';
-const roleArg = '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.';
-
-builder.mutationFields((t) => ({
-  addOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberAdd` with an `OrganizationNode` id.',
-    type: OrgMemberAdditionType,
-    args: {
-      orgId: t.arg.int({ required: true, description: orgIdArg }),
-      loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
-      role: t.arg.string({ required: false, description: roleArg }),
-    },
-    description: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { orgId, ...input }, ctx) => {
-      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
-      return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, orgId, input, actor) };
-    },
-  }),
-  addCurrentOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberAdd` with the id of `viewer.currentOrganization`.',
-    type: OrgMemberAdditionType,
-    args: {
-      loginOrEmail: t.arg.string({ required: false, description: 'An existing user\'s login or e-mail.' }),
-      role: t.arg.string({ required: false, description: roleArg }),
-    },
-    description: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
-    extensions: { access: ORG_ACCESS.membersAdd },
-    resolve: async (_root, input, ctx) => {
-      return { message: MESSAGES.orgUser.added, userId: await addOrgMember(ctx.em, ctx.orgId, input, currentOrgActor(ctx)) };
-    },
-  }),
-  updateOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberUpdate` with an `OrganizationMember` id.',
-    type: MessageType,
-    args: { orgId: t.arg.int({ required: true, description: orgIdArg }), userId: t.arg.int({ required: true, description: userIdArg }), role: t.arg.string({ required: false, description: roleArg }) },
-    description: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Any signed-in caller passes the gate; then its Admins and server admins (org.users:write).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { orgId, userId, role }, ctx) => {
-      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:write');
-      await updateOrgMemberRole(ctx.em, orgId, userId, role, actor);
-      return { message: MESSAGES.orgUser.updated };
-    },
-  }),
-  updateCurrentOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberUpdate` with an `OrganizationMember` id.',
-    type: MessageType,
-    args: { userId: t.arg.int({ required: true, description: userIdArg }), role: t.arg.string({ required: false, description: roleArg }) },
-    description: 'Changes a member\'s role in the org the request acts in, as `PATCH /api/org/users/:userId`; its last Admin cannot be demoted. Org Admins and server admins (org.users:write).',
-    extensions: { access: ORG_ACCESS.membersWrite },
-    resolve: async (_root, { userId, role }, ctx) => {
-      await updateOrgMemberRole(ctx.em, ctx.orgId, userId, role, currentOrgActor(ctx));
-      return { message: MESSAGES.orgUser.updated };
-    },
-  }),
-  removeOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberRemove` with an `OrganizationMember` id.',
-    type: MessageType,
-    args: { orgId: t.arg.int({ required: true, description: orgIdArg }), userId: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Any signed-in caller passes the gate; then its Admins and server admins (org.users:remove).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { orgId, userId }, ctx) => {
-      await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
-      await removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: false });
-      return { message: MESSAGES.orgUser.removed };
-    },
-  }),
-  removeCurrentOrganizationMember: t.field({
-    deprecationReason: 'Use `organizationMemberRemove` with an `OrganizationMember` id.',
-    type: MessageType,
-    args: { userId: t.arg.int({ required: true, description: userIdArg }) },
-    description: 'Removes a member from the org the request acts in, as `DELETE /api/org/users/:userId`; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes). '
-      + 'Org Admins and server admins (org.users:remove).',
-    extensions: { access: ORG_ACCESS.membersRemove },
-    resolve: async (_root, { userId }, ctx) => {
-      const deleted = await removeOrgMember(ctx.em, ctx.orgId, userId, { deleteOrphan: true });
-      return { message: deleted ? MESSAGES.orgUser.userDeleted : MESSAGES.orgUser.removed };
-    },
   }),
 }));
