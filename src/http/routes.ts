@@ -27,7 +27,7 @@ import {
 import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import {
-  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS,
+  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, orgMembersRefusal, orgRefusal,
 } from '../rest/organizations.ts';
 import { ORG_ACCESS } from '../graphql/schema/organization.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
@@ -492,7 +492,10 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
     organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
   rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
-  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
+  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: ID!) { node(id: $orgId) { ... on OrganizationNode { id: databaseId name } } }`, {
+    ids: { orgId: 'OrganizationNode' }, missing: orgRefusal, shape: ORG_DETAILS, params: ORG_PARAMS,
+    doc: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',
+  }),
   rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: ID!, $name: String!) {
     organizationUpdate(id: $orgId, input: { name: $name }) { userErrors { code message } } }`, {
     body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
@@ -502,7 +505,11 @@ export const ROUTES: readonly Route[] = [
     ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
     doc: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
   }),
-  rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
+  rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: ID!) {
+    node(id: $orgId) { ... on OrganizationNode { members { nodes { ...OrgMemberFields } } } } }`, {
+    at: 'node.members.nodes', ids: { orgId: 'OrganizationNode' }, missing: orgMembersRefusal, params: ORG_PARAMS,
+    doc: 'An org\'s members by login, as `GET /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:read).',
+  }),
   rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: ID!, $loginOrEmail: String!, $role: String!) {
     organizationMemberAdd(organizationId: $orgId, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
     body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },

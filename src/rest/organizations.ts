@@ -1,4 +1,10 @@
+import type { RequestContext } from '../context.ts';
 import { MESSAGES } from '../errors/messages.ts';
+import { requireRoleInOrg } from '../graphql/identity-access.ts';
+import { listOrgMembers } from '../services/org-members.ts';
+import { getOrg } from '../services/organizations.ts';
+import { serviceRefusal, type Missing } from './executor.ts';
+import { orgOfId } from '../graphql/access.ts';
 import { messageOf } from './messages.ts';
 import { computed, constant, from, goMap, object } from './wire.ts';
 
@@ -49,4 +55,24 @@ export const ORG_MEMBER_PARAMS = { ...ORG_PARAMS, userId: 'The user\'s id.' };
 export const ORG_MEMBER_BODY = {
   loginOrEmail: 'An existing user\'s login or e-mail.',
   role: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.',
+};
+
+const orgIdOf = (variables: Record<string, unknown>) => orgOfId(variables.orgId);
+
+/** Where the graph found no org the caller may see: 403 naming orgs:read for a non-member, else the service's 404. */
+export const orgRefusal = serviceRefusal(async (ctx: RequestContext, variables) => {
+  const orgId = orgIdOf(variables);
+  await requireRoleInOrg(ctx, orgId, 'Viewer', 'orgs:read');
+  return getOrg(ctx.em, orgId);
+}, MESSAGES.org.notFound);
+
+/**
+ * Where the graph found no org, or no members the caller may list: 403 naming org.users:read for
+ * anyone but its Admins and server admins; for them, the service's list (empty for no org, as the
+ * original answers).
+ */
+export const orgMembersRefusal: Missing = async (ctx, variables) => {
+  const orgId = orgIdOf(variables);
+  await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
+  return listOrgMembers(ctx.em, orgId);
 };

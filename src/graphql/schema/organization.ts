@@ -1,10 +1,9 @@
 import { builder } from '../builder.ts';
-import { requireRoleInOrg } from '../identity-access.ts';
 import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
 import { listOrgMembers, type OrgMember } from '../../services/org-members.ts';
-import { getOrg, getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
+import { getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
@@ -107,34 +106,12 @@ builder.queryFields((t) => ({
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
   }),
-  organization: t.field({
-    deprecationReason: 'Use `node(id:)` with an `OrganizationNode` id.',
-    type: OrganizationType,
-    args: { id: t.arg.int({ required: true, description: 'The org\'s id.' }) },
-    description: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id }, ctx) => {
-      await requireRoleInOrg(ctx, id, 'Viewer', 'orgs:read');
-      return getOrg(ctx.em, id);
-    },
-  }),
   organizationByName: t.field({
     type: OrganizationType,
     args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
     description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
-  }),
-  organizationMembers: t.field({
-    deprecationReason: 'Use `members` of an `OrganizationNode`, a connection.',
-    type: [OrgMemberType],
-    args: { orgId: t.arg.int({ required: true, description: 'The org\'s id.' }) },
-    description: 'An org\'s members by login, as `GET /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:read).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { orgId }, ctx) => {
-      await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
-      return listOrgMembers(ctx.em, orgId);
-    },
   }),
   currentOrganizationMembers: t.field({
     deprecationReason: 'Use `viewer.currentOrganization.members`, a connection.',
