@@ -218,7 +218,7 @@ class DocumentBuilder {
       const variable = variables.get(variableName);
       if (!variable) throw new Error(`REST operation ${name} has no variable $${variableName} for the query parameter ${param}`);
       const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
-      const description = argumentFor(rootField, rootNode, variableName)?.description ?? undefined;
+      const description = paramDescription(route, variableName) ?? argumentFor(rootField, rootNode, variableName)?.description ?? undefined;
       parameters.push({ name: param, in: 'query', required: false, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) });
     }
     if (route.access.kind !== 'server-admin') parameters.push({ $ref: '#/components/parameters/OrgId' });

@@ -27,7 +27,7 @@ import {
 import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import {
-  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, orgMembersRefusal, orgRefusal,
+  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
 } from '../rest/organizations.ts';
 import { ORG_ACCESS } from '../graphql/schema/organization.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
@@ -537,14 +537,20 @@ export const ROUTES: readonly Route[] = [
     doc: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
   }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
-    currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
+    currentOrganization { members(query: $query, first: $limit) { nodes { ...OrgMemberFields } } } }`, {
+    at: 'currentOrganization.members.nodes', query: { query: 'query', limit: 'limit' }, variables: memberLimit, gate: ORG_ACCESS.membersRead, missing: orgMembersRefusal, params: ORG_MEMBER_FILTER,
+    doc: 'The members of the org the request acts in, by login, as `GET /api/org/users`. Org Admins and server admins (org.users:read).',
+  }),
   rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($id: ID!, $loginOrEmail: String!, $role: String!) {
     organizationMemberAdd(organizationId: $id, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
     body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.membersAdd, shape: ORG_MEMBER_ADDED, params: ORG_MEMBER_BODY,
     doc: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
   }),
   rest('GET', '/api/org/users/lookup', `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
-    currentOrganizationMembers(query: $query, limit: $limit) { userId login avatarUrl } }`, { query: { query: 'query', limit: 'limit' } }),
+    currentOrganization { members(query: $query, first: $limit) { nodes { userId login avatarUrl } } } }`, {
+    at: 'currentOrganization.members.nodes', query: { query: 'query', limit: 'limit' }, variables: memberLimit, gate: ORG_ACCESS.membersRead, missing: orgMembersRefusal, params: ORG_MEMBER_FILTER,
+    doc: 'The members of the org the request acts in, by login, as `GET /api/org/users/lookup`. Org Admins and server admins (org.users:read).',
+  }),
   rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($id: ID!, $role: String!) {
     organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
     body: 'variables', membership: 'id', gate: ORG_ACCESS.membersWrite, shape: message(MESSAGES.orgUser.updated),

@@ -57,11 +57,12 @@ export const ORG_MEMBER_BODY = {
   role: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.',
 };
 
-const orgIdOf = (variables: Record<string, unknown>) => orgOfId(variables.orgId);
+/** The org a row names (its `orgId`, a global id), or the org the request acts in. */
+const orgIdOf = (ctx: RequestContext, variables: Record<string, unknown>) => (variables.orgId === undefined ? ctx.orgId : orgOfId(variables.orgId));
 
 /** Where the graph found no org the caller may see: 403 naming orgs:read for a non-member, else the service's 404. */
 export const orgRefusal = serviceRefusal(async (ctx: RequestContext, variables) => {
-  const orgId = orgIdOf(variables);
+  const orgId = orgIdOf(ctx, variables);
   await requireRoleInOrg(ctx, orgId, 'Viewer', 'orgs:read');
   return getOrg(ctx.em, orgId);
 }, MESSAGES.org.notFound);
@@ -72,7 +73,17 @@ export const orgRefusal = serviceRefusal(async (ctx: RequestContext, variables) 
  * original answers).
  */
 export const orgMembersRefusal: Missing = async (ctx, variables) => {
-  const orgId = orgIdOf(variables);
+  const orgId = orgIdOf(ctx, variables);
   await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:read');
   return listOrgMembers(ctx.em, orgId);
+};
+
+/** The members rows' `limit`: 0, negative or absent means all, as the original reads it; a page size otherwise. */
+export const memberLimit = (values: Record<string, unknown>): Record<string, unknown> =>
+  (typeof values.limit === 'number' && values.limit > 0 ? values : { ...values, limit: null });
+
+/** The query parameters of the members rows of the org the request acts in. */
+export const ORG_MEMBER_FILTER = {
+  query: 'Only members whose login, e-mail or name contains it, in any case.',
+  limit: 'At most this many; 0 or absent means all.',
 };

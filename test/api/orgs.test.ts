@@ -117,6 +117,18 @@ describe('GET /api/orgs', () => {
 });
 
 describe('org members', () => {
+  it('lists every member over REST, more than a page of the graph holds, and reads a limit of 0 or below as all', async () => {
+    const orgId = await createOrg('Crowded Org');
+    for (let i = 0; i < 105; i++) await createUser(`crowd-${String(i).padStart(3, '0')}`, orgId);
+    const asAdmin = { headers: { 'x-grafana-org-id': String(orgId) } };
+    expect((await call(first, 'GET', `/api/orgs/${orgId}/users`)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users?limit=0', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users?limit=-3', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users/lookup?query=crowd-10&limit=3', asAdmin)).body.map((m: { login: string }) => m.login))
+      .toEqual(['crowd-100', 'crowd-101', 'crowd-102']);
+  });
+
   it('removes by /api/orgs/:orgId/users/:userId without deleting a user left in no org, even from the org the request acts in', async () => {
     const orgId = await createOrg('Keeps Orphans');
     const only = await createUser('only-here', orgId);

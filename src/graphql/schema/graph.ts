@@ -85,7 +85,7 @@ builder.objectFields(OrganizationNode, (t) => ({
     description: 'Its members (users) by login. Its Admins and server admins (org.users:read); null for anyone else.',
     args: { query: t.arg.string({ required: false, description: 'Only members whose login, e-mail or name contains it, in any case.' }) },
     resolve: (org, args, ctx) => pageIf(SEES.members(ctx, org.id), 'Organization.members', () => membersOfOrg(ctx).load(org.id), args,
-      (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query)),
+      (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query), ctx.rest),
   }, OrganizationMemberConnection),
 }));
 

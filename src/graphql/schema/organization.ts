@@ -2,7 +2,7 @@ import { builder } from '../builder.ts';
 import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
-import { listOrgMembers, type OrgMember } from '../../services/org-members.ts';
+import type { OrgMember } from '../../services/org-members.ts';
 import { getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
@@ -87,11 +87,6 @@ export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('Organiza
   }),
 });
 
-const memberFilter = {
-  query: 'Only members whose login, e-mail or name contains it, in any case.',
-  limit: 'At most this many; 0 or absent means all.',
-} as const;
-
 builder.queryFields((t) => ({
   organizations: t.field({
     deprecationReason: 'Use `allOrganizations`, a connection.',
@@ -112,16 +107,5 @@ builder.queryFields((t) => ({
     description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
     extensions: { access: ORG_ACCESS.list },
     resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
-  }),
-  currentOrganizationMembers: t.field({
-    deprecationReason: 'Use `viewer.currentOrganization.members`, a connection.',
-    type: [OrgMemberType],
-    args: {
-      query: t.arg.string({ required: false, description: memberFilter.query }),
-      limit: t.arg.int({ required: false, description: memberFilter.limit }),
-    },
-    description: 'The members of the org the request acts in, by login, as `GET /api/org/users`. Org Admins and server admins (org.users:read).',
-    extensions: { access: ORG_ACCESS.membersRead },
-    resolve: (_root, args, ctx) => listOrgMembers(ctx.em, ctx.orgId, args),
   }),
 }));
