@@ -27,7 +27,7 @@ import {
 import { message } from '../rest/messages.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
 import {
-  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
+  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_HIT, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
 } from '../rest/organizations.ts';
 import { ORG_ACCESS } from '../graphql/schema/organization.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
@@ -128,7 +128,6 @@ fragment DataSourcePermissionFields on DataSourcePermission {
   id roleName isManaged isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
 fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
-fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
 fragment OrgMemberFields on OrganizationMember {
   orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
   isExternallySynced isProvisioned
@@ -490,8 +489,10 @@ export const ROUTES: readonly Route[] = [
     doc: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
   }),
   rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
-    organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
-  rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
+    organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id: databaseId name } }`, {
+    query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' }, shape: list(ORG_HIT),
+  }),
+  rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { id: databaseId name } }`, { shape: ORG_DETAILS }),
   rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: ID!) { node(id: $orgId) { ... on OrganizationNode { id: databaseId name } } }`, {
     ids: { orgId: 'OrganizationNode' }, missing: orgRefusal, shape: ORG_DETAILS, params: ORG_PARAMS,
     doc: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',

@@ -87,3 +87,6 @@ export const ORG_MEMBER_FILTER = {
   query: 'Only members whose login, e-mail or name contains it, in any case.',
   limit: 'At most this many; 0 or absent means all.',
 };
+
+/** An org as `GET /api/orgs` lists it. */
+export const ORG_HIT = object({ id: from('id', undefined, 'The org\'s id (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).'), name: 'name' });

@@ -1,7 +1,7 @@
 import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import type { OrgMember } from '../../services/org-members.ts';
-import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
+import { getOrgByName, getOrgs, listOrgs, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { readServiceAccounts } from '../../services/service-accounts.ts';
 import { getUserProfiles } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
@@ -144,7 +144,7 @@ ActorInterface.implement({
   }),
 });
 
-const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
+export const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
 
 /**
  * The org the request acts in: one the caller belongs to (its principal says so), so when nothing
@@ -184,6 +184,26 @@ builder.queryFields((t) => ({
       + '(`viewer.currentOrganization` for the first two). Any signed-in caller; its fields and lists each apply their own rule (its name and address: its Viewers and up, and server admins).',
     extensions: { access: signedIn, requestOrg: true },
     resolve: (_root, _args, ctx, info) => requestOrg(ctx, info),
+  }),
+  organizations: t.field({
+    deprecationReason: 'Use `allOrganizations`, a connection.',
+    type: [OrganizationNode],
+    args: {
+      query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
+      name: t.arg.string({ required: false, description: 'Only the org of exactly this name.' }),
+      page: t.arg.int({ required: false, description: 'Page number from 0 (default 0).' }),
+      perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
+    },
+    description: 'Every org by id, one page at a time (a page past the end is empty), as `GET /api/orgs`. Server admins only (orgs:read).',
+    extensions: { access: ORG_ACCESS.list },
+    resolve: async (_root, args, ctx) => (await searchOrgs(ctx.em, args)).map((org) => ({ ...org, address: { ...NO_ADDRESS } })),
+  }),
+  organizationByName: t.field({
+    type: OrganizationNode,
+    args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
+    description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
+    extensions: { access: ORG_ACCESS.list },
+    resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
   allOrganizations: t.connection({
     type: OrganizationNode,

@@ -3,7 +3,6 @@ import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '.
 import type { RequestContext } from '../../context.ts';
 import { accessDenied } from '../../errors/domain.ts';
 import type { OrgMember } from '../../services/org-members.ts';
-import { getOrgByName, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { ageOf } from '../../services/user-profiles.ts';
 import { loadMemberships } from '../node-loaders.ts';
 import { nodeKey } from '../node-ids.ts';
@@ -39,31 +38,6 @@ export function orgCreator(ctx: RequestContext): number | null {
   return isUser ? caller.userId : null;
 }
 
-const OrgAddressType = builder.objectRef<OrgDetails['address']>('OrganizationAddress').implement({
-  description: 'A postal address; not kept by this server, so always empty.',
-  fields: (t) => ({
-    address1: t.exposeString('address1', { description: 'Always empty.' }),
-    address2: t.exposeString('address2', { description: 'Always empty.' }),
-    city: t.exposeString('city', { description: 'Always empty.' }),
-    zipCode: t.exposeString('zipCode', { description: 'Always empty.' }),
-    state: t.exposeString('state', { description: 'Always empty.' }),
-    country: t.exposeString('country', { description: 'Always empty.' }),
-  }),
-});
-
-export const OrganizationType = builder.objectRef<{ id: number; name: string; address?: OrgDetails['address'] }>('Organization').implement({
-  description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles.',
-  fields: (t) => ({
-    id: t.exposeInt('id', { description: 'The org\'s id (`/api/orgs/:orgId`, `X-Grafana-Org-Id`).' }),
-    name: t.exposeString('name', { description: 'Unique among orgs.' }),
-    address: t.field({
-      type: OrgAddressType,
-      description: 'Its postal address: not kept, so always empty.',
-      resolve: (o) => o.address ?? { address1: '', address2: '', city: '', zipCode: '', state: '', country: '' },
-    }),
-  }),
-});
-
 export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('OrganizationMember'), {
   description: 'A user\'s membership of an org (service accounts are listed with their own API). A node: seen by its own user, the org\'s Admins and server admins.',
   id: nodeKey((m: OrgMember) => `${m.orgId}:${m.userId}`),
@@ -86,26 +60,3 @@ export const OrgMemberType = builder.node(builder.objectRef<OrgMember>('Organiza
     isProvisioned: t.boolean({ description: 'Always false.', resolve: () => false }),
   }),
 });
-
-builder.queryFields((t) => ({
-  organizations: t.field({
-    deprecationReason: 'Use `allOrganizations`, a connection.',
-    type: [OrganizationType],
-    args: {
-      query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
-      name: t.arg.string({ required: false, description: 'Only the org of exactly this name.' }),
-      page: t.arg.int({ required: false, description: 'Page number from 0 (default 0).' }),
-      perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
-    },
-    description: 'Every org by id, one page at a time (a page past the end is empty), as `GET /api/orgs`. Server admins only (orgs:read).',
-    extensions: { access: ORG_ACCESS.list },
-    resolve: (_root, args, ctx) => searchOrgs(ctx.em, args),
-  }),
-  organizationByName: t.field({
-    type: OrganizationType,
-    args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
-    description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
-    extensions: { access: ORG_ACCESS.list },
-    resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
-  }),
-}));
