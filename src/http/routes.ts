@@ -493,27 +493,27 @@ export const ROUTES: readonly Route[] = [
     query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' }, shape: list(ORG_HIT),
   }),
   rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { id: databaseId name } }`, { shape: ORG_DETAILS }),
-  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: ID!) { node(id: $orgId) { ... on OrganizationNode { id: databaseId name } } }`, {
-    ids: { orgId: 'OrganizationNode' }, missing: orgRefusal, shape: ORG_DETAILS, params: ORG_PARAMS,
+  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: ID!) { node(id: $orgId) { ... on Organization { id: databaseId name } } }`, {
+    ids: { orgId: 'Organization' }, missing: orgRefusal, shape: ORG_DETAILS, params: ORG_PARAMS,
     doc: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',
   }),
   rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: ID!, $name: String!) {
     organizationUpdate(id: $orgId, input: { name: $name }) { userErrors { code message } } }`, {
-    body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
+    body: 'variables', ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
     doc: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
   }),
   rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: ID!) { organizationDelete(id: $orgId) { userErrors { code message } } }`, {
-    ids: { orgId: 'OrganizationNode' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
+    ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
     doc: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
   }),
   rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: ID!) {
-    node(id: $orgId) { ... on OrganizationNode { members { nodes { ...OrgMemberFields } } } } }`, {
-    at: 'node.members.nodes', ids: { orgId: 'OrganizationNode' }, missing: orgMembersRefusal, params: ORG_PARAMS,
+    node(id: $orgId) { ... on Organization { members { nodes { ...OrgMemberFields } } } } }`, {
+    at: 'node.members.nodes', ids: { orgId: 'Organization' }, missing: orgMembersRefusal, params: ORG_PARAMS,
     doc: 'An org\'s members by login, as `GET /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:read).',
   }),
   rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: ID!, $loginOrEmail: String!, $role: String!) {
     organizationMemberAdd(organizationId: $orgId, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
-    body: 'variables', ids: { orgId: 'OrganizationNode' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },
+    body: 'variables', ids: { orgId: 'Organization' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },
     doc: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
   }),
   rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($id: ID!, $role: String!) {

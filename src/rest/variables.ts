@@ -78,7 +78,7 @@ export function restVariables(
       }
     }
   }
-  for (const name of row.currentOrg ?? []) values[name] = globalId('OrganizationNode', orgId());
+  for (const name of row.currentOrg ?? []) values[name] = globalId('Organization', orgId());
   if (row.membership) {
     const org = params.orgId === undefined ? orgId() : pathInt('orgId', params.orgId);
     values[row.membership] = encodeNodeId('OrganizationMember', `${org}:${pathInt('userId', params.userId ?? '')}`);

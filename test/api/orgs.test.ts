@@ -380,7 +380,7 @@ describe('GraphQL', () => {
     }`, { id });
     expect(added.body).toEqual({ data: { organizationMemberAdd: { member: { login: 'gina', role: 'Viewer' }, userErrors: [] } } });
     const read = await gql(first, `query($id: ID!) {
-      node(id: $id) { ... on OrganizationNode { databaseId name members { nodes { login role } } } }
+      node(id: $id) { ... on Organization { databaseId name members { nodes { login role } } } }
       allOrganizations(query: "GraphQL") { nodes { name } }
     }`, { id });
     expect(read.body).toEqual({ data: {

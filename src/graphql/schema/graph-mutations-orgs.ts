@@ -56,7 +56,7 @@ const OrganizationMemberUpdateInput = builder.inputType('OrganizationMemberUpdat
   fields: (t) => ({ role: t.string({ required: true, description: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }) }),
 });
 
-const orgIdArg = 'The org\'s global id (`OrganizationNode.id`).';
+const orgIdArg = 'The org\'s global id (`Organization.id`).';
 const memberIdArg = 'The membership\'s global id (`OrganizationMember.id`), which names the org and the user.';
 
 /** The org and the user a membership's global id names; zeros (no row) for another type's id. */
@@ -89,7 +89,7 @@ builder.mutationFields((t) => ({
       + 'then its Admins and server admins (orgs:write).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id, input }, ctx) => {
-      const orgId = rowId(id, 'OrganizationNode');
+      const orgId = rowId(id, 'Organization');
       await requireRoleInOrg(ctx, orgId, 'Admin', 'orgs:write');
       return mutate(ctx, () => updateOrg(ctx.em, orgId, input.name), () => readOrg(ctx, orgId), { organization: null });
     },
@@ -101,7 +101,7 @@ builder.mutationFields((t) => ({
       + 'Server admins only (orgs:delete).',
     extensions: { access: ORG_ACCESS.delete },
     resolve: (_root, { id }, ctx) => {
-      const orgId = rowId(id, 'OrganizationNode');
+      const orgId = rowId(id, 'Organization');
       return remove(ctx, 'deletedOrganizationId', id, () => deleteOrg(ctx.em, orgId, ctx.orgId));
     },
   }),
@@ -115,7 +115,7 @@ builder.mutationFields((t) => ({
       + 'then the org\'s Admins and server admins (org.users:add).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { organizationId, input }, ctx) => {
-      const orgId = rowId(organizationId, 'OrganizationNode');
+      const orgId = rowId(organizationId, 'Organization');
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
       return mutate(ctx, () => addOrgMember(ctx.em, orgId, input, actor), (userId) => readMember(ctx, orgId, userId), { member: null });
     },

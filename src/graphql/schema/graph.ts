@@ -41,7 +41,7 @@ const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataS
 
 export { ActorInterface, type Actor };
 
-export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
+export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('Organization'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
   // Its fields' rules apply in the org itself.
   extensions: { access: ORG_ACCESS.currentRead, orgOf: (org: OrgDetails) => org.id },

@@ -224,13 +224,13 @@ builder.mutationFields((t) => ({
   organizationPreferencesUpdate: t.field({
     type: PreferencesPayload,
     args: {
-      id: t.arg.id({ required: true, description: 'The org\'s global id (`OrganizationNode.id`).' }),
+      id: t.arg.id({ required: true, description: 'The org\'s global id (`Organization.id`).' }),
       input: t.arg({ type: PreferencesInputType, required: true, description: changeInput }),
     },
     description: 'Changes an org\'s preferences, as `PATCH /api/org/preferences` for the org the request acts in. Any signed-in caller passes the gate; then the org\'s Admins (orgs.preferences:write).',
     extensions: { access: signedIn },
     resolve: async (_root, args, ctx) => {
-      const orgId = rowId(args.id, 'OrganizationNode');
+      const orgId = rowId(args.id, 'Organization');
       if (!(await isOrgAdmin(ctx, orgId))) throw accessDenied('orgs.preferences:write');
       const owner = { orgId };
       return mutate(ctx, () => patchPreferences(ctx.em, owner, input(args.input)), readBack(ctx, owner), { preferences: null });

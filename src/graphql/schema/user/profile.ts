@@ -182,7 +182,7 @@ builder.mutationFields((t) => ({
     },
   }),
   switchViewerOrganization: t.field({
-    deprecationReason: 'Use `viewerOrganizationSwitch` with an `OrganizationNode` id.',
+    deprecationReason: 'Use `viewerOrganizationSwitch` with an `Organization` id.',
     type: MessageType,
     args: { orgId: t.arg.int({ required: true, description: 'One of the signed-in user\'s orgs.' }) },
     description: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${selfOnly}`,
@@ -193,7 +193,7 @@ builder.mutationFields((t) => ({
     },
   }),
   switchUserOrganization: t.field({
-    deprecationReason: 'Use `userOrganizationSwitch` with `User` and `OrganizationNode` ids.',
+    deprecationReason: 'Use `userOrganizationSwitch` with `User` and `Organization` ids.',
     type: MessageType,
     args: { id: t.arg.int({ required: true, description: userIdArg }), orgId: t.arg.int({ required: true, description: 'One of the user\'s orgs.' }) },
     description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
