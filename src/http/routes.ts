@@ -29,7 +29,7 @@ import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal,
 import {
   ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_HIT, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
 } from '../rest/organizations.ts';
-import { ORG_ACCESS } from '../graphql/schema/organization.ts';
+import { ORG_ACCESS } from '../graphql/schema/organization/membership.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import { USER_DELETED, USER_DISABLED, USER_ENABLED, USER_PASSWORD_UPDATED, USER_UPDATED, USER_ID, USER_PROFILE, userNotFound } from '../rest/users.ts';
 import { list, type JsonSchema, type Wire } from '../rest/wire.ts';

@@ -13,7 +13,7 @@ import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { connection, totalCount } from './connections.ts';
 import { selectsOnly } from '../selection.ts';
-import { ORG_ACCESS, OrgMemberType } from './organization.ts';
+import { ORG_ACCESS, OrgMemberType } from './organization/membership.ts';
 import { ActorInterface, CallerRef, isUser, type Actor } from './actor.ts';
 import { orgsOfUser, userById } from './user/loaders.ts';
 import { User } from './user/node.ts';

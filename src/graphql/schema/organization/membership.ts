@@ -1,12 +1,12 @@
-import { builder } from '../builder.ts';
-import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../auth/access.ts';
-import type { RequestContext } from '../../context.ts';
-import { accessDenied } from '../../errors/domain.ts';
-import type { OrgMember } from '../../services/org-members.ts';
-import { ageOf } from '../../services/user-profiles.ts';
-import { loadMemberships } from '../node-loaders.ts';
-import { nodeKey } from '../node-ids.ts';
-import { avatarOf } from './user/profile.ts';
+import { builder } from '../../builder.ts';
+import { isServerAdmin, orgRoleOrServerAdmin, serverAdminFor, signedIn } from '../../../auth/access.ts';
+import type { RequestContext } from '../../../context.ts';
+import { accessDenied } from '../../../errors/domain.ts';
+import type { OrgMember } from '../../../services/org-members.ts';
+import { ageOf } from '../../../services/user-profiles.ts';
+import { loadMemberships } from '../../node-loaders.ts';
+import { nodeKey } from '../../node-ids.ts';
+import { avatarOf } from '../user/profile.ts';
 
 /**
  * Who may call each root field; REST rows running these fields declare the same rules. Fields on

@@ -1,13 +1,13 @@
-import type { RequestContext } from '../../context.ts';
-import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../services/org-members.ts';
-import { createOrg, deleteOrg, updateOrg } from '../../services/organizations.ts';
-import { builder } from '../builder.ts';
-import { requireRoleInOrg } from '../identity-access.ts';
-import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../node-ids.ts';
-import { loadMemberships, orgById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
-import { OrganizationNode } from './graph.ts';
-import { ORG_ACCESS, OrgMemberType, orgCreator } from './organization.ts';
+import type { RequestContext } from '../../../context.ts';
+import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../../services/org-members.ts';
+import { createOrg, deleteOrg, updateOrg } from '../../../services/organizations.ts';
+import { builder } from '../../builder.ts';
+import { requireRoleInOrg } from '../../identity-access.ts';
+import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../../node-ids.ts';
+import { loadMemberships, orgById } from '../../node-loaders.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
+import { OrganizationNode } from '../graph.ts';
+import { ORG_ACCESS, OrgMemberType, orgCreator } from './membership.ts';
 
 /**
  * Mutations of orgs and their members, as the REST rows on `/api/orgs/:orgId` and `/api/org`: an
