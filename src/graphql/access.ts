@@ -115,7 +115,7 @@ function guardedOnObject(access: Access, orgOf: (obj: unknown) => number, nonNul
  */
 export function orgOfId(globalId: unknown): number {
   const { typename, id } = decodeNodeId(String(globalId));
-  const [orgId = 0] = typename === 'OrganizationNode' || typename === 'OrganizationMember' ? keyNumbers(id) : [];
+  const [orgId = 0] = typename === 'Organization' || typename === 'OrganizationMember' ? keyNumbers(id) : [];
   return fitsInt4(orgId) ? orgId : 0;
 }
 

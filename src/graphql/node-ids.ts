@@ -7,14 +7,14 @@ import { MESSAGES } from '../errors/messages.ts';
  * clients. The key is the database id, or `<orgId>:<userId>` for a membership. Anything that does
  * not decode to a node type of this schema is the client's error (400), never a crash.
  */
-export const NODE_TYPES = ['DataSource', 'OrganizationNode', 'User', 'OrganizationMember', 'ServiceAccount', 'ServiceAccountToken', 'Team'] as const;
+export const NODE_TYPES = ['DataSource', 'Organization', 'User', 'OrganizationMember', 'ServiceAccount', 'ServiceAccountToken', 'Team'] as const;
 export type NodeTypeName = (typeof NODE_TYPES)[number];
 
 /**
  * The names the node types had when the schema held REST-shaped twins beside them: ids encoded
  * then (kept by clients, in caches or URLs) still name the same objects.
  */
-const FORMER_NAMES: Readonly<Record<string, NodeTypeName>> = { DataSourceNode: 'DataSource', UserNode: 'User', TeamNode: 'Team', ServiceAccountNode: 'ServiceAccount', ServiceAccountTokenNode: 'ServiceAccountToken' };
+const FORMER_NAMES: Readonly<Record<string, NodeTypeName>> = { DataSourceNode: 'DataSource', UserNode: 'User', TeamNode: 'Team', ServiceAccountNode: 'ServiceAccount', ServiceAccountTokenNode: 'ServiceAccountToken', OrganizationNode: 'Organization' };
 
 /** A key: digits, or two for a membership. A negative number names no row, as a REST path's negative id names none. */
 const KEY = /^-?[0-9]{1,15}(:-?[0-9]{1,15})?$/;

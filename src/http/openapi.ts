@@ -211,14 +211,14 @@ class DocumentBuilder {
       const type = variable ? (typeFromAST(this.#schema, variable.type as never) as GraphQLInputType) : GraphQLString;
       const description = paramDescription(route, name) ?? argumentFor(rootField, rootNode, name)?.description ?? undefined;
       // A numeric id REST takes, made the global id the graph takes.
-      const schema = route.ids?.[name] ? { type: 'integer', format: 'int32' } : this.#inputSchema(type, false);
+      const schema = route.ids?.[name] || (route.membership && !variable) ? { type: 'integer', format: 'int32' } : this.#inputSchema(type, false);
       return { name, in: 'path', required: true, schema, ...(description ? { description } : {}) };
     });
     for (const [param, variableName] of Object.entries(route.query ?? {})) {
       const variable = variables.get(variableName);
       if (!variable) throw new Error(`REST operation ${name} has no variable $${variableName} for the query parameter ${param}`);
       const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
-      const description = argumentFor(rootField, rootNode, variableName)?.description ?? undefined;
+      const description = paramDescription(route, variableName) ?? argumentFor(rootField, rootNode, variableName)?.description ?? undefined;
       parameters.push({ name: param, in: 'query', required: false, schema: this.#inputSchema(type, false), ...(description ? { description } : {}) });
     }
     if (route.access.kind !== 'server-admin') parameters.push({ $ref: '#/components/parameters/OrgId' });
@@ -330,7 +330,7 @@ class DocumentBuilder {
       const required: string[] = [];
       for (const variable of definition.variableDefinitions ?? []) {
         const name = variable.variable.name.value;
-        if (pathParams.includes(name)) continue;
+        if (pathParams.includes(name) || route.currentOrg?.includes(name) || route.membership === name) continue;
         const type = typeFromAST(this.#schema, variable.type as never) as GraphQLInputType;
         const own = route.params?.[name];
         if (own && typeof own === 'object') {

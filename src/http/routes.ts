@@ -27,7 +27,10 @@ import {
 import { message } from '../rest/messages.ts';
 import { PREFERENCES_UPDATED, teamPreferencesMissing, viewerPreferencesRefusal, withoutNulls } from '../rest/preferences.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
-import { ORG_DETAILS } from '../rest/organizations.ts';
+import {
+  ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_HIT, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
+} from '../rest/organizations.ts';
+import { ORG_ACCESS } from '../graphql/schema/organization/membership.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import {
   PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_ORGS, USER_PROFILE, noOrgs, userNotFound,
@@ -123,7 +126,6 @@ fragment DataSourcePermissionFields on DataSourcePermission {
   id roleName isManaged isServiceAccount userId userLogin userAvatarUrl teamId teamAvatarUrl team builtInRole actions permission
 }
 fragment PreferencesFields on Preferences { homeDashboardUID timezone weekStart theme language queryHistory { homeTab } navbar { bookmarkUrls } }
-fragment OrgDetails on Organization { id name address { address1 address2 city zipCode state country } }
 fragment OrgMemberFields on OrganizationMember {
   orgId userId uid email name avatarUrl login role lastSeenAt created lastSeenAtAge isDisabled authLabels
   isExternallySynced isProvisioned
@@ -464,7 +466,7 @@ export const ROUTES: readonly Route[] = [
   rest('GET', '/api/users/:id/teams', `query GetUserTeams($id: Int!) { userTeams(id: $id) { ...TeamFields } }`),
   rest('POST', '/api/users/:id/using/:orgId', `mutation UpdateUserActiveOrg($id: ID!, $orgId: ID!) {
     userOrganizationSwitch(id: $id, organizationId: $orgId) { userErrors { code message } } }`, {
-    ids: { id: 'User', orgId: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: USER_ID, orgId: 'One of the user\'s orgs.' },
+    ids: { id: 'User', orgId: 'Organization' }, shape: USER_ORG_CHANGED, params: { id: USER_ID, orgId: 'One of the user\'s orgs.' },
     doc: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; 401 `Not a valid organization` '
       + 'when the user is not a member of it (or does not exist). Server admins only (users:write).',
   }),
@@ -491,7 +493,7 @@ export const ROUTES: readonly Route[] = [
     doc: `The signed-in user's orgs, by name, as \`GET /api/user/orgs\`. ${SELF_ONLY}`,
   }),
   rest('POST', '/api/user/using/:id', `mutation UserSetUsingOrg($id: ID!) { viewerOrganizationSwitch(organizationId: $id) { userErrors { code message } } }`, {
-    ids: { id: 'OrganizationNode' }, shape: USER_ORG_CHANGED, params: { id: 'One of the signed-in user\'s orgs.' },
+    ids: { id: 'Organization' }, shape: USER_ORG_CHANGED, params: { id: 'One of the signed-in user\'s orgs.' },
     doc: `Makes an org of the signed-in user the one its later requests act in when they name none, as \`POST /api/user/using/:id\`. ${SELF_ONLY}`,
   }),
   // Preferences of the caller (a user or a service account) in the org the request acts in.
@@ -521,38 +523,87 @@ export const ROUTES: readonly Route[] = [
   // Orgs: server admins; routes on an org by id admit any caller and check the role held in that
   // org (it depends on the data). Create and member-add answers are Go maps: keys sorted.
   // Server admins, or any signed-in user with [users] allow_org_create (the resolver reads the setting)
-  rest('POST', '/api/orgs', `mutation CreateOrg($name: String) { createOrganization(name: $name) { message orgId } }`, { body: 'variables' }),
+  rest('POST', '/api/orgs', `mutation CreateOrg($name: String!) {
+    organizationCreate(input: { name: $name }) { organization { id: databaseId } userErrors { code message } } }`, {
+    body: 'variables', shape: ORG_CREATED, params: ORG_BODY,
+    doc: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
+  }),
   rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
-    organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id name } }`, { query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' } }),
-  rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { ...OrgDetails } }`),
-  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: Int!) { organization(id: $orgId) { ...OrgDetails } }`),
-  rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: Int!, $name: String) {
-    updateOrganization(id: $orgId, name: $name) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: Int!) { deleteOrganization(id: $orgId) { message } }`),
-  rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: Int!) { organizationMembers(orgId: $orgId) { ...OrgMemberFields } }`),
-  rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: Int!, $loginOrEmail: String, $role: String) {
-    addOrganizationMember(orgId: $orgId, loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
-  rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($orgId: Int!, $userId: Int!, $role: String) {
-    updateOrganizationMember(orgId: $orgId, userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($orgId: Int!, $userId: Int!) {
-    removeOrganizationMember(orgId: $orgId, userId: $userId) { message } }`),
+    organizations(query: $query, name: $name, page: $page, perPage: $perPage) { id: databaseId name } }`, {
+    query: { query: 'query', name: 'name', page: 'page', perpage: 'perPage' }, shape: list(ORG_HIT),
+  }),
+  rest('GET', '/api/orgs/name/:name', `query GetOrgByName($name: String!) { organizationByName(name: $name) { id: databaseId name } }`, { shape: ORG_DETAILS }),
+  rest('GET', '/api/orgs/:orgId', `query GetOrgById($orgId: ID!) { node(id: $orgId) { ... on Organization { id: databaseId name } } }`, {
+    ids: { orgId: 'Organization' }, missing: orgRefusal, shape: ORG_DETAILS, params: ORG_PARAMS,
+    doc: 'An org by id, as `GET /api/orgs/:orgId`. Any signed-in caller passes the gate; then its members and server admins (orgs:read).',
+  }),
+  rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: ID!, $name: String!) {
+    organizationUpdate(id: $orgId, input: { name: $name }) { userErrors { code message } } }`, {
+    body: 'variables', ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
+    doc: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
+  }),
+  rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: ID!) { organizationDelete(id: $orgId) { userErrors { code message } } }`, {
+    ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
+    doc: 'Deletes an org with its data sources, tokens, service accounts and memberships, as `DELETE /api/orgs/:orgId`; every instance forgets them at once. Not the org the request acts in. Server admins only (orgs:delete).',
+  }),
+  rest('GET', '/api/orgs/:orgId/users', `query GetOrgUsers($orgId: ID!) {
+    node(id: $orgId) { ... on Organization { members { nodes { ...OrgMemberFields } } } } }`, {
+    at: 'node.members.nodes', ids: { orgId: 'Organization' }, missing: orgMembersRefusal, params: ORG_PARAMS,
+    doc: 'An org\'s members by login, as `GET /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:read).',
+  }),
+  rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: ID!, $loginOrEmail: String!, $role: String!) {
+    organizationMemberAdd(organizationId: $orgId, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
+    body: 'variables', ids: { orgId: 'Organization' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },
+    doc: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
+  }),
+  rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($id: ID!, $role: String!) {
+    organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
+    body: 'variables', membership: 'id', shape: message(MESSAGES.orgUser.updated), params: { ...ORG_MEMBER_PARAMS, role: ORG_MEMBER_BODY.role },
+    doc: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Any signed-in caller passes the gate; then its Admins and server admins (org.users:write).',
+  }),
+  rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($id: ID!) {
+    organizationMemberRemove(id: $id, deleteOrphanedUser: false) { userErrors { code message } } }`, {
+    membership: 'id', shape: message(MESSAGES.orgUser.removed), params: ORG_MEMBER_PARAMS,
+    doc: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Any signed-in caller passes the gate; then its Admins and server admins (org.users:remove).',
+  }),
 
   // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
   rest('GET', '/api/org', `query GetCurrentOrg { currentOrganization { id: databaseId name } }`, {
     shape: ORG_DETAILS,
     doc: 'The org the request acts in (`X-Grafana-Org-Id`, or the user\'s current org), as `GET /api/org`. Org Viewers and up, and server admins (orgs:read).',
   }),
-  rest('PUT', '/api/org', `mutation UpdateCurrentOrg($name: String) { updateCurrentOrganization(name: $name) { message } }`, { body: 'variables' }),
+  rest('PUT', '/api/org', `mutation UpdateCurrentOrg($id: ID!, $name: String!) {
+    organizationUpdate(id: $id, input: { name: $name }) { userErrors { code message } } }`, {
+    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.currentWrite, shape: message(MESSAGES.org.updated), params: ORG_BODY,
+    doc: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
+  }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
-    currentOrganizationMembers(query: $query, limit: $limit) { ...OrgMemberFields } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($loginOrEmail: String, $role: String) {
-    addCurrentOrganizationMember(loginOrEmail: $loginOrEmail, role: $role) { message userId } }`, { body: 'variables' }),
+    currentOrganization { members(query: $query, first: $limit) { nodes { ...OrgMemberFields } } } }`, {
+    at: 'currentOrganization.members.nodes', query: { query: 'query', limit: 'limit' }, variables: memberLimit, gate: ORG_ACCESS.membersRead, missing: orgMembersRefusal, params: ORG_MEMBER_FILTER,
+    doc: 'The members of the org the request acts in, by login, as `GET /api/org/users`. Org Admins and server admins (org.users:read).',
+  }),
+  rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($id: ID!, $loginOrEmail: String!, $role: String!) {
+    organizationMemberAdd(organizationId: $id, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
+    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.membersAdd, shape: ORG_MEMBER_ADDED, params: ORG_MEMBER_BODY,
+    doc: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
+  }),
   rest('GET', '/api/org/users/lookup', `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
-    currentOrganizationMembers(query: $query, limit: $limit) { userId login avatarUrl } }`, { query: { query: 'query', limit: 'limit' } }),
-  rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($userId: Int!, $role: String) {
-    updateCurrentOrganizationMember(userId: $userId, role: $role) { message } }`, { body: 'variables' }),
-  rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($userId: Int!) {
-    removeCurrentOrganizationMember(userId: $userId) { message } }`),
+    currentOrganization { members(query: $query, first: $limit) { nodes { userId login avatarUrl } } } }`, {
+    at: 'currentOrganization.members.nodes', query: { query: 'query', limit: 'limit' }, variables: memberLimit, gate: ORG_ACCESS.membersRead, missing: orgMembersRefusal, params: ORG_MEMBER_FILTER,
+    doc: 'The members of the org the request acts in, by login, as `GET /api/org/users/lookup`. Org Admins and server admins (org.users:read).',
+  }),
+  rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($id: ID!, $role: String!) {
+    organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
+    body: 'variables', membership: 'id', gate: ORG_ACCESS.membersWrite, shape: message(MESSAGES.orgUser.updated),
+    params: { userId: ORG_MEMBER_PARAMS.userId, role: ORG_MEMBER_BODY.role },
+    doc: 'Changes a member\'s role in the org the request acts in, as `PATCH /api/org/users/:userId`; its last Admin cannot be demoted. Org Admins and server admins (org.users:write).',
+  }),
+  rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($id: ID!) {
+    organizationMemberRemove(id: $id, deleteOrphanedUser: true) { deletedUserId userErrors { code message } } }`, {
+    membership: 'id', gate: ORG_ACCESS.membersRemove, shape: ORG_MEMBER_REMOVED, params: { userId: ORG_MEMBER_PARAMS.userId },
+    doc: 'Removes a member from the org the request acts in, as `DELETE /api/org/users/:userId`; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes). '
+      + 'Org Admins and server admins (org.users:remove).',
+  }),
   rest('GET', '/api/org/preferences', `query GetOrgPreferences { currentOrganization { preferences { ...PreferencesFields } } }`, {
     at: 'currentOrganization.preferences', result: preferencesAnswer,
     doc: 'The preferences of the org the request acts in, as `GET /api/org/preferences`. Org Admins (orgs.preferences:read).',

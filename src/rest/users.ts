@@ -32,7 +32,7 @@ export const USER_CREATE_BODY: LegacyInput = {
     // The REST body names the org by `orgId` only: a key the graph's input has is not REST's.
     delete input.organizationId;
     withinBound(input, 'orgId');
-    const orgId = bodyId('OrganizationNode', input.orgId);
+    const orgId = bodyId('Organization', input.orgId);
     delete input.orgId;
     if (orgId !== null && orgId !== undefined) input.organizationId = orgId;
   },

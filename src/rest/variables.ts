@@ -18,6 +18,11 @@ export interface VariableMapping {
   ids?: Readonly<Record<string, NodeTypeName>>;
   /** Variables given the global id of the org the request acts in. */
   currentOrg?: readonly string[];
+  /**
+   * The variable given the global id of the membership the path names: its `:orgId` (or the org
+   * the request acts in, where the path has none) and its `:userId`.
+   */
+  membership?: string;
   /** Body fields REST takes that the graph's input (or, for `body: 'variables'`, the operation's variables) has not (legacy ones), and how they become the graph's. */
   legacyInput?: LegacyInput;
 }
@@ -51,8 +56,8 @@ export function restVariables(
     if (!variable) continue;
     const node = row.ids?.[name];
     if (node || getNullableType(variable.type) === GraphQLInt) {
-      if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > INT32) throw new DomainError('BAD_REQUEST', MESSAGES.http.paramInvalid(name));
-      values[name] = node ? globalId(node, Number(raw)) : Number(raw);
+      const id = pathInt(name, raw);
+      values[name] = node ? globalId(node, id) : id;
     } else if (raw.includes('\0')) throw badRequest();
     else values[name] = raw;
   }
@@ -74,8 +79,18 @@ export function restVariables(
       values[name] = node ? bodyId(node, value) : value;
     }
   }
-  for (const name of row.currentOrg ?? []) values[name] = globalId('OrganizationNode', orgId());
+  for (const name of row.currentOrg ?? []) values[name] = globalId('Organization', orgId());
+  if (row.membership) {
+    const org = params.orgId === undefined ? orgId() : pathInt('orgId', params.orgId);
+    values[row.membership] = encodeNodeId('OrganizationMember', `${org}:${pathInt('userId', params.userId ?? '')}`);
+  }
   return values;
+}
+
+/** A path's integer parameter, read as GraphQL's `Int` reads one: 400 "<name> is invalid" otherwise. */
+export function pathInt(name: string, raw: string): number {
+  if (!/^-?\d{1,10}$/.test(raw) || Math.abs(Number(raw)) > INT32) throw new DomainError('BAD_REQUEST', MESSAGES.http.paramInvalid(name));
+  return Number(raw);
 }
 
 /**

@@ -117,6 +117,30 @@ describe('GET /api/orgs', () => {
 });
 
 describe('org members', () => {
+  it('lists every member over REST, more than a page of the graph holds, and reads a limit of 0 or below as all', async () => {
+    const orgId = await createOrg('Crowded Org');
+    for (let i = 0; i < 105; i++) await createUser(`crowd-${String(i).padStart(3, '0')}`, orgId);
+    const asAdmin = { headers: { 'x-grafana-org-id': String(orgId) } };
+    expect((await call(first, 'GET', `/api/orgs/${orgId}/users`)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users?limit=0', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users?limit=-3', asAdmin)).body).toHaveLength(106);
+    expect((await call(second, 'GET', '/api/org/users/lookup?query=crowd-10&limit=3', asAdmin)).body.map((m: { login: string }) => m.login))
+      .toEqual(['crowd-100', 'crowd-101', 'crowd-102']);
+  });
+
+  it('removes by /api/orgs/:orgId/users/:userId without deleting a user left in no org, even from the org the request acts in', async () => {
+    const orgId = await createOrg('Keeps Orphans');
+    const only = await createUser('only-here', orgId);
+    const inOrg = { headers: { 'x-grafana-org-id': String(orgId) } };
+    expect(await call(first, 'DELETE', `/api/orgs/${orgId}/users/${only.id}`, inOrg)).toMatchObject({ status: 200, body: { message: 'User removed from organization' } });
+    expect((await call(second, 'GET', `/api/users/${only.id}`)).status).toBe(200);
+    // The same user, added back then removed by /api/org/users, goes with its last membership.
+    expect((await addMember(orgId, 'only-here', 'Viewer')).status).toBe(200);
+    expect(await call(second, 'DELETE', `/api/org/users/${only.id}`, inOrg)).toMatchObject({ status: 200, body: { message: 'User deleted' } });
+    expect((await call(first, 'GET', `/api/users/${only.id}`)).status).toBe(404);
+  });
+
   it('are added by login or e-mail, listed by login with the original fields, re-roled and removed', async () => {
     const orgId = await createOrg('Members Org');
     const ann = await createUser('ann');
@@ -347,27 +371,26 @@ describe('deleting an org', () => {
 });
 
 describe('GraphQL', () => {
-  it('offers the same: organizations, an org, its members, and changes to them', async () => {
-    const created = await gql(first, 'mutation { createOrganization(name: "GraphQL Org") { message orgId } }');
-    const orgId = created.body.data.createOrganization.orgId as number;
+  it('offers the same over the graph: orgs, an org, its members, and changes to them', async () => {
+    const created = await gql(first, 'mutation { organizationCreate(input: { name: "GraphQL Org" }) { organization { id databaseId } userErrors { message } } }');
+    const { id, databaseId: orgId } = created.body.data.organizationCreate.organization as { id: string; databaseId: number };
     await createUser('gina');
-    const res = await gql(second, `mutation($orgId: Int!) {
-      addOrganizationMember(orgId: $orgId, loginOrEmail: "gina", role: "Viewer") { message }
-      updateOrganizationMember(orgId: $orgId, userId: 1, role: "Admin") { message }
-    }`, { orgId });
-    expect(res.body.errors).toBeUndefined();
-    const read = await gql(first, `query($orgId: Int!) {
-      organization(id: $orgId) { id name }
-      organizationMembers(orgId: $orgId) { login role }
-      organizations(query: "GraphQL") { name }
-    }`, { orgId });
+    const added = await gql(second, `mutation($id: ID!) {
+      organizationMemberAdd(organizationId: $id, input: { loginOrEmail: "gina", role: "Viewer" }) { member { login role } userErrors { message } }
+    }`, { id });
+    expect(added.body).toEqual({ data: { organizationMemberAdd: { member: { login: 'gina', role: 'Viewer' }, userErrors: [] } } });
+    const read = await gql(first, `query($id: ID!) {
+      node(id: $id) { ... on Organization { databaseId name members { nodes { login role } } } }
+      allOrganizations(query: "GraphQL") { nodes { name } }
+    }`, { id });
     expect(read.body).toEqual({ data: {
-      organization: { id: orgId, name: 'GraphQL Org' },
-      organizationMembers: [{ login: 'admin', role: 'Admin' }, { login: 'gina', role: 'Viewer' }],
-      organizations: [{ name: 'GraphQL Org' }],
+      node: { databaseId: orgId, name: 'GraphQL Org', members: { nodes: [{ login: 'admin', role: 'Admin' }, { login: 'gina', role: 'Viewer' }] } },
+      allOrganizations: { nodes: [{ name: 'GraphQL Org' }] },
     } });
-    const asGina = await gql(first, '{ currentOrganization { name } organizationMembers(orgId: 1) { login } }', {}, basic('gina', 'user-pass'));
-    expect(asGina.body.errors?.[0]).toMatchObject({ message: 'You\'ll need additional permissions to perform this action. Permissions needed: org.users:read', extensions: { code: 'FORBIDDEN' } });
-    expect((await gql(first, 'mutation($id: Int!) { deleteOrganization(id: $id) { message } }', { id: orgId }, ADMIN)).body.data).toEqual({ deleteOrganization: { message: 'Organization deleted' } });
+    // A Viewer of the main org sees it, not its members.
+    const asGina = await gql(first, '{ currentOrganization { name members { nodes { login } } } }', {}, basic('gina', 'user-pass'));
+    expect(asGina.body).toEqual({ data: { currentOrganization: { name: 'Main Org.', members: null } } });
+    expect((await gql(first, 'mutation($id: ID!) { organizationDelete(id: $id) { deletedOrganizationId userErrors { message } } }', { id }, ADMIN)).body.data)
+      .toEqual({ organizationDelete: { deletedOrganizationId: id, userErrors: [] } });
   });
 });

@@ -121,9 +121,13 @@ describe('removing a user from its last org', () => {
     const asBoss = { auth: basic('org-boss', 'boss-pass'), headers: { 'x-grafana-org-id': String(orgId) } };
     expect(await call(second, 'DELETE', `/api/org/users/${admins[0]}`, asBoss)).toMatchObject({ status: 200, body: { message: 'User removed from organization' } });
     const viaGraphQL = await call(second, 'POST', '/graphql', {
-      ...asBoss, body: { query: 'mutation($id: Int!) { removeCurrentOrganizationMember(userId: $id) { message } }', variables: { id: admins[1] } },
+      ...asBoss,
+      body: {
+        query: 'mutation($id: ID!) { organizationMemberRemove(id: $id) { deletedUserId userErrors { message } } }',
+        variables: { id: Buffer.from(`OrganizationMember:${orgId}:${admins[1]}`).toString('base64url') },
+      },
     });
-    expect(viaGraphQL.body).toEqual({ data: { removeCurrentOrganizationMember: { message: 'User removed from organization' } } });
+    expect(viaGraphQL.body).toEqual({ data: { organizationMemberRemove: { deletedUserId: null, userErrors: [] } } });
     // Both kept, server admins still, in no org.
     expect(await first.sql('select login, is_admin, org_id from "user" where id = any($1) order by login', [admins])).toEqual([
       { login: 'admin', is_admin: true, org_id: null },

@@ -74,7 +74,7 @@ describe('GraphQL Cursor Connections', () => {
   it('pages every field returning a connection with first/after and last/before, each described', () => {
     const fields: Array<[string, GraphQLField<unknown, unknown>]> = objects.flatMap((t) => Object.values(t.getFields()).map((f) => [t.name, f] as [string, GraphQLField<unknown, unknown>]));
     const paged = fields.filter(([, f]) => getNamedType(f.type).name.endsWith('Connection'));
-    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['OrganizationNode.dataSources', 'OrganizationNode.members', 'OrganizationNode.serviceAccounts', 'OrganizationNode.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccount.organizations', 'ServiceAccount.tokens', 'User.organizations', 'User.teams']);
+    expect(paged.map(([owner, f]) => `${owner}.${f.name}`).sort()).toEqual(['Organization.dataSources', 'Organization.members', 'Organization.serviceAccounts', 'Organization.teams', 'Query.allOrganizations', 'Query.allUsers', 'ServiceAccount.organizations', 'ServiceAccount.tokens', 'User.organizations', 'User.teams']);
     for (const [owner, field] of paged) {
       const args = Object.fromEntries(field.args.map((a) => [a.name, print(a.type)]));
       expect({ field: `${owner}.${field.name}`, ...args }).toMatchObject({ field: `${owner}.${field.name}`, first: 'Int', after: 'String', last: 'Int', before: 'String' });
@@ -130,6 +130,7 @@ describe('global ids (pure)', () => {
   it('reads ids encoded under a node type\'s former name as its type now', () => {
     expect(decodeNodeId(encodeNodeId('DataSourceNode', 7))).toEqual({ typename: 'DataSource', id: '7' });
     expect(decodeNodeId(encodeNodeId('TeamNode', 7))).toEqual({ typename: 'Team', id: '7' });
+    expect(decodeNodeId(encodeNodeId('OrganizationNode', 7))).toEqual({ typename: 'Organization', id: '7' });
     expect(decodeNodeId(encodeNodeId('ServiceAccountNode', 7))).toEqual({ typename: 'ServiceAccount', id: '7' });
     expect(decodeNodeId(encodeNodeId('ServiceAccountTokenNode', 7))).toEqual({ typename: 'ServiceAccountToken', id: '7' });
   });
@@ -177,7 +178,7 @@ describe('objects a request asks connections for (pure)', () => {
     ['no size: the default page', '{ viewer { currentOrganization { members { totalCount } } } }', {}, 100],
     ['last when there is no first', 'query($n: Int) { viewer { currentOrganization { members(last: $n) { totalCount } } } }', { n: 7 }, 7],
     ['nested pages multiply', 'query($o: Int, $d: Int, $m: Int) { viewer { organizations(first: $o) { nodes { dataSources(first: $d) { totalCount } members(first: $m) { totalCount } } } } }', { o: 10, d: 100, m: 50 }, 10 + 10 * 100 + 10 * 50],
-    ['through fragments', 'query { allOrganizations(first: 3) { ...Orgs } } fragment Orgs on OrganizationConnection { nodes { ... on OrganizationNode { members(first: 4) { totalCount } } } }', {}, 3 + 12],
+    ['through fragments', 'query { allOrganizations(first: 3) { ...Orgs } } fragment Orgs on OrganizationConnection { nodes { ... on Organization { members(first: 4) { totalCount } } } }', {}, 3 + 12],
     ['sizes past the maximum count as the maximum', 'query($n: Int) { allUsers(first: $n) { totalCount } }', { n: 1e9 }, MAX_PAGE_SIZE],
   ])('%s', (_what, query, variables, expected) => {
     expect(count(query, variables)).toBe(expected);

@@ -191,8 +191,10 @@ function restCases(value: string): Array<{ route: string; method: string; path: 
     const definition = parse(route.document).definitions[0] as OperationDefinitionNode;
     const variables = (definition.variableDefinitions ?? []).map((v) => ({ name: v.variable.name.value, type: typeFromAST(schema, v.type as never) as GraphQLInputType }));
     const pathParams = new Set([...route.path.matchAll(/:([A-Za-z]+)/g)].map((m) => m[1]!));
-    // A numeric id REST takes is an Int, or a global id the row makes of it (`ids`).
-    const params = Object.fromEntries([...pathParams].map((p) => [p, route.ids?.[p] || getNullableType(variables.find((v) => v.name === p)?.type ?? GraphQLString) === GraphQLInt ? 1 : 'x']));
+    // A numeric id REST takes is an Int, or a global id the row makes of it (`ids`, or a membership's of the org's and the user's).
+    const numeric = (p: string) => Boolean(route.ids?.[p]) || (route.membership !== undefined && (p === 'orgId' || p === 'userId'))
+      || getNullableType(variables.find((v) => v.name === p)?.type ?? GraphQLString) === GraphQLInt;
+    const params = Object.fromEntries([...pathParams].map((p) => [p, numeric(p) ? 1 : 'x']));
     const path = fillPath(route, params);
     const method = route.method;
     const bodyFields = !route.body ? [] : route.body === 'input'
@@ -201,7 +203,8 @@ function restCases(value: string): Array<{ route: string; method: string; path: 
         // The legacy keys REST takes beside the graph's input.
         ...Object.keys(route.legacyInput?.fields ?? {}).map((name) => ({ name, type: GraphQLString as GraphQLInputType })),
       ]
-      : variables.filter((v) => !pathParams.has(v.name));
+      // Not the variables the row fills itself (the org the request acts in, a membership's id).
+      : variables.filter((v) => !pathParams.has(v.name) && !route.currentOrg?.includes(v.name) && route.membership !== v.name);
     const base = route.body ? Object.fromEntries(bodyFields.filter((f) => isNonNullType(f.type)).map((f) => [f.name, filler(f.type)])) : undefined;
     // Path and query parameters that are strings: a request head cannot carry 10 MB (its limit answers first).
     for (const p of pathParams) {
@@ -478,8 +481,8 @@ describe('names that are empty once trimmed', () => {
       expect(await call(server, 'POST', '/api/orgs', { body: { name } })).toMatchObject(BAD);
       expect(await call(server, 'PUT', '/api/orgs/1', { body: { name } })).toMatchObject(BAD);
       expect(await call(server, 'PUT', '/api/org', { body: { name } })).toMatchObject(BAD);
-      const gqlCreate = await gql(server, 'mutation($name: String) { createOrganization(name: $name) { orgId } }', { name });
-      expect([gqlCreate.status, gqlCreate.body.errors?.[0]?.message]).toEqual([400, 'bad request data']);
+      const gqlCreate = await gql(server, 'mutation($name: String!) { organizationCreate(input: { name: $name }) { organization { id } userErrors { code message } } }', { name });
+      expect(gqlCreate.body.data.organizationCreate).toEqual({ organization: null, userErrors: [{ code: 'BAD_REQUEST', message: 'bad request data' }] });
     }
     const ds = await createDataSource(server, ADMIN, { name: 'named-ds' });
     for (const name of ['', '  ']) {

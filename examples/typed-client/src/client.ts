@@ -175,7 +175,7 @@ export const ViewerQuery = graphql(`
 export const OrganizationMembersQuery = graphql(`
   query OrganizationMembers($orgId: ID!) {
     node(id: $orgId) {
-      ... on OrganizationNode { members { nodes { id userId login role lastSeenAtAge } } }
+      ... on Organization { members { nodes { id userId login role lastSeenAtAge } } }
     }
   }
 `);

@@ -1,7 +1,7 @@
 import { serverAdminFor, signedIn } from '../../auth/access.ts';
 import type { RequestContext } from '../../context.ts';
 import type { OrgMember } from '../../services/org-members.ts';
-import { getOrgs, listOrgs, type OrgDetails } from '../../services/organizations.ts';
+import { getOrgByName, getOrgs, listOrgs, searchOrgs, type OrgDetails } from '../../services/organizations.ts';
 import { readServiceAccounts } from '../../services/service-accounts.ts';
 import { getUserProfiles } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
@@ -13,7 +13,7 @@ import { nodeKey } from '../node-ids.ts';
 import { pageOf, type PageArgs } from '../paging.ts';
 import { connection, totalCount } from './connections.ts';
 import { selectsOnly } from '../selection.ts';
-import { ORG_ACCESS, OrgMemberType } from './organization.ts';
+import { ORG_ACCESS, OrgMemberType } from './organization/membership.ts';
 import { ActorInterface, CallerRef, isUser, type Actor } from './actor.ts';
 import { orgsOfUser, userById } from './user/loaders.ts';
 import { User } from './user/node.ts';
@@ -41,7 +41,7 @@ const ORG_FIELDS_WITHOUT_ROW = new Set(['__typename', 'id', 'databaseId', 'dataS
 
 export { ActorInterface, type Actor };
 
-export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('OrganizationNode'), {
+export const OrganizationNode = builder.node(builder.objectRef<OrgDetails>('Organization'), {
   description: 'An organization: the unit that owns data sources, tokens and service accounts, with members in roles. Seen by its members and server admins.',
   // Its fields' rules apply in the org itself.
   extensions: { access: ORG_ACCESS.currentRead, orgOf: (org: OrgDetails) => org.id },
@@ -85,7 +85,7 @@ builder.objectFields(OrganizationNode, (t) => ({
     description: 'Its members (users) by login. Its Admins and server admins (org.users:read); null for anyone else.',
     args: { query: t.arg.string({ required: false, description: 'Only members whose login, e-mail or name contains it, in any case.' }) },
     resolve: (org, args, ctx) => pageIf(SEES.members(ctx, org.id), 'Organization.members', () => membersOfOrg(ctx).load(org.id), args,
-      (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query)),
+      (m) => !args.query || contains(m.login, args.query) || contains(m.email, args.query) || contains(m.name, args.query), ctx.rest),
   }, OrganizationMemberConnection),
 }));
 
@@ -144,7 +144,7 @@ ActorInterface.implement({
   }),
 });
 
-const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
+export const NO_ADDRESS = Object.freeze({ address1: '', address2: '', city: '', zipCode: '', state: '', country: '' });
 
 /**
  * The org the request acts in: one the caller belongs to (its principal says so), so when nothing
@@ -184,6 +184,26 @@ builder.queryFields((t) => ({
       + '(`viewer.currentOrganization` for the first two). Any signed-in caller; its fields and lists each apply their own rule (its name and address: its Viewers and up, and server admins).',
     extensions: { access: signedIn, requestOrg: true },
     resolve: (_root, _args, ctx, info) => requestOrg(ctx, info),
+  }),
+  organizations: t.field({
+    deprecationReason: 'Use `allOrganizations`, a connection.',
+    type: [OrganizationNode],
+    args: {
+      query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
+      name: t.arg.string({ required: false, description: 'Only the org of exactly this name.' }),
+      page: t.arg.int({ required: false, description: 'Page number from 0 (default 0).' }),
+      perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
+    },
+    description: 'Every org by id, one page at a time (a page past the end is empty), as `GET /api/orgs`. Server admins only (orgs:read).',
+    extensions: { access: ORG_ACCESS.list },
+    resolve: async (_root, args, ctx) => (await searchOrgs(ctx.em, args)).map((org) => ({ ...org, address: { ...NO_ADDRESS } })),
+  }),
+  organizationByName: t.field({
+    type: OrganizationNode,
+    args: { name: t.arg.string({ required: true, description: 'The exact name.' }) },
+    description: 'An org by name, as `GET /api/orgs/name/:name`. Server admins only (orgs:read).',
+    extensions: { access: ORG_ACCESS.list },
+    resolve: (_root, { name }, ctx) => getOrgByName(ctx.em, name),
   }),
   allOrganizations: t.connection({
     type: OrganizationNode,

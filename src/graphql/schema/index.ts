@@ -15,7 +15,7 @@ import './api-key.ts';
 import './admin.ts';
 import './user/node.ts';
 import './user/profile.ts';
-import './organization.ts';
+import './organization/membership.ts';
 import './alert.ts';
 import './live.ts';
 import './live-query.ts';
@@ -28,7 +28,7 @@ import './team/mutations.ts';
 import './service-account/node.ts';
 import './service-account/queries.ts';
 import './service-account/mutations.ts';
-import './graph-mutations-orgs.ts';
+import './organization/mutations.ts';
 import './user/mutations.ts';
 import './preferences.ts';
 

@@ -9,7 +9,7 @@ import type { StreamRequest } from '../../live/streams.ts';
 import { builder } from '../builder.ts';
 import { DataSourceNode, DataSourceType } from './data-source/node.ts';
 import { encodeNodeId } from '../node-ids.ts';
-import { ORG_ACCESS, OrgMemberType } from './organization.ts';
+import { ORG_ACCESS, OrgMemberType } from './organization/membership.ts';
 
 builder.subscriptionType({
   description: 'Changes as they happen, over Server-Sent Events: POST (or GET) /graphql with `Accept: text/event-stream` (the graphql-sse protocol, distinct connections mode). '

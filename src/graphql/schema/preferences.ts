@@ -144,7 +144,7 @@ builder.mutationFields((t) => ({
   organizationPreferencesUpdate: t.field({
     type: PreferencesPayload,
     args: {
-      id: t.arg.id({ required: true, description: 'The org\'s global id (`OrganizationNode.id`).' }),
+      id: t.arg.id({ required: true, description: 'The org\'s global id (`Organization.id`).' }),
       input: t.arg({ type: PreferencesInputType, required: true, description: changeInput }),
       replace: t.arg.boolean(replaceArg),
     },
@@ -152,7 +152,7 @@ builder.mutationFields((t) => ({
     // The rule applies in the org `id` names (the one the request acts in, for the REST rows).
     extensions: { access: PREFERENCES_ACCESS.orgWrite, accessIn: 'id' },
     resolve: (_root, args, ctx) => {
-      const owner = { orgId: rowId(args.id, 'OrganizationNode') };
+      const owner = { orgId: rowId(args.id, 'Organization') };
       return mutate(ctx, () => write(ctx, owner, args.input, args.replace), readBack(ctx, owner), { preferences: null });
     },
   }),

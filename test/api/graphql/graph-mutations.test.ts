@@ -46,7 +46,7 @@ describe('organizations and their members', () => {
   it('creates, renames and deletes an org, answering its node, REST\'s 4xx as user errors', async () => {
     const created = (await ok(`mutation($input: OrganizationCreateInput!) { organizationCreate(input: $input) { ${ORG} } }`, { input: { name: 'Mut Org' } })).organizationCreate;
     expect(created).toEqual({ organization: { id: expect.any(String), databaseId: expect.any(Number), name: 'Mut Org' }, userErrors: [] });
-    expect(await nodeOf(created.organization.id, '... on OrganizationNode { name }')).toEqual({ name: 'Mut Org' });
+    expect(await nodeOf(created.organization.id, '... on Organization { name }')).toEqual({ name: 'Mut Org' });
     const again = (await ok(`mutation { organizationCreate(input: { name: "Mut Org" }) { ${ORG} } }`)).organizationCreate;
     expect(again).toEqual({ organization: null, userErrors: [{ message: 'Organization name taken', code: 'CONFLICT' }] });
 
@@ -82,7 +82,7 @@ describe('organizations and their members', () => {
     const update = `mutation($id: ID!, $role: String!) { organizationMemberUpdate(id: $id, input: { role: $role }) { ${MEMBER} } }`;
     expect((await ok(update, { id: added.member.id, role: 'Admin' })).organizationMemberUpdate.member.role).toBe('Admin');
     // The creator (the server admin) leaves; May is then the last Admin, who cannot be demoted.
-    const members = (await nodeOf(org.id, '... on OrganizationNode { members { nodes { id login } } }')).members.nodes;
+    const members = (await nodeOf(org.id, '... on Organization { members { nodes { id login } } }')).members.nodes;
     const creator = members.find((m: { login: string }) => m.login === 'admin').id;
     const removal = 'mutation($id: ID!) { organizationMemberRemove(id: $id) { deletedMemberId deletedUserId userErrors { message code } } }';
     expect((await ok(removal, { id: creator })).organizationMemberRemove).toEqual({ deletedMemberId: creator, deletedUserId: null, userErrors: [] });

@@ -46,8 +46,8 @@ describe('global object identification', () => {
     expect(data.viewer).toMatchObject({ __typename: 'User', databaseId: 1, login: 'admin' });
     const ids = [data.viewer.id, org.id, ds.id, member.id];
     expect(new Set(ids).size).toBe(4);
-    const nodes = await ok(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on DataSource { name } ... on OrganizationNode { name } } }`, { ids });
-    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['User', 'OrganizationNode', 'DataSource', 'OrganizationMember']);
+    const nodes = await ok(`query($ids: [ID!]!) { nodes(ids: $ids) { __typename id ... on DataSource { name } ... on Organization { name } } }`, { ids });
+    expect(nodes.nodes.map((n: { __typename: string }) => n.__typename)).toEqual(['User', 'Organization', 'DataSource', 'OrganizationMember']);
     expect(nodes.nodes.map((n: { id: string }) => n.id)).toEqual(ids);
     expect((await ok(`query($id: ID!) { node(id: $id) { ... on DataSource { databaseId name } } }`, { id: ds.id })).node).toEqual({ databaseId: ds.databaseId, name: 'alpha' });
   });
@@ -63,10 +63,10 @@ describe('global object identification', () => {
     const admin = await ok(`query($org: Int!) { allOrganizations(first: 10) { nodes { id databaseId } } } `.replace('query($org: Int!) ', ''));
     const other = admin.allOrganizations.nodes.find((o: { databaseId: number }) => o.databaseId === otherOrg);
     // The server admin is no member of the other org: it sees the org, but not its data sources.
-    const seen = await ok(`query($id: ID!) { node(id: $id) { ... on OrganizationNode { name dataSources { totalCount } members { totalCount } } } }`, { id: other.id });
+    const seen = await ok(`query($id: ID!) { node(id: $id) { ... on Organization { name dataSources { totalCount } members { totalCount } } } }`, { id: other.id });
     expect(seen.node).toEqual({ name: 'Graph Other', dataSources: null, members: { totalCount: 1 } });
     // Ann (Admin there) reads the hidden data source's id; the admin asking for it by id gets null.
-    const ann = await ok(`query($id: ID!) { node(id: $id) { ... on OrganizationNode { dataSources { nodes { id name organization { databaseId } } } } } }`, { id: other.id }, ANN);
+    const ann = await ok(`query($id: ID!) { node(id: $id) { ... on Organization { dataSources { nodes { id name organization { databaseId } } } } } }`, { id: other.id }, ANN);
     const hidden = ann.node.dataSources.nodes[0];
     expect(hidden).toMatchObject({ name: 'hidden', organization: { databaseId: otherOrg } });
     expect((await ok(`query($id: ID!) { node(id: $id) { id } }`, { id: hidden.id })).node).toBeNull();
@@ -86,7 +86,7 @@ describe('global object identification', () => {
       expect(res.body.errors?.[0]?.message).toBe(`Invalid global id: ${id}`);
       expect(res.body.errors?.[0]?.extensions?.code).toBe('BAD_REQUEST');
     }
-    const many = await gql(server, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 101 }, (_, i) => Buffer.from(`OrganizationNode:${i + 1}`).toString('base64url')) });
+    const many = await gql(server, 'query($ids: [ID!]!) { nodes(ids: $ids) { id } }', { ids: Array.from({ length: 101 }, (_, i) => Buffer.from(`Organization:${i + 1}`).toString('base64url')) });
     expect(many.body.errors?.[0]).toMatchObject({ message: 'At most 100 ids', extensions: { code: 'BAD_REQUEST' } });
     // Well-formed ids naming nothing are null, also past the integer range.
     const far = Buffer.from('DataSourceNode:99999999999999').toString('base64url');

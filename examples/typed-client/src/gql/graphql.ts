@@ -277,7 +277,7 @@ export const ViewerDocument = new TypedDocumentString(`
 export const OrganizationMembersDocument = new TypedDocumentString(`
     query OrganizationMembers($orgId: ID!) {
   node(id: $orgId) {
-    ... on OrganizationNode {
+    ... on Organization {
       members {
         nodes {
           id
@@ -290,7 +290,7 @@ export const OrganizationMembersDocument = new TypedDocumentString(`
     }
   }
 }
-    `, {"hash":"sha256:e1d74b8b63e106335e60e66e4a19d64ebdd91f632cc4e3efc266ea5a13feb56d"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
+    `, {"hash":"sha256:d64f49d93a46c0b0c2539d3350fbc56ebf6c514a508fc3cc5d101ff92aeb8530"}) as unknown as TypedDocumentString<OrganizationMembersQuery, OrganizationMembersQueryVariables>;
 export const DataSourceListDocument = new TypedDocumentString(`
     query DataSourceList($first: Int!, $after: String) {
   viewer {

@@ -115,9 +115,9 @@ builder.objectFields(User, (t) => ({
     type: TeamType,
     description: 'The teams it belongs to, in every org, by name (case-insensitively); each shown only to whoever may see that team (`GET /api/users/:id/teams` lists those of the org the request acts in). '
       + 'A team of an org the user is not in counts too (the original allows such members); it gives the user nothing there.',
-    args: { organizationId: t.arg.id({ required: false, description: 'Only the teams of this org (`OrganizationNode.id`).' }) },
+    args: { organizationId: t.arg.id({ required: false, description: 'Only the teams of this org (`Organization.id`).' }) },
     resolve: async (user, args, ctx) => {
-      const orgId = args.organizationId == null ? undefined : databaseId(args.organizationId, 'OrganizationNode');
+      const orgId = args.organizationId == null ? undefined : databaseId(args.organizationId, 'Organization');
       const ids = await teamIdsOfUser(ctx).load(user.id);
       const teams = (await teamById(ctx).loadMany(ids))
         .filter((team): team is Team => team !== null && !(team instanceof Error) && (orgId === undefined || team.orgId === orgId));

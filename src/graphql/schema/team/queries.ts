@@ -1,10 +1,9 @@
 import { isServerAdmin } from '../../../auth/access.ts';
 import { listTeamsOfOrg, searchTeams, teamsOfUser } from '../../../services/teams.ts';
 import { builder } from '../../builder.ts';
-import { OrganizationType } from '../organization.ts';
 import { actorOf, TEAM_ACCESS, TeamType } from './node.ts';
 
-/** The root fields of lists REST pages its own way (`page` and `perPage`, a total), and the lists of the REST-shaped org and user. */
+/** The root fields of lists REST pages its own way (`page` and `perPage`, a total), and the lists of the REST-shaped user. */
 
 const TeamSearchType = builder.objectRef<Awaited<ReturnType<typeof searchTeams>>>('TeamSearch').implement({
   description: 'A page of teams with the total of all pages.',
@@ -15,16 +14,6 @@ const TeamSearchType = builder.objectRef<Awaited<ReturnType<typeof searchTeams>>
     perPage: t.exposeInt('perPage', { description: 'The page size.' }),
   }),
 });
-
-builder.objectField(OrganizationType, 'teams', (t) => t.field({
-  type: [TeamType],
-  description: 'The org\'s teams the caller may read: all of them for its Admins (and server admins), otherwise those it belongs to.',
-  resolve: (org, _args, ctx) => {
-    const caller = ctx.caller;
-    if (org.id === caller.orgId) return listTeamsOfOrg(ctx.em, actorOf(ctx));
-    return isServerAdmin(caller) ? listTeamsOfOrg(ctx.em, { orgId: org.id, orgRole: 'Admin', userId: caller.userId }) : [];
-  },
-}));
 
 builder.queryFields((t) => ({
   teamSearch: t.field({

@@ -25,7 +25,7 @@ const UserCreateInput = builder.inputType('UserCreateInput', {
     email: t.string({ required: false, description: 'Defaults to the login. Unique, case-insensitively.' }),
     login: t.string({ required: false, description: 'Login name (trimmed). Unique, case-insensitively, also against e-mails.' }),
     password: t.string({ required: true, description: 'At least 4 characters; stored only as an argon2id hash.' }),
-    organizationId: t.id({ required: false, description: 'The org to join (`OrganizationNode.id`); by default `[users] auto_assign_org_id`.' }),
+    organizationId: t.id({ required: false, description: 'The org to join (`Organization.id`); by default `[users] auto_assign_org_id`.' }),
   }),
 });
 
@@ -62,7 +62,7 @@ builder.mutationFields((t) => ({
     description: 'Creates a user in the given org, or the auto-assign org, with the auto-assign role, as `POST /api/admin/users`. Server admins only (Basic credentials).',
     extensions: { access: serverAdmin },
     resolve: (_root, { input: { organizationId, ...input } }, ctx) => {
-      const orgId = organizationId == null ? null : databaseId(organizationId, 'OrganizationNode');
+      const orgId = organizationId == null ? null : databaseId(organizationId, 'Organization');
       return mutate(ctx, async () => {
         // Another type's id names no org: refused as an unknown org id is, not read as "the default org".
         if (organizationId != null && orgId === null) throw badRequest(MESSAGES.user.orgNotFound);
@@ -149,25 +149,25 @@ builder.mutationFields((t) => ({
     type: UserPayload,
     args: {
       id: t.arg.id({ required: true, description: idArg }),
-      organizationId: t.arg.id({ required: true, description: 'One of the user\'s orgs (`OrganizationNode.id`).' }),
+      organizationId: t.arg.id({ required: true, description: 'One of the user\'s orgs (`Organization.id`).' }),
     },
     description: 'Makes an org of a user the one its later requests act in when they name none, as `POST /api/users/:id/using/:orgId`; a user error (`Not a valid organization`) '
       + 'when the user is not a member of it. Server admins only (users:write).',
     extensions: { access: serverAdminFor('users:write') },
     resolve: (_root, { id, organizationId }, ctx) => {
       const userId = rowId(id, 'User');
-      const orgId = rowId(organizationId, 'OrganizationNode');
+      const orgId = rowId(organizationId, 'Organization');
       return userChange(ctx, userId, () => setCurrentOrg(ctx.em, userId, orgId));
     },
   }),
   viewerOrganizationSwitch: t.field({
     type: UserPayload,
-    args: { organizationId: t.arg.id({ required: true, description: 'One of the signed-in user\'s orgs (`OrganizationNode.id`).' }) },
+    args: { organizationId: t.arg.id({ required: true, description: 'One of the signed-in user\'s orgs (`Organization.id`).' }) },
     description: 'Makes an org of the signed-in user the one its later requests act in when they name none, as `POST /api/user/using/:id` (this request keeps its org). '
       + 'Signed-in users (Basic credentials; no token).',
     extensions: { access: signedInUser },
     resolve: (_root, { organizationId }, ctx) => {
-      const orgId = rowId(organizationId, 'OrganizationNode');
+      const orgId = rowId(organizationId, 'Organization');
       return userChange(ctx, selfId(ctx), () => setCurrentOrg(ctx.em, selfId(ctx), orgId));
     },
   }),

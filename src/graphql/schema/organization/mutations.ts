@@ -1,13 +1,13 @@
-import type { RequestContext } from '../../context.ts';
-import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../services/org-members.ts';
-import { createOrg, deleteOrg, updateOrg } from '../../services/organizations.ts';
-import { builder } from '../builder.ts';
-import { requireRoleInOrg } from '../identity-access.ts';
-import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../node-ids.ts';
-import { loadMemberships, orgById } from '../node-loaders.ts';
-import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from './payloads.ts';
-import { OrganizationNode } from './graph.ts';
-import { ORG_ACCESS, OrgMemberType, orgCreator } from './organization.ts';
+import type { RequestContext } from '../../../context.ts';
+import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../../services/org-members.ts';
+import { createOrg, deleteOrg, updateOrg } from '../../../services/organizations.ts';
+import { builder } from '../../builder.ts';
+import { requireRoleInOrg } from '../../identity-access.ts';
+import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../../node-ids.ts';
+import { loadMemberships, orgById } from '../../node-loaders.ts';
+import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
+import { OrganizationNode } from '../graph.ts';
+import { ORG_ACCESS, OrgMemberType, orgCreator } from './membership.ts';
 
 /**
  * Mutations of orgs and their members, as the REST rows on `/api/orgs/:orgId` and `/api/org`: an
@@ -56,7 +56,7 @@ const OrganizationMemberUpdateInput = builder.inputType('OrganizationMemberUpdat
   fields: (t) => ({ role: t.string({ required: true, description: '`None` (no permission of its own: only what teams and grants give), `Viewer`, `Editor` or `Admin`; not above the caller\'s own role there.' }) }),
 });
 
-const orgIdArg = 'The org\'s global id (`OrganizationNode.id`).';
+const orgIdArg = 'The org\'s global id (`Organization.id`).';
 const memberIdArg = 'The membership\'s global id (`OrganizationMember.id`), which names the org and the user.';
 
 /** The org and the user a membership's global id names; zeros (no row) for another type's id. */
@@ -89,7 +89,7 @@ builder.mutationFields((t) => ({
       + 'then its Admins and server admins (orgs:write).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { id, input }, ctx) => {
-      const orgId = rowId(id, 'OrganizationNode');
+      const orgId = rowId(id, 'Organization');
       await requireRoleInOrg(ctx, orgId, 'Admin', 'orgs:write');
       return mutate(ctx, () => updateOrg(ctx.em, orgId, input.name), () => readOrg(ctx, orgId), { organization: null });
     },
@@ -101,7 +101,7 @@ builder.mutationFields((t) => ({
       + 'Server admins only (orgs:delete).',
     extensions: { access: ORG_ACCESS.delete },
     resolve: (_root, { id }, ctx) => {
-      const orgId = rowId(id, 'OrganizationNode');
+      const orgId = rowId(id, 'Organization');
       return remove(ctx, 'deletedOrganizationId', id, () => deleteOrg(ctx.em, orgId, ctx.orgId));
     },
   }),
@@ -115,7 +115,7 @@ builder.mutationFields((t) => ({
       + 'then the org\'s Admins and server admins (org.users:add).',
     extensions: { access: ORG_ACCESS.byId },
     resolve: async (_root, { organizationId, input }, ctx) => {
-      const orgId = rowId(organizationId, 'OrganizationNode');
+      const orgId = rowId(organizationId, 'Organization');
       const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
       return mutate(ctx, () => addOrgMember(ctx.em, orgId, input, actor), (userId) => readMember(ctx, orgId, userId), { member: null });
     },
@@ -134,15 +134,22 @@ builder.mutationFields((t) => ({
   }),
   organizationMemberRemove: t.field({
     type: OrganizationMemberRemovePayload,
-    args: { id: t.arg.id({ required: true, description: memberIdArg }) },
-    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. '
-      + 'From the org the request acts in, as `DELETE /api/org/users/:userId`: a user left in no org is deleted, unless it is a server admin. '
+    args: {
+      id: t.arg.id({ required: true, description: memberIdArg }),
+      deleteOrphanedUser: t.arg.boolean({
+        required: false,
+        description: 'Whether a user left in no org is deleted too (never a server admin). By default, when the org is the one the request acts in, '
+          + 'as `DELETE /api/org/users/:userId` does; `DELETE /api/orgs/:orgId/users/:userId` never does.',
+      }),
+    },
+    description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId` and `DELETE /api/org/users/:userId`; the org\'s last Admin cannot be removed. '
+      + 'A user left in no org may be deleted with it (`deleteOrphanedUser`). '
       + 'Any signed-in caller passes the gate; then the org\'s Admins and server admins (org.users:remove).',
     extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id }, ctx) => {
+    resolve: async (_root, { id, deleteOrphanedUser }, ctx) => {
       const { orgId, userId } = membershipOf(id);
       await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
-      return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: orgId === ctx.orgId }),
+      return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: deleteOrphanedUser ?? orgId === ctx.orgId }),
         (userDeleted) => ({ deletedMemberId: String(id), deletedUserId: userDeleted ? encodeNodeId('User', userId) : null }),
         { deletedMemberId: null, deletedUserId: null });
     },
