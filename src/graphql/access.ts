@@ -84,15 +84,24 @@ function guardedIn(access: Access, argument: string, argDefs: readonly GraphQLAr
     // The org's id is read here, before the field's own checks: what is past its bound is the request's 400 all the same, first.
     const tooLong = inputLimitViolation(argDefs, args as Record<string, unknown>);
     if (tooLong) throw tooLong;
-    const orgId = orgOfId((args as Record<string, unknown>)[argument]);
-    const allowed = ctx.authorizedAs === access && orgId === ctx.orgId ? true : allowedIn(ctx, access, orgId);
-    if (allowed === true) return resolve(source, args, ctx, info);
-    if (allowed === false) throw refusal(access);
-    return allowed.then((ok) => {
-      if (!ok) throw refusal(access);
-      return resolve(source, args, ctx, info);
-    });
+    const allowed = ctx.authorizedAs === access && orgOfId((args as Record<string, unknown>)[argument]) === ctx.orgId
+      ? true
+      : authorizeIn(ctx, access, (args as Record<string, unknown>)[argument]);
+    return allowed === true ? resolve(source, args, ctx, info) : allowed.then(() => resolve(source, args, ctx, info));
   };
+}
+
+/**
+ * Passes (true) or throws the refusal of `access` in the org a global id names (`accessIn`): the
+ * field's guard, and a REST row's door where the path names that org, before its body is read.
+ */
+export function authorizeIn(ctx: RequestContext, access: Access, globalId: unknown): true | Promise<void> {
+  const allowed = allowedIn(ctx, access, orgOfId(globalId));
+  if (allowed === true) return true;
+  if (allowed === false) throw refusal(access);
+  return allowed.then((ok) => {
+    if (!ok) throw refusal(access);
+  });
 }
 
 function guardedOnObject(access: Access, orgOf: (obj: unknown) => number, nonNull: boolean, resolve: Resolver): Resolver {

@@ -5,6 +5,7 @@ import { badRequest, notFound, tooLarge } from '../errors/domain.ts';
 import { MESSAGES } from '../errors/messages.ts';
 import { renderError } from '../errors/render.ts';
 import type { GraphQLHandler } from '../graphql/handler.ts';
+import { authorizeIn } from '../graphql/access.ts';
 import { operationType, traceOperation } from '../graphql/tracing.ts';
 import type { Logger } from '../logging/logger.ts';
 import type { Span, Tracing } from '../tracing/index.ts';
@@ -135,6 +136,7 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
     let variables = restVariables(op, params, route, body, () => ctx.orgId);
     if (route.query) Object.assign(variables, queryVariables(op, req.url ?? '', route.query));
     if (route.variables) variables = route.variables(variables, ctx);
+    if (op.accessIn) await authorizeIn(ctx, op.accessIn.access, variables[op.accessIn.variable]);
     const run = () => runRestOperation(op, ctx, variables, route.missing);
     const value = await (tracing ? traceOperation(tracing, operationType(op.document), op.name, run, false) : run());
     if (route.result) {

@@ -30,7 +30,7 @@ import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal,
 import {
   ORG_BODY, ORG_CREATED, ORG_DETAILS, ORG_HIT, ORG_MEMBER_ADDED, ORG_MEMBER_BODY, ORG_MEMBER_FILTER, ORG_MEMBER_PARAMS, ORG_MEMBER_REMOVED, ORG_PARAMS, memberLimit, orgMembersRefusal, orgRefusal,
 } from '../rest/organizations.ts';
-import { ORG_ACCESS } from '../graphql/schema/organization/membership.ts';
+import { ORG_ACCESS, orgCreator } from '../graphql/schema/organization/membership.ts';
 import { onTeam, TEAM_BODY, TEAM_CREATED, TEAM_MEMBER_PARAMS, TEAM_MEMBERSHIPS_BODY, TEAM_PARAMS, teamMembersRefusal, teamRefusal } from '../rest/teams.ts';
 import {
   PASSWORD_CHANGE_BODY, PASSWORD_CHANGE_PARAMS, USER_PERMISSIONS_BODY, USER_PERMISSIONS_PARAMS, SELF_ONLY, USER_CREATE_BODY, USER_CREATE_SCHEMA, USER_CREATED, USER_DELETED, USER_DISABLED, USER_ENABLED, USER_ORG_CHANGED, USER_PASSWORD_CHANGED, USER_PASSWORD_UPDATED, USER_PERMISSIONS_UPDATED, USER_UPDATED, USER_ID, USER_ORGS, USER_PROFILE, noOrgs, userNotFound,
@@ -525,7 +525,8 @@ export const ROUTES: readonly Route[] = [
   // Server admins, or any signed-in user with [users] allow_org_create (the resolver reads the setting)
   rest('POST', '/api/orgs', `mutation CreateOrg($name: String!) {
     organizationCreate(input: { name: $name }) { organization { id: databaseId } userErrors { code message } } }`, {
-    body: 'variables', shape: ORG_CREATED, params: ORG_BODY,
+    // The creator rule (the field's own) runs before the body's variables are coerced: the original refuses before it binds.
+    body: 'variables', shape: ORG_CREATED, params: ORG_BODY, variables: (variables, ctx) => (orgCreator(ctx), variables),
     doc: 'Creates an org with the caller as its Admin, as `POST /api/orgs`. Any signed-in caller passes the gate; then server admins, or every user when `[users] allow_org_create` is on (orgs:create).',
   }),
   rest('GET', '/api/orgs', `query SearchOrgs($query: String, $name: String, $page: Int, $perPage: Int) {
@@ -540,7 +541,7 @@ export const ROUTES: readonly Route[] = [
   rest('PUT', '/api/orgs/:orgId', `mutation UpdateOrg($orgId: ID!, $name: String!) {
     organizationUpdate(id: $orgId, input: { name: $name }) { userErrors { code message } } }`, {
     body: 'variables', ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.updated), params: { ...ORG_PARAMS, ...ORG_BODY },
-    doc: 'Renames an org, as `PUT /api/orgs/:orgId`. Any signed-in caller passes the gate; then its Admins and server admins (orgs:write).',
+    doc: 'Renames an org, as `PUT /api/orgs/:orgId`. Its Admins and server admins (orgs:write).',
   }),
   rest('DELETE', '/api/orgs/:orgId', `mutation DeleteOrgById($orgId: ID!) { organizationDelete(id: $orgId) { userErrors { code message } } }`, {
     ids: { orgId: 'Organization' }, shape: message(MESSAGES.org.deleted), params: ORG_PARAMS,
@@ -554,17 +555,17 @@ export const ROUTES: readonly Route[] = [
   rest('POST', '/api/orgs/:orgId/users', `mutation AddOrgUser($orgId: ID!, $loginOrEmail: String!, $role: String!) {
     organizationMemberAdd(organizationId: $orgId, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
     body: 'variables', ids: { orgId: 'Organization' }, shape: ORG_MEMBER_ADDED, params: { ...ORG_PARAMS, ...ORG_MEMBER_BODY },
-    doc: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Any signed-in caller passes the gate; then its Admins and server admins (org.users:add).',
+    doc: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users`. Its Admins and server admins (org.users:add).',
   }),
   rest('PATCH', '/api/orgs/:orgId/users/:userId', `mutation UpdateOrgUser($id: ID!, $role: String!) {
     organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
     body: 'variables', membership: 'id', shape: message(MESSAGES.orgUser.updated), params: { ...ORG_MEMBER_PARAMS, role: ORG_MEMBER_BODY.role },
-    doc: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Any signed-in caller passes the gate; then its Admins and server admins (org.users:write).',
+    doc: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be demoted. Its Admins and server admins (org.users:write).',
   }),
   rest('DELETE', '/api/orgs/:orgId/users/:userId', `mutation RemoveOrgUser($id: ID!) {
     organizationMemberRemove(id: $id, deleteOrphanedUser: false) { userErrors { code message } } }`, {
     membership: 'id', shape: message(MESSAGES.orgUser.removed), params: ORG_MEMBER_PARAMS,
-    doc: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Any signed-in caller passes the gate; then its Admins and server admins (org.users:remove).',
+    doc: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId`; the org\'s last Admin cannot be removed. Its Admins and server admins (org.users:remove).',
   }),
 
   // The org the request acts in (X-Grafana-Org-Id, or the user's current org)
@@ -574,7 +575,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('PUT', '/api/org', `mutation UpdateCurrentOrg($id: ID!, $name: String!) {
     organizationUpdate(id: $id, input: { name: $name }) { userErrors { code message } } }`, {
-    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.currentWrite, shape: message(MESSAGES.org.updated), params: ORG_BODY,
+    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.write, shape: message(MESSAGES.org.updated), params: ORG_BODY,
     doc: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
   }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {

@@ -83,6 +83,21 @@ export function rowAccess(steps: readonly AnswerStep[], currentOrg: readonly str
   return access;
 }
 
+/**
+ * A row whose root field applies its rule in the org an argument names (`accessIn`), given by the
+ * path rather than the org the request acts in: that rule and the variable, for the door to check
+ * once the path's variables are made, before the body's are coerced (the original's access
+ * middleware answers 403 before its binding's 400).
+ */
+export function rowAccessIn(steps: readonly AnswerStep[], currentOrg: readonly string[], gate?: Access): { access: Access; variable: string } | null {
+  const root = steps[0];
+  const argument = (root?.field.extensions as { accessIn?: string } | undefined)?.accessIn;
+  const access = root && declaredAccess(root.field);
+  if (gate || !argument || !access) return null;
+  const value = root.node.arguments?.find((a) => a.name.value === argument)?.value;
+  return value?.kind === Kind.VARIABLE && !currentOrg.includes(value.name.value) ? { access, variable: value.name.value } : null;
+}
+
 /** The rule of the node type a field answers, if it declares one. */
 function typeAccess(field: GraphQLField<unknown, unknown>): Access | undefined {
   const type = getNamedType(field.type);

@@ -6,7 +6,7 @@ import {
 import type { Access } from '../auth/access.ts';
 import type { RequestContext } from '../context.ts';
 import { badRequest, DomainError, notFound, type ErrorCode } from '../errors/domain.ts';
-import { answerSteps, rowAccess, type AnswerStep } from './access.ts';
+import { answerSteps, rowAccess, rowAccessIn, type AnswerStep } from './access.ts';
 import { compileWire, type Shaper, type Wire } from './wire.ts';
 
 /**
@@ -23,6 +23,8 @@ export interface RestOperation {
   steps: readonly AnswerStep[];
   /** The door's rule: declared on the graph's fields (see `rowAccess`), or the row's own gate. */
   access: Access;
+  /** The rule the door checks in the org a path variable names, where the root field applies it there (see `rowAccessIn`). */
+  accessIn: { access: Access; variable: string } | null;
   /** Declared variables, each with its case-insensitive field lookup when it is an input object. */
   variables: Map<string, { type: GraphQLInputType; fields: Map<string, string> | null }>;
   /** The schema it was checked against and compiles against. */
@@ -110,7 +112,8 @@ function restOperation(
     if (!variables.has(variable)) throw new Error(`REST operation ${name} declares no $${variable} for the org the request acts in`);
   }
   const shape = source.shape ? compileWire(source.shape) : null;
-  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, source.currentOrg ?? [], source.gate), variables, shape };
+  const currentOrg = source.currentOrg ?? [];
+  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, currentOrg, source.gate), accessIn: rowAccessIn(steps, currentOrg, source.gate), variables, shape };
 }
 
 /**

@@ -93,6 +93,25 @@ describe('creating, reading and renaming orgs', () => {
     expect(await call(first, 'DELETE', '/api/orgs/1')).toMatchObject({ status: 400, body: { message: 'Can not delete org for current user' } });
   });
 
+  it('refuses a caller without the rule before reading its body, as the original\'s access check comes before its binding', async () => {
+    const viewer = await createUser('order-viewer');
+    const orgId = await createOrg('Order Org');
+    const admin = await createUser('order-org-admin', orgId);
+    expect((await call(first, 'PATCH', `/api/orgs/${orgId}/users/${admin.id}`, { body: { role: 'Admin' } })).status).toBe(200);
+    const rows: Array<[string, string]> = [
+      ['POST', '/api/orgs'], ['PUT', `/api/orgs/${orgId}`], ['POST', `/api/orgs/${orgId}/users`], ['PATCH', `/api/orgs/${orgId}/users/${admin.id}`],
+    ];
+    for (const [method, path] of rows) {
+      const refused = await call(first, method, path, { auth: viewer.auth, body: {} });
+      expect([method, path, refused.status, refused.body.title]).toEqual([method, path, 403, 'Access denied']);
+    }
+    // The org's own Admin passes the rule on the org's rows: then the body is the problem.
+    for (const [method, path] of rows.slice(1)) {
+      const bad = await call(first, method, path, { auth: admin.auth, body: {} });
+      expect([method, path, bad.status, bad.body]).toEqual([method, path, 400, { message: 'bad request data' }]);
+    }
+  });
+
   it('lets any signed-in user create an org only when [users] allow_org_create is on', async () => {
     const user = await createUser('would-create');
     expect((await call(first, 'POST', '/api/orgs', { auth: user.auth, body: { name: 'Not Allowed' } })).status).toBe(403);

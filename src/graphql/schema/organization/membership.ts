@@ -19,7 +19,7 @@ export const ORG_ACCESS = {
   byId: signedIn,
   create: signedIn,
   currentRead: orgRoleOrServerAdmin('Viewer', 'orgs:read'),
-  currentWrite: orgRoleOrServerAdmin('Admin', 'orgs:write'),
+  write: orgRoleOrServerAdmin('Admin', 'orgs:write'),
   membersRead: orgRoleOrServerAdmin('Admin', 'org.users:read'),
   membersAdd: orgRoleOrServerAdmin('Admin', 'org.users:add'),
   membersWrite: orgRoleOrServerAdmin('Admin', 'org.users:write'),

@@ -2,7 +2,7 @@ import type { RequestContext } from '../../../context.ts';
 import { addOrgMember, removeOrgMember, updateOrgMemberRole } from '../../../services/org-members.ts';
 import { createOrg, deleteOrg, updateOrg } from '../../../services/organizations.ts';
 import { builder } from '../../builder.ts';
-import { requireRoleInOrg } from '../../identity-access.ts';
+import { memberActor } from '../../access.ts';
 import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../../node-ids.ts';
 import { loadMemberships, orgById } from '../../node-loaders.ts';
 import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
@@ -85,12 +85,10 @@ builder.mutationFields((t) => ({
   organizationUpdate: t.field({
     type: OrganizationPayload,
     args: { id: t.arg.id({ required: true, description: orgIdArg }), input: t.arg({ type: OrganizationUpdateInput, required: true, description: 'What to change.' }) },
-    description: 'Renames an org, as `PUT /api/orgs/:orgId` (and `PUT /api/org` for the org the request acts in). Any signed-in caller passes the gate; '
-      + 'then its Admins and server admins (orgs:write).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id, input }, ctx) => {
+    description: 'Renames an org, as `PUT /api/orgs/:orgId` (and `PUT /api/org` for the org the request acts in). Org Admins of that org and server admins (orgs:write).',
+    extensions: { access: ORG_ACCESS.write, accessIn: 'id' },
+    resolve: (_root, { id, input }, ctx) => {
       const orgId = rowId(id, 'Organization');
-      await requireRoleInOrg(ctx, orgId, 'Admin', 'orgs:write');
       return mutate(ctx, () => updateOrg(ctx.em, orgId, input.name), () => readOrg(ctx, orgId), { organization: null });
     },
   }),
@@ -111,12 +109,12 @@ builder.mutationFields((t) => ({
       organizationId: t.arg.id({ required: true, description: orgIdArg }),
       input: t.arg({ type: OrganizationMemberAddInput, required: true, description: 'The user and its role.' }),
     },
-    description: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users` (and `POST /api/org/users`). Any signed-in caller passes the gate; '
-      + 'then the org\'s Admins and server admins (org.users:add).',
-    extensions: { access: ORG_ACCESS.byId },
+    description: 'Adds an existing user to an org, as `POST /api/orgs/:orgId/users` (and `POST /api/org/users`). '
+      + 'Org Admins of that org and server admins (org.users:add).',
+    extensions: { access: ORG_ACCESS.membersAdd, accessIn: 'organizationId' },
     resolve: async (_root, { organizationId, input }, ctx) => {
       const orgId = rowId(organizationId, 'Organization');
-      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:add');
+      const actor = await memberActor(ctx, orgId);
       return mutate(ctx, () => addOrgMember(ctx.em, orgId, input, actor), (userId) => readMember(ctx, orgId, userId), { member: null });
     },
   }),
@@ -124,11 +122,11 @@ builder.mutationFields((t) => ({
     type: OrganizationMemberPayload,
     args: { id: t.arg.id({ required: true, description: memberIdArg }), input: t.arg({ type: OrganizationMemberUpdateInput, required: true, description: 'What to change.' }) },
     description: 'Changes a member\'s role, as `PATCH /api/orgs/:orgId/users/:userId` (and `PATCH /api/org/users/:userId`); the org\'s last Admin cannot be demoted. '
-      + 'Any signed-in caller passes the gate; then the org\'s Admins and server admins (org.users:write).',
-    extensions: { access: ORG_ACCESS.byId },
+      + 'Org Admins of that org and server admins (org.users:write).',
+    extensions: { access: ORG_ACCESS.membersWrite, accessIn: 'id' },
     resolve: async (_root, { id, input }, ctx) => {
       const { orgId, userId } = membershipOf(id);
-      const actor = await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:write');
+      const actor = await memberActor(ctx, orgId);
       return mutate(ctx, () => updateOrgMemberRole(ctx.em, orgId, userId, input.role, actor), () => readMember(ctx, orgId, userId), { member: null });
     },
   }),
@@ -144,11 +142,10 @@ builder.mutationFields((t) => ({
     },
     description: 'Removes a member from an org, as `DELETE /api/orgs/:orgId/users/:userId` and `DELETE /api/org/users/:userId`; the org\'s last Admin cannot be removed. '
       + 'A user left in no org may be deleted with it (`deleteOrphanedUser`). '
-      + 'Any signed-in caller passes the gate; then the org\'s Admins and server admins (org.users:remove).',
-    extensions: { access: ORG_ACCESS.byId },
-    resolve: async (_root, { id, deleteOrphanedUser }, ctx) => {
+      + 'Org Admins of that org and server admins (org.users:remove).',
+    extensions: { access: ORG_ACCESS.membersRemove, accessIn: 'id' },
+    resolve: (_root, { id, deleteOrphanedUser }, ctx) => {
       const { orgId, userId } = membershipOf(id);
-      await requireRoleInOrg(ctx, orgId, 'Admin', 'org.users:remove');
       return mutate(ctx, () => removeOrgMember(ctx.em, orgId, userId, { deleteOrphan: deleteOrphanedUser ?? orgId === ctx.orgId }),
         (userDeleted) => ({ deletedMemberId: String(id), deletedUserId: userDeleted ? encodeNodeId('User', userId) : null }),
         { deletedMemberId: null, deletedUserId: null });
