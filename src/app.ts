@@ -9,7 +9,7 @@ import { environmentSnapshot, type Environment } from './config/env.ts';
 import type { Settings } from './config/settings.ts';
 import { createGraphQLHandler } from './graphql/yoga.ts';
 import { loadTrustedDocuments } from './graphql/trusted-documents.ts';
-import { getSchema } from './graphql/schema/index.ts';
+import { getPublicSchema } from './graphql/schema/index.ts';
 import { createChangeFeeds } from './live/feeds/index.ts';
 import { LiveStreams } from './live/streams.ts';
 import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
@@ -119,7 +119,7 @@ export function createApp(settings: Settings, db: { orm: MikroORM; connection: P
     liveQueries,
     provisioning: createProvisioningReloader(db.orm, domain.dataSources, settings.paths.provisioning, options.environment ?? environmentSnapshot(), log),
   };
-  const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getSchema());
+  const trustedDocuments = settings.graphql.trustedDocuments === 'off' ? undefined : loadTrustedDocuments(settings.graphql.trustedDocumentsPath, getPublicSchema());
   db.embedded?.onRestart(() => metrics.embeddedPostgresRestarts.inc());
   const proxy = new DataSourceProxy(settings, upstream, log, (type, status, seconds) => metrics.recordProxy(type, status, seconds));
   metrics.watchLiveQueries(() => ({ active: liveQueries.active, subscribers: liveQueries.subscribers }));

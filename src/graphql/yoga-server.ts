@@ -10,7 +10,7 @@ import { maskError, useMaskedErrorLog } from './errors.ts';
 import { useCompiledExecution } from './compiled-execution.ts';
 import { useRequestedNodesLimit } from './requested-nodes.ts';
 import { CSRF_HEADER, protectionPlugins } from './protection.ts';
-import { getSchema } from './schema/index.ts';
+import { getPublicSchema } from './schema/index.ts';
 import { trustedDocumentsPlugins } from './trusted-documents-plugins.ts';
 import { useValidationCache } from './validation-cache.ts';
 import { useOperationTracing } from './tracing.ts';
@@ -53,7 +53,7 @@ export function createYogaHandler(settings: Settings, log: Logger, options: Grap
   if (options.tracing) plugins.push(useOperationTracing(options.tracing));
   const endpoint = '/graphql';
   const server = new YogaServer<RequestContext, Record<string, never>>({
-    schema: getSchema(),
+    schema: getPublicSchema(),
     graphqlEndpoint: endpoint,
     graphiql: config.graphiql
       ? {

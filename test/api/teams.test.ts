@@ -273,6 +273,19 @@ describe('team search and paging', () => {
     expect((await call(server, 'GET', '/api/teams/search?query=search&perpage=x&page=-3')).body).toMatchObject({ totalCount: 4, page: 1, perPage: 1000 });
     expect((await call(server, 'GET', '/api/teams/search?query=%25')).body.totalCount).toBe(0);
   });
+
+  it('runs a root field /graphql does not know: a query naming it fails validation, introspection lacks it', async () => {
+    const named = await gql(server, '{ teamSearch(query: "search") { totalCount } }');
+    expect(named.status).toBe(400);
+    expect(named.body.errors).toEqual([{ message: expect.stringMatching(/^Cannot query field "teamSearch" on type "Query"\./), locations: [{ line: 1, column: 3 }], extensions: { code: 'GRAPHQL_VALIDATION_FAILED' } }]);
+    const seen = await gql<{ __type: { fields: Array<{ name: string }> }; teamPage: unknown; accountPage: unknown }>(
+      server, '{ __type(name: "Query") { fields(includeDeprecated: true) { name } } teamPage: __type(name: "TeamSearch") { name } accountPage: __type(name: "ServiceAccountSearch") { name } }');
+    const fields = seen.body.data!.__type.fields.map((f) => f.name);
+    expect(fields).toContain('viewer');
+    expect(fields).not.toContain('teamSearch');
+    expect(fields).not.toContain('serviceAccountSearch');
+    expect(seen.body.data).toMatchObject({ teamPage: null, accountPage: null });
+  });
 });
 
 describe('team access rules', () => {

@@ -1,9 +1,10 @@
 import { readFileSync } from 'node:fs';
 import { describe, expect, it } from '@jest/globals';
-import { introspectionFromSchema, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
+import { introspectionFromSchema, parse, printSchema, validate, type IntrospectionField, type IntrospectionInputValue, type IntrospectionObjectType } from 'graphql';
 import { orgMember, sameAccess, serverAdmin, type Access } from '../../src/auth/access.ts';
 import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
-import { getSchema, printSdl } from '../../src/graphql/schema/index.ts';
+import { isRestOnly } from '../../src/graphql/public-schema.ts';
+import { getPublicSchema, getSchema, printSdl } from '../../src/graphql/schema/index.ts';
 import { FRAGMENTS, ROUTES, type RestRoute } from '../../src/http/routes.ts';
 import { checkRestOperations, compileRestFunction, compileRestOperation } from '../../src/rest/executor.ts';
 
@@ -11,6 +12,46 @@ describe('committed GraphQL SDL', () => {
   it('matches the schema the code builds (run `npm run schema:print` after changing it)', () => {
     const committed = readFileSync(new URL('../../schema/schema.graphql', import.meta.url), 'utf8');
     expect(committed).toBe(printSdl());
+  });
+});
+
+describe('the public schema', () => {
+  const REST_ONLY = ['Query.serviceAccountSearch', 'Query.teamSearch'];
+  const restOnly = (schema: ReturnType<typeof getSchema>) => rootTypes(schema).flatMap((type) => Object.values(type.getFields()).filter(isRestOnly).map((f) => `${type.name}.${f.name}`));
+
+  it('is the full schema without the root fields only REST rows run, nor the types only they reach', () => {
+    expect(restOnly(getSchema()).sort()).toEqual(REST_ONLY);
+    expect(restOnly(getPublicSchema())).toEqual([]);
+    const query = getPublicSchema().getQueryType()!.getFields();
+    expect(query.teamSearch).toBeUndefined();
+    expect(query.serviceAccountSearch).toBeUndefined();
+    expect(getPublicSchema().getType('TeamSearch')).toBeUndefined();
+    expect(getPublicSchema().getType('ServiceAccountSearch')).toBeUndefined();
+    // Types the REST-only fields share with the graph stay.
+    expect(getPublicSchema().getType('Team')).toBeDefined();
+    expect(getPublicSchema().getType('ServiceAccount')).toBeDefined();
+    const publicTypes = Object.keys(getPublicSchema().getTypeMap());
+    expect(Object.keys(getSchema().getTypeMap()).filter((name) => !publicTypes.includes(name)).sort()).toEqual(['ServiceAccountSearch', 'TeamSearch']);
+  });
+
+  it('refuses a document naming a REST-only field, which the full schema accepts', () => {
+    const document = parse('{ teamSearch { totalCount } serviceAccountSearch { totalCount } }');
+    expect(validate(getSchema(), document)).toEqual([]);
+    // (A suggestion may follow, naming whichever public field is spelt closest.)
+    expect(validate(getPublicSchema(), document).map((e) => e.message)).toEqual([
+      expect.stringMatching(/^Cannot query field "teamSearch" on type "Query"\./),
+      expect.stringMatching(/^Cannot query field "serviceAccountSearch" on type "Query"\./),
+    ]);
+  });
+
+  it('is what the committed SDL prints, and keeps the full schema\'s resolvers and access rules', () => {
+    const sdl = printSdl();
+    expect(sdl).not.toMatch(/teamSearch|serviceAccountSearch|TeamSearch/);
+    expect(printSchema(getPublicSchema())).not.toContain('teamSearch');
+    const fullViewer = getSchema().getQueryType()!.getFields().viewer!;
+    const publicViewer = getPublicSchema().getQueryType()!.getFields().viewer!;
+    expect(publicViewer.resolve).toBe(fullViewer.resolve);
+    expect(declaredAccess(publicViewer)).toBe(declaredAccess(fullViewer));
   });
 });
 

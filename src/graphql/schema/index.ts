@@ -4,6 +4,7 @@ import { builder } from '../builder.ts';
 import { enforceInputLimits } from '../input-limits.ts';
 import { resolveGlobalIdsInPlace } from '../node-ids.ts';
 import { answerNodesFromPages } from '../paging.ts';
+import { publicSchemaOf } from '../public-schema.ts';
 import './scalars.ts';
 import './message.ts';
 import './node.ts';
@@ -33,8 +34,12 @@ import './user/mutations.ts';
 import './preferences.ts';
 
 let schema: GraphQLSchema | null = null;
+let publicSchema: GraphQLSchema | null = null;
 
-/** The schema, built once (Pothos builders can only be converted once). */
+/**
+ * The full schema, built once (Pothos builders can only be converted once): the graph and the
+ * REST-only root fields, which the REST rows compile against.
+ */
 export function getSchema(): GraphQLSchema {
   if (!schema) {
     schema = builder.toSchema();
@@ -47,7 +52,13 @@ export function getSchema(): GraphQLSchema {
   return schema;
 }
 
-/** The committed SDL form: sorted, so the file diffs cleanly. */
+/** What `/graphql` serves (GraphiQL, introspection, trusted documents): the full schema without its REST-only root fields. */
+export function getPublicSchema(): GraphQLSchema {
+  publicSchema ??= publicSchemaOf(getSchema());
+  return publicSchema;
+}
+
+/** The committed SDL form, of the public schema: sorted, so the file diffs cleanly. */
 export function printSdl(): string {
-  return `${printSchema(lexicographicSortSchema(getSchema()))}\n`;
+  return `${printSchema(lexicographicSortSchema(getPublicSchema()))}\n`;
 }

@@ -6,7 +6,7 @@ import { YogaServer, type Plugin } from 'graphql-yoga';
 import { loadSettings } from '../../../src/config/settings.ts';
 import { DirectPath, directParams } from '../../../src/graphql/direct-path.ts';
 import { CSRF_PREVENTION } from '../../../src/graphql/protection.ts';
-import { getSchema } from '../../../src/graphql/schema/index.ts';
+import { getPublicSchema } from '../../../src/graphql/schema/index.ts';
 import { createYogaHandler } from '../../../src/graphql/yoga-server.ts';
 import { createLogger } from '../../../src/logging/logger.ts';
 import { ADMIN, call, startTestServer, type Overrides, type TestServer } from '../../support/server.ts';
@@ -97,7 +97,7 @@ const cases = (): Array<[string, Sent]> => [
   ['several operations, none named', json({ query: 'query A { __typename } query B { __typename }' })],
   ['a syntax error', json({ query: '{ currentOrganization { dataSources { nodes { id ' })],
   ['a validation error', json({ query: '{ dataSourcez { id } }' })],
-  ['too deep', json({ query: '{ serviceAccountSearch { serviceAccounts { id orgId name login } } }' })],
+  ['too deep', json({ query: '{ viewer { currentOrganization { dataSources { nodes { id name } } } } }' })],
   ['too many aliases', json({ query: '{ a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } c: currentOrganization { dataSources { nodes { id } } } }' })],
   ['too many tokens', json({ query: `{ ${'__typename '.repeat(2100)}}` })],
   ['introspection', json({ query: '{ __schema { queryType { name } } }' })],
@@ -239,7 +239,7 @@ describe('which requests the direct path takes', () => {
   });
 
   it('is off when a plugin has a request-stage hook it does not run, or hooks execution results', () => {
-    const build = (plugins: Plugin[]) => new YogaServer({ schema: getSchema(), plugins, logging: false });
+    const build = (plugins: Plugin[]) => new YogaServer({ schema: getPublicSchema(), plugins, logging: false });
     const over = (plugins: Plugin[]) => DirectPath.over(build(plugins) as never, plugins, () => {});
     expect(over([])).not.toBeNull();
     expect(over([CSRF_PREVENTION])).not.toBeNull();

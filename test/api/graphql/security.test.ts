@@ -19,7 +19,7 @@ beforeAll(async () => {
 });
 afterAll(() => Promise.all([defaults?.close(), flipped?.close()]));
 
-const DEPTH_3 = '{ serviceAccountSearch { serviceAccounts { id } } }';
+const DEPTH_3 = '{ viewer { currentOrganization { id } } }';
 const THREE_ALIASES = '{ a: viewer { id } b: viewer { id } c: viewer { id } }';
 // 1 object + 14 scalars, each scalar weighted by depth: well over 20, far under 5000.
 const WIDE = '{ alerts { id name dashboardId newStateDate orgId panelId state } viewer { id databaseId login name isServiceAdmin } }';

@@ -8,7 +8,7 @@ import { afterAll, beforeAll, describe, expect, it } from '@jest/globals';
 import { createClient, CreateDataSourceMutation, DataSourcesQuery, listDataSources, subscribe } from '../../../examples/typed-client/src/client.ts';
 import { DataSourceChangedSubscription } from '../../../examples/typed-client/src/live.ts';
 import { loadTrustedDocuments } from '../../../src/graphql/trusted-documents.ts';
-import { getSchema } from '../../../src/graphql/schema/index.ts';
+import { getPublicSchema } from '../../../src/graphql/schema/index.ts';
 import { ADMIN, call, startTestServer, type TestServer } from '../../support/server.ts';
 
 const root = fileURLToPath(new URL('../../..', import.meta.url));
@@ -136,7 +136,7 @@ describe('manifests', () => {
   async function manifestError(content: unknown): Promise<string> {
     await writeFile(join(dir, 'app.json'), typeof content === 'string' ? content : JSON.stringify(content));
     try {
-      loadTrustedDocuments(dir, getSchema());
+      loadTrustedDocuments(dir, getPublicSchema());
       return 'loaded';
     } catch (error) {
       return (error as Error).message;
@@ -148,7 +148,7 @@ describe('manifests', () => {
     await writeFile(join(dir, 'other.json'), JSON.stringify({ [`sha256:${sha256(good)}`]: good }));
     await writeFile(join(dir, 'notes.txt'), 'ignored');
     expect(await manifestError({ [sha256(OTHER)]: OTHER })).toBe('loaded');
-    expect([...loadTrustedDocuments(dir, getSchema()).byHash.keys()].sort()).toEqual([sha256(OTHER), sha256(good)].sort());
+    expect([...loadTrustedDocuments(dir, getPublicSchema()).byHash.keys()].sort()).toEqual([sha256(OTHER), sha256(good)].sort());
 
     expect(await manifestError('{"broken"')).toMatch(/app\.json: not a JSON manifest/);
     expect(await manifestError(['x'])).toMatch(/app\.json: expected an object/);
@@ -157,7 +157,7 @@ describe('manifests', () => {
     expect(await manifestError({ [sha256('x')]: OTHER })).toMatch(/app\.json: [0-9a-f]{64}: the key is not the SHA-256 of its document$/);
     const stale = '{ currentOrganization { dataSources { nodes { noSuchField } } } }';
     expect(await manifestError({ [sha256(stale)]: stale })).toMatch(/app\.json: [0-9a-f]{64}: Cannot query field "noSuchField" on type "DataSource"\. \(regenerate the manifest against this server's schema\)$/);
-    expect(() => loadTrustedDocuments(join(dir, 'missing'), getSchema())).toThrow(`[graphql] trusted_documents_path ${join(dir, 'missing')}: no such folder`);
+    expect(() => loadTrustedDocuments(join(dir, 'missing'), getPublicSchema())).toThrow(`[graphql] trusted_documents_path ${join(dir, 'missing')}: no such folder`);
   });
 
   it('a server whose manifests are wrong does not start', async () => {

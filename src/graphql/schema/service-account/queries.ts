@@ -16,7 +16,7 @@ const ServiceAccountSearch = builder.objectRef<ServiceAccountPage>('ServiceAccou
 
 builder.queryFields((t) => ({
   serviceAccountSearch: t.field({
-    extensions: { access: SERVICE_ACCOUNT_ACCESS.read },
+    extensions: { access: SERVICE_ACCOUNT_ACCESS.read, restOnly: true },
     type: ServiceAccountSearch,
     description: 'A page of the org\'s service accounts, as `GET /api/serviceaccounts/search` answers it. Org Admins (serviceaccounts:read).',
     args: {

@@ -17,7 +17,6 @@ const TeamSearchType = builder.objectRef<Awaited<ReturnType<typeof searchTeams>>
 
 builder.queryFields((t) => ({
   teamSearch: t.field({
-    deprecationReason: 'Use `viewer.currentOrganization.teams`, a connection.',
     type: TeamSearchType,
     description: 'The org\'s teams by name, a page at a time, as `GET /api/teams/search`: all for org Admins, else the caller\'s own. Org members of any role (`None` included) (teams:read).',
     args: {
@@ -26,7 +25,7 @@ builder.queryFields((t) => ({
       page: t.arg.int({ description: 'From 1 (the default).' }),
       perPage: t.arg.int({ description: 'Page size; 0 or absent means 1000.' }),
     },
-    extensions: { access: TEAM_ACCESS.read },
+    extensions: { access: TEAM_ACCESS.read, restOnly: true },
     resolve: (_root, args, ctx) => searchTeams(ctx.em, actorOf(ctx), args),
   }),
   userTeams: t.field({
