@@ -233,19 +233,20 @@ describe('POST /api/admin/users/:id/disable and /enable', () => {
 });
 
 describe('GraphQL', () => {
-  it('offers the same: viewer, users, user and a user search', async () => {
+  it('offers the same: viewer, users, user and a user search (REST\'s paged search is not on /graphql)', async () => {
     const id = await createUser('gql-user');
     const res = await gql(first, `query($userId: ID!) {
       viewer { login isServiceAdmin }
       user: node(id: $userId) { ... on User { login orgId isServiceAdmin organizations { edges { role node { databaseId } } } } }
-      userSearch(query: "gql-user", perPage: 1) { totalCount users { login } page perPage }
+      allUsers(query: "gql-user", first: 1) { totalCount nodes { login } }
     }`, { userId: Buffer.from(`User:${id}`).toString('base64url') });
     expect(res.body).toEqual({ data: {
       viewer: { login: 'admin', isServiceAdmin: true },
       user: { login: 'gql-user', orgId: 1, isServiceAdmin: false, organizations: { edges: [{ role: 'Viewer', node: { databaseId: 1 } }] } },
-      userSearch: { totalCount: 1, users: [{ login: 'gql-user' }], page: 1, perPage: 1 },
+      allUsers: { totalCount: 1, nodes: [{ login: 'gql-user' }] },
     } });
-    const denied = await gql(first, '{ users { login } }', {}, basic('gql-user', 'user-pass'));
+    expect((await gql(first, '{ userSearch { totalCount } }')).body.errors?.[0]?.message).toMatch(/^Cannot query field "userSearch" on type "Query"/);
+    const denied = await gql(first, '{ allUsers { totalCount } }', {}, basic('gql-user', 'user-pass'));
     expect(denied.body.errors?.[0]).toMatchObject({ message: 'You\'ll need additional permissions to perform this action. Permissions needed: users:read', extensions: { code: 'FORBIDDEN' } });
   });
 });

@@ -16,7 +16,7 @@ describe('committed GraphQL SDL', () => {
 });
 
 describe('the public schema', () => {
-  const REST_ONLY = ['Query.serviceAccountSearch', 'Query.teamSearch'];
+  const REST_ONLY = ['Query.organizations', 'Query.serviceAccountSearch', 'Query.teamSearch', 'Query.userSearch', 'Query.userTeams', 'Query.users'];
   const restOnly = (schema: ReturnType<typeof getSchema>) => rootTypes(schema).flatMap((type) => Object.values(type.getFields()).filter(isRestOnly).map((f) => `${type.name}.${f.name}`));
 
   it('is the full schema without the root fields only REST rows run, nor the types only they reach', () => {
@@ -27,11 +27,14 @@ describe('the public schema', () => {
     expect(query.serviceAccountSearch).toBeUndefined();
     expect(getPublicSchema().getType('TeamSearch')).toBeUndefined();
     expect(getPublicSchema().getType('ServiceAccountSearch')).toBeUndefined();
+    for (const name of ['organizations', 'users', 'userSearch', 'userTeams']) expect(query[name]).toBeUndefined();
+    expect(getPublicSchema().getType('UserSearchHit')).toBeUndefined();
+    expect(getPublicSchema().getType('UserSearchPage')).toBeUndefined();
     // Types the REST-only fields share with the graph stay.
     expect(getPublicSchema().getType('Team')).toBeDefined();
     expect(getPublicSchema().getType('ServiceAccount')).toBeDefined();
     const publicTypes = Object.keys(getPublicSchema().getTypeMap());
-    expect(Object.keys(getSchema().getTypeMap()).filter((name) => !publicTypes.includes(name)).sort()).toEqual(['ServiceAccountSearch', 'TeamSearch']);
+    expect(Object.keys(getSchema().getTypeMap()).filter((name) => !publicTypes.includes(name)).sort()).toEqual(['ServiceAccountSearch', 'TeamSearch', 'UserSearchHit', 'UserSearchPage']);
   });
 
   it('refuses a document naming a REST-only field, which the full schema accepts', () => {

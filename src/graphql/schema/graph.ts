@@ -186,7 +186,6 @@ builder.queryFields((t) => ({
     resolve: (_root, _args, ctx, info) => requestOrg(ctx, info),
   }),
   organizations: t.field({
-    deprecationReason: 'Use `allOrganizations`, a connection.',
     type: [OrganizationNode],
     args: {
       query: t.arg.string({ required: false, description: 'Only orgs whose name starts with it.' }),
@@ -195,7 +194,8 @@ builder.queryFields((t) => ({
       perPage: t.arg.int({ required: false, description: 'Page size; 0 or absent means 1000.' }),
     },
     description: 'Every org by id, one page at a time (a page past the end is empty), as `GET /api/orgs`. Server admins only (orgs:read).',
-    extensions: { access: ORG_ACCESS.list },
+    // REST's own paging (page numbers from 0 to any depth, perPage up to 1000 by default): no connection form.
+    extensions: { access: ORG_ACCESS.list, restOnly: true },
     resolve: async (_root, args, ctx) => (await searchOrgs(ctx.em, args)).map((org) => ({ ...org, address: { ...NO_ADDRESS } })),
   }),
   organizationByName: t.field({

@@ -29,11 +29,11 @@ builder.queryFields((t) => ({
     resolve: (_root, args, ctx) => searchTeams(ctx.em, actorOf(ctx), args),
   }),
   userTeams: t.field({
-    deprecationReason: 'Use `teams` of a `User`, a connection over every org.',
     type: [TeamType],
     args: { id: t.arg.int({ required: true, description: 'The user\'s id.' }) },
     description: 'A user\'s teams in the org the request acts in, by name, as `GET /api/users/:id/teams` (an unknown user has none). Server admins only (users:read).',
-    extensions: { access: TEAM_ACCESS.ofUser },
+    // Each team's `permission` is the listed user's own there (the graph's `Team.permission` is the caller's).
+    extensions: { access: TEAM_ACCESS.ofUser, restOnly: true },
     resolve: (_root, { id }, ctx) => teamsOfUser(ctx.em, ctx.orgId, id),
   }),
 }));

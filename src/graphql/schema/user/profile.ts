@@ -79,19 +79,18 @@ builder.queryFields((t) => {
   });
   return {
     users: t.field({
-      deprecationReason: 'Use `allUsers`, a connection.',
       type: [UserSearchHitType],
       args: paging(),
       description: 'Users by login then e-mail, one page at a time (a page past the end is empty), as `GET /api/users`. Server admins only (users:read).',
-      extensions: { access: read },
+      // REST's own paging (page numbers, a page past the end, perPage up to 1000 by default): no connection form.
+      extensions: { access: read, restOnly: true },
       resolve: async (_root, args, ctx) => (await searchUsers(ctx.em, args)).users,
     }),
     userSearch: t.field({
-      deprecationReason: 'Use `allUsers`, a connection with `totalCount`.',
       type: UserSearchPageType,
       args: paging(),
       description: 'Like `users`, with the total number of matches, as `GET /api/users/search`. Server admins only (users:read).',
-      extensions: { access: read },
+      extensions: { access: read, restOnly: true },
       resolve: (_root, args, ctx) => searchUsers(ctx.em, args),
     }),
   };
