@@ -42,3 +42,19 @@ function remembered<C extends { delete(ctx: RequestContext): void }>(cache: C): 
 export function forgetReads(ctx: RequestContext): void {
   for (const cache of caches) cache.delete(ctx);
 }
+
+/** The rows in the order of the ids asked (undefined where none). */
+export function inOrder<T>(ids: readonly number[], rows: readonly T[], idOf: (row: T) => number): Array<T | undefined> {
+  const byId = new Map(rows.map((row) => [idOf(row), row]));
+  return ids.map((id) => byId.get(id));
+}
+
+/** The ids worth a statement: each once, without 0 (which names no row). */
+export const real = (ids: number[]) => [...new Set(ids.filter((id) => id !== 0))];
+
+/** Rows grouped under each key asked (an empty list where none). */
+export function groupBy<T>(keys: readonly number[], rows: readonly T[], keyOf: (row: T) => number): Map<number, T[]> {
+  const groups = new Map<number, T[]>(keys.map((key) => [key, []]));
+  for (const row of rows) groups.get(keyOf(row))?.push(row);
+  return groups;
+}

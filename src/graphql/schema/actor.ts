@@ -1,3 +1,4 @@
+import type { RequestContext } from '../../context.ts';
 import type { ServiceAccount } from '../../services/service-accounts.ts';
 import type { UserProfile } from '../../services/user-profiles.ts';
 import { builder } from '../builder.ts';
@@ -20,5 +21,11 @@ export class CallerRef {
 /** Who is calling, as the graph shows it: a user (Basic credentials) or a service account (its token). */
 export type Actor = UserProfile | ServiceAccount;
 export const isUser = (a: Actor): a is UserProfile => (a instanceof CallerRef ? a.user : 'theme' in a);
-/** Declared here, implemented with the org's relationships in graph.ts: `User` and service accounts implement it. */
+/** Declared here, implemented in viewer.ts: `User` and service accounts implement it. */
 export const ActorInterface = builder.interfaceRef<Actor>('Actor');
+
+/** Whether `a` is the caller itself (a user's id and a service account's may not be told apart by number alone). */
+export function isCaller(ctx: RequestContext, a: Actor): boolean {
+  const caller = ctx.caller;
+  return caller.userId === a.id && (caller.kind === 'user') === isUser(a);
+}

@@ -9,7 +9,8 @@ import { teamPreferencesAccess } from '../../services/teams.ts';
 import { builder } from '../builder.ts';
 import { perRequestLoader } from '../loaders.ts';
 import { mutate, rowId, UserErrorType, type Payload } from './payloads.ts';
-import { ActorInterface, isCaller, OrganizationNode } from './graph.ts';
+import { ActorInterface, isCaller } from './actor.ts';
+import { OrganizationType } from './organization/node.ts';
 import { actorOf, TeamType } from './team/node.ts';
 
 /**
@@ -99,7 +100,7 @@ builder.interfaceField(ActorInterface, 'preferences', (t) => t.field({
   resolve: (actor, _args, ctx) => (isCaller(ctx, actor) ? preferencesByOwner(ctx).load({ orgId: ctx.orgId, userId: actor.id }) : null),
 }));
 
-builder.objectField(OrganizationNode, 'preferences', (t) => t.field({
+builder.objectField(OrganizationType, 'preferences', (t) => t.field({
   type: PreferencesType,
   nullable: true,
   description: 'Its preferences (`GET /api/org/preferences`). Its Admins (orgs.preferences:read); null for anyone else.',

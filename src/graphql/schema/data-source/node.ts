@@ -6,10 +6,10 @@ import { orgActors } from '../../access.ts';
 import { builder } from '../../builder.ts';
 import { perRequestGroups } from '../../loaders.ts';
 import { encodeNodeId, heldNodeId, isRowId, keyNumbers } from '../../node-ids.ts';
-import { orgById } from '../../node-loaders.ts';
+import { orgById } from '../organization/loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
-import { OrganizationNode } from '../graph.ts';
+import { OrganizationType } from '../organization/node.ts';
 
 /**
  * Data sources: the `DataSource` node, how the graph reads it (a level at a time, with the
@@ -159,7 +159,7 @@ export const DataSourceType = builder.node(builder.objectRef<DataSourceNode>('Da
     version: t.exposeInt('version', { description: 'Incremented on every update; send it back to detect concurrent edits.' }),
     readOnly: t.exposeBoolean('readOnly', { description: 'Provisioned from files; cannot be changed through the API.' }),
     organization: t.field({
-      type: OrganizationNode,
+      type: OrganizationType,
       nullable: true,
       description: 'The org that owns it; null for a member who may not read the org itself (`None`).',
       resolve: (ds, _args, ctx) => orgById(ctx).load(ds.orgId),
@@ -171,7 +171,7 @@ export const DataSourceConnection = connection('DataSourceConnection', DataSourc
 
 const contains = (text: string, part: string) => text.toLowerCase().includes(part.toLowerCase());
 
-builder.objectFields(OrganizationNode, (t) => ({
+builder.objectFields(OrganizationType, (t) => ({
   dataSources: t.connection({
     type: DataSourceType,
     nullable: true,

@@ -4,7 +4,7 @@ import type { RequestContext } from '../../../context.ts';
 import { accessDenied } from '../../../errors/domain.ts';
 import type { OrgMember } from '../../../services/org-members.ts';
 import { ageOf } from '../../../services/user-profiles.ts';
-import { loadMemberships } from '../../node-loaders.ts';
+import { loadMemberships } from './loaders.ts';
 import { nodeKey } from '../../node-ids.ts';
 import { avatarOf } from '../user/profile.ts';
 

@@ -4,9 +4,9 @@ import { createOrg, deleteOrg, updateOrg } from '../../../services/organizations
 import { builder } from '../../builder.ts';
 import { memberActor } from '../../access.ts';
 import { decodeNodeId, encodeNodeId, fitsInt4, keyNumbers } from '../../node-ids.ts';
-import { loadMemberships, orgById } from '../../node-loaders.ts';
+import { loadMemberships, orgById } from './loaders.ts';
 import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
-import { OrganizationNode } from '../graph.ts';
+import { OrganizationType } from './node.ts';
 import { ORG_ACCESS, OrgMemberType, orgCreator } from './membership.ts';
 
 /**
@@ -16,7 +16,7 @@ import { ORG_ACCESS, OrgMemberType, orgCreator } from './membership.ts';
  * an org by id do; for the org the request acts in that is the same rule as the `/api/org` rows.
  */
 
-const OrganizationPayload = nodePayload('OrganizationPayload', 'organization', OrganizationNode, 'org');
+const OrganizationPayload = nodePayload('OrganizationPayload', 'organization', OrganizationType, 'org');
 const OrganizationDeletePayload = deletePayload('OrganizationDeletePayload', 'deletedOrganizationId', 'org');
 const OrganizationMemberPayload = nodePayload('OrganizationMemberPayload', 'member', OrgMemberType, 'membership');
 

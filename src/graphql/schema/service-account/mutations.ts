@@ -6,7 +6,7 @@ import {
   setServiceAccountDisabled, updateServiceAccount, type OwnedServiceAccountToken, type ServiceAccountProfile,
 } from '../../../services/service-accounts.ts';
 import { builder } from '../../builder.ts';
-import { loadServiceAccountTokens, serviceAccountById } from '../../node-loaders.ts';
+import { loadServiceAccountTokens, serviceAccountById } from './loaders.ts';
 import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
 import { SERVICE_ACCOUNT_ACCESS as ACCESS, ServiceAccountTokenType, ServiceAccountType } from './node.ts';
 

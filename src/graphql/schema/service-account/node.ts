@@ -3,9 +3,12 @@ import { type OwnedServiceAccountToken, type ServiceAccountProfile } from '../..
 import { builder } from '../../builder.ts';
 import { SEES } from '../../graph-access.ts';
 import { isRowId, nodeKey } from '../../node-ids.ts';
-import { loadServiceAccountTokens, orgById, serviceAccountById, serviceAccountsOfOrg, tokensOfServiceAccount } from '../../node-loaders.ts';
+import { orgById } from '../organization/loaders.ts';
+import { loadServiceAccountTokens, serviceAccountById, serviceAccountsOfOrg, tokensOfServiceAccount } from './loaders.ts';
 import { connection } from '../connections.ts';
-import { ActorInterface, contains, OrganizationNode, pageIf } from '../graph.ts';
+import { ActorInterface } from '../actor.ts';
+import { contains, pageIf } from '../connections.ts';
+import { OrganizationType } from '../organization/node.ts';
 
 /**
  * A service account and its tokens: their one type each in the graph, and how an org leads to
@@ -37,7 +40,7 @@ export const ServiceAccountType = builder.node(builder.objectRef<ServiceAccountP
     createdAt: t.string({ description: 'When it was created (ISO 8601).', resolve: (sa) => iso(sa.createdAt) }),
     updatedAt: t.string({ description: 'When it was last changed (ISO 8601).', resolve: (sa) => iso(sa.updatedAt) }),
     organization: t.field({
-      type: OrganizationNode,
+      type: OrganizationType,
       nullable: true,
       description: 'The one org the account belongs to.',
       resolve: (sa, _args, ctx) => orgById(ctx).load(sa.orgId),
@@ -87,7 +90,7 @@ builder.objectFields(ServiceAccountType, (t) => ({
   }, ServiceAccountTokenConnection),
 }));
 
-builder.objectFields(OrganizationNode, (t) => ({
+builder.objectFields(OrganizationType, (t) => ({
   serviceAccounts: t.connection({
     type: ServiceAccountType,
     nullable: true,

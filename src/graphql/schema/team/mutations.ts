@@ -6,7 +6,7 @@ import {
 } from '../../../services/teams.ts';
 import { builder } from '../../builder.ts';
 import { decodeNodeId, keyNumbers } from '../../node-ids.ts';
-import { teamById } from '../../node-loaders.ts';
+import { teamById } from './loaders.ts';
 import { deletePayload, mutate, nodePayload, remove, rowId, UserErrorType, type Payload } from '../payloads.ts';
 import { actorOf, TEAM_ACCESS, TeamMemberType, TeamType } from './node.ts';
 

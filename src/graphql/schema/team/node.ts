@@ -4,11 +4,13 @@ import { listTeamMembers, teamsByIds, type Team, type TeamActor, type TeamMember
 import { builder } from '../../builder.ts';
 import { orgActors, SEES } from '../../graph-access.ts';
 import { encodeNodeId, isRowId, nodeKey } from '../../node-ids.ts';
-import { orgById, teamById, teamsOfOrg } from '../../node-loaders.ts';
+import { orgById } from '../organization/loaders.ts';
+import { teamById, teamsOfOrg } from './loaders.ts';
 import { pageOf } from '../../paging.ts';
 import { connection } from '../connections.ts';
 import { databaseId } from '../payloads.ts';
-import { contains, OrganizationNode, pageIf } from '../graph.ts';
+import { contains, pageIf } from '../connections.ts';
+import { OrganizationType } from '../organization/node.ts';
 import { teamIdsOfUser } from '../user/loaders.ts';
 import { User } from '../user/node.ts';
 import { avatarOf, USERS_READ } from '../user/profile.ts';
@@ -72,7 +74,7 @@ export const TeamType = builder.node(builder.objectRef<Team>('Team'), {
     avatarUrl: t.string({ description: 'From the e-mail, or the name when there is none.', resolve: (team, _args, ctx) => avatarOf(ctx, team.email || team.name) }),
     memberCount: t.exposeInt('memberCount', { description: 'How many users belong to it.' }),
     permission: t.exposeInt('permission', { description: 'The caller\'s own member permission: 0 Member (or none), 4 Admin.' }),
-    organization: t.field({ type: OrganizationNode, nullable: true, description: 'The org it belongs to.', resolve: (team, _args, ctx) => orgById(ctx).load(team.orgId) }),
+    organization: t.field({ type: OrganizationType, nullable: true, description: 'The org it belongs to.', resolve: (team, _args, ctx) => orgById(ctx).load(team.orgId) }),
     members: t.field({
       type: [TeamMemberType],
       description: 'Its members by login (users; a service account member counts in `memberCount` only). The org\'s Admins and the team\'s Admins: org members of any role (`None` included) pass the gate (teams.permissions:read), then the service decides.',
@@ -87,7 +89,7 @@ export const TeamType = builder.node(builder.objectRef<Team>('Team'), {
 
 const TeamConnection = connection('TeamConnection', TeamType, 'teams');
 
-builder.objectFields(OrganizationNode, (t) => ({
+builder.objectFields(OrganizationType, (t) => ({
   teams: t.connection({
     type: TeamType,
     nullable: true,

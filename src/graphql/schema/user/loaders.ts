@@ -3,7 +3,7 @@ import { teamIdsOfUsers } from '../../../services/teams.ts';
 import { getUserProfiles, orgsOfUsers, type UserProfile } from '../../../services/user-profiles.ts';
 import { SEES } from '../../graph-access.ts';
 import { perRequestGroups, perRequestLoader } from '../../loaders.ts';
-import { inOrder, real } from '../../node-loaders.ts';
+import { inOrder, real } from '../../loaders.ts';
 
 /** Users by id, null where the caller may not see them (itself and server admins): one statement per level. */
 export async function loadUsers(ctx: RequestContext, ids: readonly number[]): Promise<Array<UserProfile | null>> {
