@@ -6,8 +6,18 @@ import type { Services } from './services/index.ts';
 
 /** Re-reads the data source provisioning files and applies them (`POST /api/admin/provisioning/datasources/reload`). */
 export interface ProvisioningReloader {
-  reloadDataSources(): Promise<void>;
+  reloadDataSources(): Promise<ProvisioningCounts>;
 }
+
+/** How many data sources a provisioning reload changed, by what it did. */
+export type ProvisioningCounts = {
+  created: number;
+  updated: number;
+  unchanged: number;
+  deleted: number;
+  /** Provisioned with `prune: true` and declared in no file any more. */
+  pruned: number;
+};
 
 /**
  * Everything requests are served with: the domain services and what the app builds over them,

@@ -24,6 +24,7 @@ import {
   DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
 } from '../rest/data-sources.ts';
+import { ALERTS_PAUSED } from '../rest/alerts.ts';
 import { message } from '../rest/messages.ts';
 import { PREFERENCES_UPDATED, teamPreferencesMissing, viewerPreferencesRefusal, withoutNulls } from '../rest/preferences.ts';
 import { SERVICE_ACCOUNT_PARAMS, SERVICE_ACCOUNT_UPDATED, serviceAccountRefusal, TOKEN_CREATED } from '../rest/service-accounts.ts';
@@ -394,15 +395,17 @@ export const ROUTES: readonly Route[] = [
     doc: 'Deletes a user with its memberships and stars, as `DELETE /api/admin/users/:id`. Server admins only (Basic credentials).',
   }),
   rest('POST', '/api/admin/pause-all-alerts', `mutation PauseAllAlerts($paused: Boolean) {
-    pauseAllAlerts(paused: $paused) { state message alertsAffected } }`, { body: 'variables' }),
+    alertsPause(paused: $paused) { paused alertsAffected userErrors { code message } } }`, { body: 'variables', shape: ALERTS_PAUSED }),
   rest('POST', '/api/admin/provisioning/datasources/reload', `mutation ReloadDataSourceProvisioning {
-    reloadDataSourceProvisioning { message } }`),
+    dataSourceProvisioningReload { userErrors { code message } } }`, { shape: message(MESSAGES.provisioning.reloaded) }),
 
   // Legacy API keys
   rest('GET', '/api/auth/keys', `query ListApiKeys { apiKeys { id name role expiration } }`),
   rest('POST', '/api/auth/keys', `mutation CreateApiKey($input: CreateApiKeyInput!) {
     createApiKey(input: $input) { id name key } }`, { body: 'input' }),
-  rest('DELETE', '/api/auth/keys/:id', `mutation DeleteApiKey($id: Int!) { deleteApiKey(id: $id) { message } }`),
+  rest('DELETE', '/api/auth/keys/:id', `mutation DeleteApiKey($id: Int!) { apiKeyDelete(id: $id) { userErrors { code message } } }`, {
+    shape: message(MESSAGES.apiKey.deleted),
+  }),
 
   // Service accounts and their tokens
   rest('POST', '/api/serviceaccounts', `mutation CreateServiceAccount($input: CreateServiceAccountInput!) {

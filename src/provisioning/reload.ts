@@ -28,6 +28,7 @@ export function createProvisioningReloader(orm: MikroORM, dataSources: DataSourc
         for (const outdated of summary.outdated) log.warn({ component: 'provisioning' }, outdated);
         const { created, updated, unchanged, deleted, pruned } = summary;
         log.info({ component: 'provisioning', files: plan.files.length, created, updated, unchanged, deleted, pruned }, 'data sources reloaded');
+        return { created, updated, unchanged, deleted, pruned };
       } catch (error) {
         if (error instanceof ProvisioningError) {
           log.warn({ component: 'provisioning' }, `data source provisioning reload refused: ${error.message}`);

@@ -7,15 +7,14 @@ import { assertStorableText, MAX_NAME_LENGTH } from './users.ts';
 export type AlertRow = InstanceType<typeof Alert.class>;
 
 export interface PauseResult {
-  state: 'paused' | 'pending';
-  message: 'alerts paused' | 'alerts un paused';
+  paused: boolean;
   alertsAffected: number;
 }
 
 /**
  * Pauses or unpauses every alert with one UPDATE and records the switch in the same transaction,
- * so alerts created while paused start paused. Unpausing stores `unknown` but answers `pending`,
- * as the original server does.
+ * so alerts created while paused start paused. Unpausing stores `unknown` (REST answers `pending`,
+ * as the original server does).
  */
 export async function pauseAllAlerts(em: EntityManager, paused: boolean, alertingEnabled: boolean): Promise<PauseResult> {
   if (!alertingEnabled) throw badRequest(MESSAGES.alert.legacyDisabled);
@@ -29,9 +28,7 @@ export async function pauseAllAlerts(em: EntityManager, paused: boolean, alertin
     );
     return result.affectedRows;
   });
-  return paused
-    ? { state: 'paused', message: 'alerts paused', alertsAffected: affected }
-    : { state: 'pending', message: 'alerts un paused', alertsAffected: affected };
+  return { paused, alertsAffected: affected };
 }
 
 export interface CreateAlertInput {

@@ -132,7 +132,8 @@ describe('GraphQL admin fields', () => {
     ['userDelete', 'mutation($id: ID!) { userDelete(id: $id) { deletedUserId } }', { id: 0 }],
     ['userDisable', 'mutation($id: ID!) { userDisable(id: $id) { user { id } } }', { id: 0 }],
     ['userEnable', 'mutation($id: ID!) { userEnable(id: $id) { user { id } } }', { id: 0 }],
-    ['pauseAllAlerts', 'mutation { pauseAllAlerts(paused: true) { state } }', {}],
+    ['alertsPause', 'mutation { alertsPause(paused: true) { paused } }', {}],
+    ['dataSourceProvisioningReload', 'mutation { dataSourceProvisioningReload { created userErrors { message } } }', {}],
   ];
 
   it.each(OPERATIONS)('%s needs Basic authentication of a server admin', async (_field, query, variables) => {

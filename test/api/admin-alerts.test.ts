@@ -115,14 +115,14 @@ describe('POST /api/admin/pause-all-alerts', () => {
     await pause(false);
   });
 
-  it('answers "bad request data" for a non-boolean, and is the GraphQL mutation pauseAllAlerts too', async () => {
+  it('answers "bad request data" for a non-boolean, and is the GraphQL mutation alertsPause too', async () => {
     for (const paused of ['yes', 1, { on: true }]) {
       const res = await pause(paused);
       expect({ paused, status: res.status, body: res.body }).toEqual({ paused, status: 400, body: { message: 'bad request data' } });
     }
     expect(new Set(await states())).toEqual(new Set(['unknown']));
-    const viaGraphql = await gql(server, 'mutation { pauseAllAlerts(paused: true) { state message alertsAffected } }');
-    expect(viaGraphql.body.data?.pauseAllAlerts).toEqual({ state: 'paused', message: 'alerts paused', alertsAffected: (await states()).length });
+    const viaGraphql = await gql(server, 'mutation { alertsPause(paused: true) { paused alertsAffected userErrors { code message } } }');
+    expect(viaGraphql.body.data?.alertsPause).toEqual({ paused: true, alertsAffected: (await states()).length, userErrors: [] });
     await pause(false);
   });
 
@@ -134,6 +134,11 @@ describe('POST /api/admin/pause-all-alerts', () => {
       expect({ status: res.status, body: res.body }).toEqual({ status: 400, body: { message: 'legacy alerting is disabled, so this call has no effect.' } });
       expect(await states()).toEqual(before);
       expect(await server.sql('select paused from alert_pause_state')).toEqual([{ paused: false }]);
+      const viaGraphql = await gql(disabled, 'mutation { alertsPause(paused: true) { paused alertsAffected userErrors { code message } } }');
+      expect(viaGraphql.body).toEqual({
+        data: { alertsPause: { paused: null, alertsAffected: null, userErrors: [{ code: 'BAD_REQUEST', message: 'legacy alerting is disabled, so this call has no effect.' }] } },
+      });
+      expect(await states()).toEqual(before);
     } finally {
       await disabled.close();
     }

@@ -168,8 +168,8 @@ describe('service account tokens', () => {
     await sleep(Math.max(0, expiration - Date.now()) + 50);
     expect((await read(second, `Bearer ${expiring.key}`)).body).toEqual(authError('Expired API key', 'api-key.expired'));
 
-    const revoked = await gql(first, 'mutation($id: Int!) { revokeApiKey(id: $id) { message } }', { id: revocable.id });
-    expect(revoked.body.data).toEqual({ revokeApiKey: { message: 'API key revoked' } });
+    const revoked = await gql(first, 'mutation($id: Int!) { apiKeyRevoke(id: $id) { revokedApiKeyId userErrors { code message } } }', { id: revocable.id });
+    expect(revoked.body.data).toEqual({ apiKeyRevoke: { revokedApiKeyId: revocable.id, userErrors: [] } });
     const afterRevoke = await read(second, basic('api_key', revocable.key));
     expect({ status: afterRevoke.status, body: afterRevoke.body }).toEqual({ status: 401, body: authError('Revoked API key', 'api-key.revoked') });
     expect((await call(first, 'GET', `/api/serviceaccounts/${accountId}/tokens`)).body).toContainEqual(expect.objectContaining({ name: 'revocable', isRevoked: true }));
@@ -266,7 +266,7 @@ describe('legacy API keys', () => {
     await sleep(1100);
     expect((await read(second, `Bearer ${expiring.key}`)).body).toEqual(authError('Expired API key', 'api-key.expired'));
 
-    await gql(first, 'mutation($id: Int!) { revokeApiKey(id: $id) { message } }', { id: revocable.id });
+    await gql(first, 'mutation($id: Int!) { apiKeyRevoke(id: $id) { userErrors { message } } }', { id: revocable.id });
     expect((await read(second, `Bearer ${revocable.key}`)).body).toEqual(authError('Revoked API key', 'api-key.revoked'));
 
     const deleted = await call(first, 'DELETE', `/api/auth/keys/${deletable.id}`);
@@ -274,6 +274,18 @@ describe('legacy API keys', () => {
     expect((await read(second, basic('api_key', deletable.key))).body).toEqual(authError('Invalid API key', 'api-key.invalid'));
     const again = await call(first, 'DELETE', `/api/auth/keys/${deletable.id}`);
     expect({ status: again.status, body: again.body }).toEqual({ status: 404, body: { message: 'Failed to delete API key' } });
+
+    // The graph's mutations answer the key's id, or REST's words as a user error.
+    const DELETE = 'mutation($id: Int!) { apiKeyDelete(id: $id) { deletedApiKeyId userErrors { code message } } }';
+    const doomed = (await call(first, 'POST', '/api/auth/keys', { body: { name: 'doomed', role: 'Viewer' } })).body as { id: number };
+    expect((await gql(first, DELETE, { id: doomed.id })).body).toEqual({ data: { apiKeyDelete: { deletedApiKeyId: doomed.id, userErrors: [] } } });
+    expect((await gql(first, DELETE, { id: doomed.id })).body).toEqual({
+      data: { apiKeyDelete: { deletedApiKeyId: null, userErrors: [{ code: 'NOT_FOUND', message: 'Failed to delete API key' }] } },
+    });
+    const REVOKE = 'mutation($id: Int!) { apiKeyRevoke(id: $id) { revokedApiKeyId userErrors { code message } } }';
+    expect((await gql(first, REVOKE, { id: doomed.id })).body).toEqual({
+      data: { apiKeyRevoke: { revokedApiKeyId: null, userErrors: [{ code: 'NOT_FOUND', message: 'API key not found' }] } },
+    });
   });
 
   it('refuses bad input and keeps service account tokens out of reach of the legacy delete', async () => {

@@ -139,7 +139,25 @@ describe('POST /api/admin/provisioning/datasources/reload', () => {
     expect((await reload(first, `Bearer ${token}`)).status).toBe(403);
     expect((await call(first, 'POST', '/api/admin/provisioning/datasources/reload', { auth: null })).status).toBe(401);
 
-    const res = await gql(second, 'mutation { reloadDataSourceProvisioning { message } }');
-    expect(res.body).toEqual({ data: { reloadDataSourceProvisioning: { message: 'Datasources config reloaded' } } });
+    const res = await gql(second, 'mutation { dataSourceProvisioningReload { userErrors { code message } } }');
+    expect(res.body).toEqual({ data: { dataSourceProvisioningReload: { userErrors: [] } } });
+
+    // The graph answers what the reload did, and a bad file's words as a user error.
+    const COUNTS = 'mutation { dataSourceProvisioningReload { created updated deleted pruned unchanged userErrors { code message } } }';
+    await files({ 'graph.yaml': 'apiVersion: 1\ndatasources:\n  - name: Via graph\n    type: tempo\n' });
+    try {
+      const added = (await gql(second, COUNTS)).body.data?.dataSourceProvisioningReload;
+      expect(added).toEqual(expect.objectContaining({ created: 1, updated: 0, deleted: 0, pruned: 0, userErrors: [] }));
+      const again = (await gql(second, COUNTS)).body.data?.dataSourceProvisioningReload as { created: number; unchanged: number };
+      expect([again.created, again.unchanged]).toEqual([0, (added as { unchanged: number }).unchanged + 1]);
+      await files({ 'graph.yaml': 'apiVersion: 1\ndatasources:\n  - name: [\n' });
+      const bad = await reload(second);
+      expect(bad.status).toBe(400);
+      expect(await gql(second, COUNTS).then((r) => r.body)).toEqual({
+        data: { dataSourceProvisioningReload: { created: null, updated: null, deleted: null, pruned: null, unchanged: null, userErrors: [{ code: 'BAD_REQUEST', message: bad.body.message }] } },
+      });
+    } finally {
+      await files({ 'graph.yaml': null });
+    }
   });
 });

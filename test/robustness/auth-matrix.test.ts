@@ -169,7 +169,7 @@ beforeAll(async () => {
   await server.sql(`update api_key set expires = now() - interval '1 minute' where id = $1`, [expiring.id]);
   auth['expired token'] = `Bearer ${expiring.key}`;
   const revoked = await key(ADMIN, { name: 'm-revoked', role: 'Admin' });
-  expect((await gql(server, 'mutation($id: Int!) { revokeApiKey(id: $id) { message } }', { id: revoked.id })).status).toBe(200);
+  expect((await gql(server, 'mutation($id: Int!) { apiKeyRevoke(id: $id) { revokedApiKeyId } }', { id: revoked.id })).body.data).toEqual({ apiKeyRevoke: { revokedApiKeyId: revoked.id } });
   auth['revoked token'] = `Bearer ${revoked.key}`;
 
   // Org 1's readable things, and org 2's things to delete.

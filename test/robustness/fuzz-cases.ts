@@ -228,7 +228,7 @@ const adHocQueries = fc.oneof(
     '{ currentOrganization { dataSources { nodes { id name } } } }', '{ __typename }', '{ __schema { types { name } } }', 'query { currentOrganization { dataSource(databaseId: "1") { id } } }', 'query { currentOrganization { dataSource(databaseId: 99999) { id } } }',
     'mutation { dataSourceCreate(input: { name: "x\\u0000", type: "loki", access: "proxy" }) { dataSource { id } } }', '{ currentOrganization { dataSources { nodes { id', '}}}', '', 'subscription { x }',
     'query Q { a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } }', 'fragment F on DataSource { ...F } { currentOrganization { dataSources { nodes { ...F } } } }', '{ currentOrganization { dataSources { nodes { jsonData(x: 1) } } } }',
-    'query($v: JSONObject) { __typename }', '{ adminStats { userCount } }', '{ adminSettings }', 'mutation { pauseAllAlerts(paused: false) { state } }',
+    'query($v: JSONObject) { __typename }', '{ adminStats { userCount } }', '{ adminSettings }', 'mutation { alertsPause(paused: false) { paused } }',
   ),
   fc.string({ maxLength: 60 }),
   // Nesting and alias counts a parser survives; limits on them belong to the GraphQL hardening.

@@ -1,7 +1,7 @@
 import { builder } from '../builder.ts';
 import { serverAdmin } from '../../auth/access.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { MessageType } from './message.ts';
+import { mutate, UserErrorType, type Payload } from './payloads.ts';
+import type { ProvisioningCounts } from '../../runtime.ts';
 import { adminSettings } from '../../services/settings.ts';
 import { adminStats, type AdminStats } from '../../services/stats.ts';
 
@@ -37,15 +37,27 @@ const AdminStatsType = builder.objectRef<AdminStats>('AdminStats').implement({
   }),
 });
 
+type Counts = { [K in keyof ProvisioningCounts]: number | null };
+
+const DataSourceProvisioningReloadPayload = builder.objectRef<Payload<Counts>>('DataSourceProvisioningReloadPayload').implement({
+  description: 'How many data sources the reload changed, or why it changed nothing (a bad file, named with its file:line:column).',
+  fields: (t) => ({
+    created: t.int({ nullable: true, description: 'Data sources created; null when `userErrors` says why nothing changed.', resolve: (p) => p.created }),
+    updated: t.int({ nullable: true, description: 'Data sources updated; null when `userErrors` says why nothing changed.', resolve: (p) => p.updated }),
+    unchanged: t.int({ nullable: true, description: 'Data sources declared as they already were; null when `userErrors` says why nothing changed.', resolve: (p) => p.unchanged }),
+    deleted: t.int({ nullable: true, description: 'Data sources deleted by `deleteDatasources`; null when `userErrors` says why nothing changed.', resolve: (p) => p.deleted }),
+    pruned: t.int({ nullable: true, description: 'Data sources provisioned with `prune: true` and declared in no file any more, deleted; null when `userErrors` says why nothing changed.', resolve: (p) => p.pruned }),
+    userErrors: t.field({ type: [UserErrorType], description: 'Why nothing changed, as REST\'s 4xx answer says; empty on success.', resolve: (p) => p.userErrors }),
+  }),
+});
+
 builder.mutationFields((t) => ({
-  reloadDataSourceProvisioning: t.field({
+  dataSourceProvisioningReload: t.field({
     extensions: { access: serverAdmin },
-    type: MessageType,
+    type: DataSourceProvisioningReloadPayload,
     description: 'Re-reads `<[paths] provisioning>/datasources` and applies it in one transaction; a bad file changes nothing and is reported with its file:line:column. Server admins only (Basic credentials).',
-    resolve: async (_root, _args, ctx) => {
-      await ctx.services.provisioning.reloadDataSources();
-      return { message: MESSAGES.provisioning.reloaded };
-    },
+    resolve: (_root, _args, ctx) => mutate(ctx, () => ctx.services.provisioning.reloadDataSources(), (summary) => summary,
+      { created: null, updated: null, unchanged: null, deleted: null, pruned: null }),
   }),
 }));
 

@@ -1,6 +1,7 @@
 import { builder } from '../builder.ts';
 import { orgRole, serverAdmin } from '../../auth/access.ts';
-import { createAlert, listAlerts, pauseAllAlerts, type AlertRow, type PauseResult } from '../../services/alerts.ts';
+import { mutate, UserErrorType, type Payload } from './payloads.ts';
+import { createAlert, listAlerts, pauseAllAlerts, type AlertRow } from '../../services/alerts.ts';
 
 const AlertType = builder.objectRef<AlertRow>('Alert').implement({
   description: 'A legacy alert rule.',
@@ -15,12 +16,12 @@ const AlertType = builder.objectRef<AlertRow>('Alert').implement({
   }),
 });
 
-const PauseResultType = builder.objectRef<PauseResult>('AlertPauseResult').implement({
-  description: 'Outcome of pausing or unpausing every alert.',
+const AlertsPausePayload = builder.objectRef<Payload<{ paused: boolean | null; alertsAffected: number | null }>>('AlertsPausePayload').implement({
+  description: 'Whether every alert is now paused and how many changed state, or why nothing changed.',
   fields: (t) => ({
-    state: t.exposeString('state', { description: '`paused` or `pending`.' }),
-    message: t.exposeString('message', { description: '`alerts paused` or `alerts un paused`.' }),
-    alertsAffected: t.exposeInt('alertsAffected', { description: 'Alerts whose state was changed.' }),
+    paused: t.boolean({ nullable: true, description: 'true when every alert is now paused (state `paused`), false when they were unpaused (state `unknown` until evaluated); null when `userErrors` says why not.', resolve: (p) => p.paused }),
+    alertsAffected: t.int({ nullable: true, description: 'Alerts whose state was changed; null when `userErrors` says why not.', resolve: (p) => p.alertsAffected }),
+    userErrors: t.field({ type: [UserErrorType], description: 'Why nothing changed, as REST\'s 4xx answer says (legacy alerting turned off); empty on success.', resolve: (p) => p.userErrors }),
   }),
 });
 
@@ -50,13 +51,14 @@ builder.mutationFields((t) => ({
     description: 'Creates an alert in the caller\'s org; it starts paused while all alerts are paused. Org Editors and up (alert.rules:create).',
     resolve: (_root, { input }, ctx) => createAlert(ctx.em, ctx.orgId, input),
   }),
-  pauseAllAlerts: t.field({
+  alertsPause: t.field({
     extensions: { access: serverAdmin },
-    type: PauseResultType,
+    type: AlertsPausePayload,
     args: { paused: t.arg.boolean({ required: false, description: 'true pauses every alert, false (or absent) unpauses them.' }) },
     description: 'Pauses or unpauses every alert on the server, as `POST /api/admin/pause-all-alerts`. Server admins only (Basic credentials).',
-    resolve: (_root, { paused }, ctx) => {
-      return pauseAllAlerts(ctx.em, Boolean(paused), ctx.services.settings.alerting.enabled);
-    },
+    resolve: (_root, { paused }, ctx) => mutate(
+      ctx, () => pauseAllAlerts(ctx.em, Boolean(paused), ctx.services.settings.alerting.enabled),
+      (result) => ({ paused: result.paused, alertsAffected: result.alertsAffected }), { paused: null, alertsAffected: null },
+    ),
   }),
 }));

@@ -1,6 +1,5 @@
 import { builder } from '../builder.ts';
-import { MESSAGES } from '../../errors/messages.ts';
-import { MessageType } from './message.ts';
+import { mutate, UserErrorType, type Payload } from './payloads.ts';
 import { orgRole } from '../../auth/access.ts';
 import { createApiKey, deleteApiKey, listApiKeys, revokeApiKey, type ApiKeyInfo, type NewApiKey } from '../../services/api-keys.ts';
 
@@ -25,6 +24,22 @@ const ApiKeyType = builder.objectRef<ApiKeyInfo>('ApiKey').implement({
       resolve: (k) => (k.expiration ? new Date(k.expiration).toISOString() : null),
     }),
     isRevoked: t.exposeBoolean('isRevoked', { description: 'Revoked keys are refused but still listed.' }),
+  }),
+});
+
+const ApiKeyDeletePayload = builder.objectRef<Payload<{ deletedApiKeyId: number | null }>>('ApiKeyDeletePayload').implement({
+  description: 'The id of the API key deleted, or why it was not.',
+  fields: (t) => ({
+    deletedApiKeyId: t.int({ nullable: true, description: 'The key\'s id (`ApiKey.id`); null when `userErrors` says why not.', resolve: (p) => p.deletedApiKeyId }),
+    userErrors: t.field({ type: [UserErrorType], description: 'Why nothing changed, as REST\'s 4xx answer says; empty on success.', resolve: (p) => p.userErrors }),
+  }),
+});
+
+const ApiKeyRevokePayload = builder.objectRef<Payload<{ revokedApiKeyId: number | null }>>('ApiKeyRevokePayload').implement({
+  description: 'The id of the API key or service account token revoked, or why it was not.',
+  fields: (t) => ({
+    revokedApiKeyId: t.int({ nullable: true, description: 'The id of the key (`ApiKey.id`) or token (`ServiceAccountToken.databaseId`); null when `userErrors` says why not.', resolve: (p) => p.revokedApiKeyId }),
+    userErrors: t.field({ type: [UserErrorType], description: 'Why nothing changed, as REST\'s 4xx answer says; empty on success.', resolve: (p) => p.userErrors }),
   }),
 });
 
@@ -54,24 +69,18 @@ builder.mutationFields((t) => ({
     args: { input: t.arg({ type: CreateApiKeyInput, required: true, description: 'The key.' }) },
     resolve: (_root, { input }, ctx) => createApiKey(ctx.em, ctx.orgId, input),
   }),
-  deleteApiKey: t.field({
+  apiKeyDelete: t.field({
     extensions: { access: orgRole('Admin', 'apikeys:delete') },
-    type: MessageType,
+    type: ApiKeyDeletePayload,
     args: { id: t.arg.int({ required: true, description: 'The key\'s id.' }) },
     description: 'Deletes a legacy API key of the caller\'s org, as `DELETE /api/auth/keys/:id`; it fails from the next request on. Org Admins (apikeys:delete).',
-    resolve: async (_root, { id }, ctx) => {
-      await deleteApiKey(ctx.em, ctx.orgId, id);
-      return { message: MESSAGES.apiKey.deleted };
-    },
+    resolve: (_root, { id }, ctx) => mutate(ctx, () => deleteApiKey(ctx.em, ctx.orgId, id), () => ({ deletedApiKeyId: id }), { deletedApiKeyId: null }),
   }),
-  revokeApiKey: t.field({
+  apiKeyRevoke: t.field({
     extensions: { access: orgRole('Admin', 'apikeys:delete') },
-    type: MessageType,
+    type: ApiKeyRevokePayload,
     args: { id: t.arg.int({ required: true, description: 'The id of the key or service account token.' }) },
     description: 'Revokes a key or service account token of the org without deleting it; it fails from the next request on. Org Admins (apikeys:delete).',
-    resolve: async (_root, { id }, ctx) => {
-      await revokeApiKey(ctx.em, ctx.orgId, id);
-      return { message: MESSAGES.apiKey.revoked };
-    },
+    resolve: (_root, { id }, ctx) => mutate(ctx, () => revokeApiKey(ctx.em, ctx.orgId, id), () => ({ revokedApiKeyId: id }), { revokedApiKeyId: null }),
   }),
 }));

@@ -6,7 +6,6 @@ import { resolveGlobalIdsInPlace } from '../node-ids.ts';
 import { answerNodesFromPages } from '../paging.ts';
 import { publicSchemaOf } from '../public-schema.ts';
 import './scalars.ts';
-import './message.ts';
 import './node.ts';
 import './data-source/node.ts';
 import './data-source/health.ts';

@@ -63,7 +63,7 @@ const cases = (): Case[] => [
   { name: 'a server-admin field with a token (forbidden)', query: '{ adminStats { userCount dataSourceCount } }', auth: () => adminToken },
   { name: 'server-admin fields with Basic', query: '{ adminStats { userCount dataSourceCount orgCount } adminSettings }' },
   { name: 'an org-admin field as a Viewer (forbidden)', query: '{ apiKeys { id name role } }', auth: () => viewerToken },
-  { name: 'an idempotent mutation', query: 'mutation { pauseAllAlerts(paused: false) { __typename alertsAffected message state } }' },
+  { name: 'an idempotent mutation', query: 'mutation { alertsPause(paused: false) { __typename alertsAffected paused userErrors { code message } } }' },
   { name: 'a field that does not exist', query: '{ currentOrganization { dataSources { nodes { id nope } } } }', neverCompiled: true },
   { name: 'no credentials', query: '{ currentOrganization { dataSources { nodes { id } } } }', auth: () => null, neverCompiled: true },
   { name: 'an unknown token', query: '{ currentOrganization { dataSources { nodes { name } } } }', auth: () => 'Bearer glsa_unknown', neverCompiled: true },

@@ -101,7 +101,7 @@ const cases = (): Array<[string, Sent]> => [
   ['too many aliases', json({ query: '{ a: currentOrganization { dataSources { nodes { id } } } b: currentOrganization { dataSources { nodes { id } } } c: currentOrganization { dataSources { nodes { id } } } }' })],
   ['too many tokens', json({ query: `{ ${'__typename '.repeat(2100)}}` })],
   ['introspection', json({ query: '{ __schema { queryType { name } } }' })],
-  ['a mutation', json({ query: 'mutation { pauseAllAlerts(paused: false) { alertsAffected message state } }' })],
+  ['a mutation', json({ query: 'mutation { alertsPause(paused: false) { alertsAffected paused } }' })],
   ['a failing mutation', json({ query: 'mutation { dataSourceDelete(uid: "never-was") { deletedDataSourceId userErrors { code message } } }' })],
   ['an unknown parameter', json({ query: '{ __typename }', foo: 1 })],
   ['a query that is not a string', json({ query: 42 })],
@@ -150,7 +150,7 @@ describe('the direct path answers as yoga does', () => {
     const mediaType = fc.constantFrom('application/json', 'application/graphql-response+json', '*/*', 'text/event-stream', 'multipart/mixed', 'text/html', 'application/*', 'text/plain', '');
     const accept = fc.array(fc.tuple(mediaType, fc.constantFrom('', ';q=0.5', ';charset=utf-8', ';charset=latin1')), { maxLength: 3 }).map((parts) => parts.map(([type, params]) => type + params).join(', '));
     const contentType = fc.constantFrom('application/json', 'application/json; charset=utf-8', 'application/json;charset=UTF-8', 'application/json, text/plain', 'application/jsonx', 'text/plain', 'multipart/form-data');
-    const query = fc.constantFrom(`{ currentOrganization { dataSource(databaseId: ${id}) { name type } } }`, '{ currentOrganization { dataSources { nodes { name } } } }', '{ nope }', '{ currentOrganization { dataSources { nodes { id', 'mutation { pauseAllAlerts(paused: false) { message } }', 'query($n: Int!) { currentOrganization { dataSource(databaseId: $n) { id } } }');
+    const query = fc.constantFrom(`{ currentOrganization { dataSource(databaseId: ${id}) { name type } } }`, '{ currentOrganization { dataSources { nodes { name } } } }', '{ nope }', '{ currentOrganization { dataSources { nodes { id', 'mutation { alertsPause(paused: false) { paused } }', 'query($n: Int!) { currentOrganization { dataSource(databaseId: $n) { id } } }');
     const params = fc.record({
       query,
       variables: fc.constantFrom(undefined, null, {}, { n: id }, { n: 'x' }, [], 'v'),
