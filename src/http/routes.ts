@@ -578,7 +578,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('PUT', '/api/org', `mutation UpdateCurrentOrg($id: ID!, $name: String!) {
     organizationUpdate(id: $id, input: { name: $name }) { userErrors { code message } } }`, {
-    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.write, shape: message(MESSAGES.org.updated), params: ORG_BODY,
+    body: 'variables', currentOrg: ['id'], shape: message(MESSAGES.org.updated), params: ORG_BODY,
     doc: 'Renames the org the request acts in, as `PUT /api/org`. Org Admins and server admins (orgs:write).',
   }),
   rest('GET', '/api/org/users', `query GetOrgUsersForCurrentOrg($query: String, $limit: Int) {
@@ -588,7 +588,7 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('POST', '/api/org/users', `mutation AddOrgUserToCurrentOrg($id: ID!, $loginOrEmail: String!, $role: String!) {
     organizationMemberAdd(organizationId: $id, input: { loginOrEmail: $loginOrEmail, role: $role }) { member { userId } userErrors { code message } } }`, {
-    body: 'variables', currentOrg: ['id'], gate: ORG_ACCESS.membersAdd, shape: ORG_MEMBER_ADDED, params: ORG_MEMBER_BODY,
+    body: 'variables', currentOrg: ['id'], shape: ORG_MEMBER_ADDED, params: ORG_MEMBER_BODY,
     doc: 'Adds an existing user to the org the request acts in, as `POST /api/org/users`. Org Admins and server admins (org.users:add).',
   }),
   rest('GET', '/api/org/users/lookup', `query GetOrgUsersForCurrentOrgLookup($query: String, $limit: Int) {
@@ -598,13 +598,13 @@ export const ROUTES: readonly Route[] = [
   }),
   rest('PATCH', '/api/org/users/:userId', `mutation UpdateOrgUserForCurrentOrg($id: ID!, $role: String!) {
     organizationMemberUpdate(id: $id, input: { role: $role }) { userErrors { code message } } }`, {
-    body: 'variables', membership: 'id', gate: ORG_ACCESS.membersWrite, shape: message(MESSAGES.orgUser.updated),
+    body: 'variables', membership: 'id', shape: message(MESSAGES.orgUser.updated),
     params: { userId: ORG_MEMBER_PARAMS.userId, role: ORG_MEMBER_BODY.role },
     doc: 'Changes a member\'s role in the org the request acts in, as `PATCH /api/org/users/:userId`; its last Admin cannot be demoted. Org Admins and server admins (org.users:write).',
   }),
   rest('DELETE', '/api/org/users/:userId', `mutation RemoveOrgUserForCurrentOrg($id: ID!) {
     organizationMemberRemove(id: $id, deleteOrphanedUser: true) { deletedUserId userErrors { code message } } }`, {
-    membership: 'id', gate: ORG_ACCESS.membersRemove, shape: ORG_MEMBER_REMOVED, params: { userId: ORG_MEMBER_PARAMS.userId },
+    membership: 'id', shape: ORG_MEMBER_REMOVED, params: { userId: ORG_MEMBER_PARAMS.userId },
     doc: 'Removes a member from the org the request acts in, as `DELETE /api/org/users/:userId`; a user left in no org is deleted, as by the original server, unless it is a server admin (then only the membership goes). '
       + 'Org Admins and server admins (org.users:remove).',
   }),
@@ -644,7 +644,9 @@ export function restOperations(): Map<RestRoute, RestOperation> {
 
 /** What the REST layer checks and compiles of a row. */
 export function restSource(row: RestRoute): RestSource {
-  return { source: row.document, at: row.at, currentOrg: row.currentOrg, gate: row.gate, shape: row.shape };
+  // A membership on a path without `:orgId` names the org the request acts in, as `currentOrg` does.
+  const currentOrg = row.membership && !row.path.includes(':orgId') ? [...(row.currentOrg ?? []), row.membership] : row.currentOrg;
+  return { source: row.document, at: row.at, currentOrg, gate: row.gate, shape: row.shape };
 }
 
 export function restOperation(row: RestRoute): RestOperation {

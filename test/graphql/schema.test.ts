@@ -5,7 +5,7 @@ import { orgMember, sameAccess, serverAdmin, type Access } from '../../src/auth/
 import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
 import { isRestOnly } from '../../src/graphql/public-schema.ts';
 import { getPublicSchema, getSchema, printSdl } from '../../src/graphql/schema/index.ts';
-import { FRAGMENTS, ROUTES, type RestRoute } from '../../src/http/routes.ts';
+import { FRAGMENTS, restSource, ROUTES, type RestRoute } from '../../src/http/routes.ts';
 import { checkRestOperations, compileRestFunction, compileRestOperation } from '../../src/rest/executor.ts';
 
 describe('committed GraphQL SDL', () => {
@@ -60,12 +60,11 @@ describe('the public schema', () => {
 
 describe('REST rows and the fields they run', () => {
   const rows = ROUTES.filter((r): r is RestRoute => r.kind === 'rest');
-  const source = (r: RestRoute) => ({ source: r.document, at: r.at, currentOrg: r.currentOrg, gate: r.gate });
 
   it('compile, each with a door rule', () => {
     expect(rows.length).toBeGreaterThan(20);
     for (const row of rows) {
-      const op = compileRestOperation(getSchema(), source(row), FRAGMENTS);
+      const op = compileRestOperation(getSchema(), restSource(row), FRAGMENTS);
       expect(op.access).toBe(row.access);
     }
   });
@@ -77,7 +76,7 @@ describe('REST rows and the fields they run', () => {
   });
 
   it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
-    const checked = checkRestOperations(getSchema(), rows.map(source), FRAGMENTS);
+    const checked = checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
     expect(checked.map((op) => op.compiled)).toEqual(rows.map(() => null));
     // Each carries exactly the fragments it spreads, transitively.
     const listing = checked.find((op) => op.name === 'ListDataSources')!;

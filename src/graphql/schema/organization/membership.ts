@@ -16,7 +16,6 @@ import { avatarOf } from '../user/profile.ts';
 export const ORG_ACCESS = {
   list: serverAdminFor('orgs:read'),
   delete: serverAdminFor('orgs:delete'),
-  byId: signedIn,
   create: signedIn,
   currentRead: orgRoleOrServerAdmin('Viewer', 'orgs:read'),
   write: orgRoleOrServerAdmin('Admin', 'orgs:write'),
