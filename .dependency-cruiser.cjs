@@ -5,7 +5,7 @@
  * upward dependency all the same; the app assembles the whole runtime (runtime.ts) instead.
  */
 const LAYERS = [
-  ['errors', 'roles.ts', 'version.ts', 'net', 'config', 'logging', 'tracing'],
+  ['errors', 'roles.ts', 'version.ts', 'project-root.ts', 'net', 'config', 'logging', 'tracing'],
   ['db'],
   ['auth'],
   ['services'],

@@ -1,15 +1,16 @@
 import { readFileSync, statSync } from 'node:fs';
 import { pathToFileURL } from 'node:url';
+import { projectPath } from './project-root.ts';
 
 /** The package version, read once. */
-export const VERSION: string = (JSON.parse(readFileSync(new URL('../package.json', import.meta.url), 'utf8')) as { version: string }).version;
+export const VERSION: string = (JSON.parse(readFileSync(projectPath('package.json'), 'utf8')) as { version: string }).version;
 
 /** The git commit the server runs from, when started from a checkout; otherwise "unknown". */
 export const COMMIT: string = readCommit();
 
 function readCommit(): string {
   try {
-    const { gitDir, commonDir } = gitDirs(new URL('../.git', import.meta.url));
+    const { gitDir, commonDir } = gitDirs(pathToFileURL(projectPath('.git')));
     const head = readFileSync(new URL('HEAD', gitDir), 'utf8').trim();
     if (!head.startsWith('ref: ')) return head;
     const ref = head.slice(5);

@@ -1,7 +1,6 @@
 import { readFileSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { resolve } from 'node:path';
-import { fileURLToPath } from 'node:url';
 import { parsePeriod } from './duration.ts';
 import { splitConfigArgument } from './argv.ts';
 import { envKey } from './env-key.ts';
@@ -9,6 +8,7 @@ import { DEFAULT_SECTION, parseIni, type IniSections, type RawSettings } from '.
 import { redactedValue } from './redact.ts';
 import { BASIC_ROLES, type BasicRole } from '../roles.ts';
 import { TrustedProxies } from '../net/client-address.ts';
+import { projectPath } from '../project-root.ts';
 
 export { envKey };
 
@@ -18,7 +18,7 @@ export { envKey };
  * `${VAR}` / `$__env{}` / `$__file{}` expansion and `%(key)s` interpolation. The result is frozen.
  */
 
-export const DEFAULTS_FILE = fileURLToPath(new URL('../../conf/defaults.ini', import.meta.url));
+export const DEFAULTS_FILE = projectPath('conf', 'defaults.ini');
 
 export interface LoadSettingsOptions {
   /** Command-line arguments scanned for `--config FILE` / `--config=FILE`; defaults to `process.argv.slice(2)`. */

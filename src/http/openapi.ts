@@ -10,6 +10,7 @@ import { describeAccess } from '../auth/access.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import { answerSteps, findField } from '../rest/access.ts';
 import type { Wire } from '../rest/wire.ts';
+import { projectPath } from '../project-root.ts';
 import { VERSION } from '../version.ts';
 import { FRAGMENTS, ROUTES, type EndpointRoute, type RestRoute, type Route } from './routes.ts';
 
@@ -23,7 +24,7 @@ import { FRAGMENTS, ROUTES, type EndpointRoute, type RestRoute, type Route } fro
 /** A JSON schema object in the OpenAPI 3.0 dialect. */
 type Schema = Record<string, unknown>;
 
-const COMMITTED_FILE = new URL('../../schema/openapi.json', import.meta.url);
+const COMMITTED_FILE = projectPath('schema', 'openapi.json');
 
 const ERROR_RESPONSES = {
   BadRequest: 'The path parameter, the JSON body or a value in it is invalid (e.g. "bad request data", "id is invalid").',
