@@ -22,10 +22,10 @@ import { restOperations, ROUTES, type Endpoint, type Route } from './routes.ts';
 import { originForm, pathOf } from './request-target.ts';
 
 /**
- * Compiles the checked operations one per event-loop turn. Started once the server listens, so
- * start-up neither waits for them (some 35 ms of CPU) nor has its last round trips held up by them;
- * a request reaching a route first compiles it then. One that fails to compile is logged here and
- * fails its route's requests through the renderer.
+ * Validates and compiles the prepared operations, one per event-loop turn. Started once the server
+ * listens, so start-up neither waits for them (some 100 ms of CPU) nor has its last round trips held
+ * up by them; a request reaching a route first compiles it then. One that is invalid or fails to
+ * compile is logged here and fails its route's requests through the renderer.
  */
 function compileInIdleTurns(operations: RestOperation[], log: Logger): void {
   let next = 0;
@@ -78,7 +78,7 @@ export interface FrontDoor {
 
 export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, log: Logger): FrontDoor {
   const router = new Router(ROUTES);
-  // Every REST row's operation, checked now: a wrong row fails start-up.
+  // Every REST row's operation, prepared now: a row whose answer or rule cannot be read fails start-up.
   const operations = restOperations();
   const bodyLimit = services.settings.server.requestBodyLimitBytes;
   const accessLevel = services.settings.server.routerLogging ? 'info' : 'debug';

@@ -19,7 +19,7 @@ import { MESSAGES } from '../errors/messages.ts';
 import type { RequestContext } from '../context.ts';
 import { getSchema } from '../graphql/schema/index.ts';
 import { USERS_READ } from '../graphql/schema/user/profile.ts';
-import { checkRestOperations, type Missing, type RestOperation, type RestSource } from '../rest/executor.ts';
+import { prepareRestOperations, type Missing, type RestOperation, type RestSource } from '../rest/executor.ts';
 import {
   DATA_SOURCE, DATA_SOURCE_DELETED, DATA_SOURCE_ID, DATA_SOURCE_DELETED_WITH_ID, DATA_SOURCE_LIST_ITEM, DATA_SOURCE_PERMISSION, dataSourceChange, dataSourceRefusal, healthCheck,
   LEGACY_SECRET_FIELDS, PERMISSION_INPUT_SCHEMA, PERMISSION_SET, permissionIds, permissionsSet,
@@ -630,13 +630,14 @@ export const ROUTES: readonly Route[] = [
 let operations: Map<RestRoute, RestOperation> | null = null;
 
 /**
- * Every REST row's operation, checked together when first asked for (the front door asks at
- * start-up, so a wrong row fails start-up naming itself).
+ * Every REST row's operation, prepared together when first asked for (the front door asks at
+ * start-up, so a row whose answer or door rule cannot be read fails start-up naming itself; each
+ * is validated before it compiles, and the suite validates them all).
  */
 export function restOperations(): Map<RestRoute, RestOperation> {
   if (!operations) {
     const rows = ROUTES.filter((route): route is RestRoute => route.kind === 'rest');
-    const checked = checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
+    const checked = prepareRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
     operations = new Map(rows.map((row, i) => [row, checked[i]!]));
   }
   return operations;

@@ -10,7 +10,7 @@ import { answerSteps, rowAccess, rowAccessIn, type AnswerStep } from './access.t
 import { compileWire, type Shaper, type Wire } from './wire.ts';
 
 /**
- * What a REST row runs: one GraphQL operation over the graph, checked at start-up, and the key
+ * What a REST row runs: one GraphQL operation over the graph, prepared at start-up, and the key
  * path in its answer to the value the REST answer is made of.
  */
 export interface RestOperation {
@@ -29,6 +29,8 @@ export interface RestOperation {
   variables: Map<string, { type: GraphQLInputType; fields: Map<string, string> | null }>;
   /** The schema it was checked against and compiles against. */
   schema: GraphQLSchema;
+  /** Whether its document was validated against the schema (`compileRestFunction` does it first). */
+  validated: boolean;
   /** The operation compiled to a function (graphql-jit), once `compileRestFunction` has run. */
   compiled: CompiledQuery | null;
   /** Writes the REST answer from the value, where the wire has what the graph has not. */
@@ -64,10 +66,26 @@ export function serviceRefusal(lookup: (ctx: RequestContext, variables: Record<s
 }
 
 /**
- * Checks every REST row's document at once (parse, validate, the answer's path, the door's rule)
- * and fails start-up naming the first that is wrong. The shared fragments are parsed once and the
- * operations validated as one document, so each fragment is validated once rather than once per
- * row using it. Compiling to functions is left to `compileRestFunction`.
+ * Every REST row's operation, ready to run but not yet validated: parsed, with the fragments it
+ * uses, its answer's path and its door's rule. What start-up needs, and a fraction of validating
+ * them all; `compileRestFunction` validates each before compiling it, in the turns after start-up
+ * or at its first request, and the suite checks them all at once (`checkRestOperations`).
+ */
+export function prepareRestOperations(schema: GraphQLSchema, sources: readonly RestSource[], fragments: string): RestOperation[] {
+  const fragmentDefinitions = fragments.trim() ? parse(fragments).definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION) : [];
+  const byName = new Map(fragmentDefinitions.map((f) => [f.name.value, f]));
+  return sources.map((source) => {
+    const definition = parse(source.source).definitions.find((d): d is OperationDefinitionNode => d.kind === Kind.OPERATION_DEFINITION);
+    if (!definition?.name) throw new Error(`REST operation must be one named operation: ${source.source}`);
+    const document = { kind: Kind.DOCUMENT, definitions: [definition, ...fragmentsUsedBy(definition, fragmentDefinitions)] } as DocumentNode;
+    return restOperation(schema, definition, document, byName, source);
+  });
+}
+
+/**
+ * Prepares and validates every REST row's operation at once, naming the first that is wrong. The
+ * shared fragments are validated once, with all the operations as one document, rather than once
+ * per row using them.
  */
 export function checkRestOperations(schema: GraphQLSchema, sources: readonly RestSource[], fragments: string): RestOperation[] {
   const fragmentDefinitions = fragments.trim() ? parse(fragments).definitions.filter((d): d is FragmentDefinitionNode => d.kind === Kind.FRAGMENT_DEFINITION) : [];
@@ -82,14 +100,16 @@ export function checkRestOperations(schema: GraphQLSchema, sources: readonly Res
   const errors = validate(schema, all);
   if (errors.length) {
     // Rare (a wrong document fails its test first): validate one by one to name the culprit.
-    for (const { definition, document } of parsed) {
-      const own = validate(schema, document);
-      if (own.length) throw new Error(`REST operation ${definition.name!.value} is invalid: ${own.map((e) => e.message).join('; ')}`);
-    }
+    for (const { definition, document } of parsed) validateOperation(schema, definition.name!.value, document);
     throw new Error(`REST operations are invalid together: ${errors.map((e) => e.message).join('; ')}`);
   }
   const byName = new Map(fragmentDefinitions.map((f) => [f.name.value, f]));
-  return parsed.map(({ definition, document }, i) => restOperation(schema, definition, document, byName, sources[i]!));
+  return parsed.map(({ definition, document }, i) => ({ ...restOperation(schema, definition, document, byName, sources[i]!), validated: true }));
+}
+
+function validateOperation(schema: GraphQLSchema, name: string, document: DocumentNode): void {
+  const errors = validate(schema, document);
+  if (errors.length) throw new Error(`REST operation ${name} is invalid: ${errors.map((e) => e.message).join('; ')}`);
 }
 
 function restOperation(
@@ -113,17 +133,21 @@ function restOperation(
   }
   const shape = source.shape ? compileWire(source.shape) : null;
   const currentOrg = source.currentOrg ?? [];
-  return { name, document, schema, compiled: null, answer, steps, access: rowAccess(steps, currentOrg, source.gate), accessIn: rowAccessIn(steps, currentOrg, source.gate), variables, shape };
+  return { name, document, schema, validated: false, compiled: null, answer, steps, access: rowAccess(steps, currentOrg, source.gate), accessIn: rowAccessIn(steps, currentOrg, source.gate), variables, shape };
 }
 
 /**
- * Compiles a checked operation with graphql-jit, which turns it into a function calling the
- * schema's own resolvers: about a third less CPU per request than interpreting it with `execute()`.
- * The front door compiles every route this way in the turns after start-up; a request reaching a
- * route before that compiles it first.
+ * Validates an operation, then compiles it with graphql-jit, which turns it into a function calling
+ * the schema's own resolvers: about a third less CPU per request than interpreting it with
+ * `execute()`. The front door compiles every route this way in the turns after start-up; a request
+ * reaching a route before that compiles it first.
  */
 export function compileRestFunction(op: RestOperation): CompiledQuery {
   if (op.compiled) return op.compiled;
+  if (!op.validated) {
+    validateOperation(op.schema, op.name, op.document);
+    op.validated = true;
+  }
   const compiled = compileQuery(op.schema, op.document, op.name);
   if (!isCompiledQuery(compiled)) throw new Error(`REST operation ${op.name} cannot be compiled: ${compiled.errors?.map((e) => e.message).join('; ')}`);
   return (op.compiled = compiled);

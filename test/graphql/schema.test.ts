@@ -6,7 +6,7 @@ import { declaredAccess, rootTypes } from '../../src/graphql/access.ts';
 import { isRestOnly } from '../../src/graphql/public-schema.ts';
 import { getPublicSchema, getSchema, printSdl } from '../../src/graphql/schema/index.ts';
 import { FRAGMENTS, restSource, ROUTES, type RestRoute } from '../../src/http/routes.ts';
-import { checkRestOperations, compileRestFunction, compileRestOperation } from '../../src/rest/executor.ts';
+import { checkRestOperations, compileRestFunction, compileRestOperation, prepareRestOperations } from '../../src/rest/executor.ts';
 
 describe('committed GraphQL SDL', () => {
   it('matches the schema the code builds (run `npm run schema:print` after changing it)', () => {
@@ -75,7 +75,7 @@ describe('REST rows and the fields they run', () => {
     expect(compileRestOperation(getSchema(), { source: document, gate: serverAdmin }, '').access).toBe(serverAdmin);
   });
 
-  it('are checked together at start-up, naming the one that is wrong, and compiled apart', () => {
+  it('are checked together, naming the one that is wrong, and compiled apart', () => {
     const checked = checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
     expect(checked.map((op) => op.compiled)).toEqual(rows.map(() => null));
     // Each carries exactly the fragments it spreads, transitively.
@@ -92,6 +92,21 @@ describe('REST rows and the fields they run', () => {
       .toThrow(/invalid together: There can be only one operation named "Two"/);
     expect(() => checkRestOperations(getSchema(), [{ source: 'query Three { currentOrganization { dataSources { nodes { ...Missing } } } }' }], FRAGMENTS)).toThrow(/Three is invalid: Unknown fragment "Missing"/);
     expect(() => checkRestOperations(getSchema(), [{ source: 'query Four { currentOrganization { dataSources { nodes { id } } } }', at: 'currentOrganization.dataSources.nope' }], FRAGMENTS)).toThrow(/Four: no field answers under "nope"/);
+  });
+
+  it('are prepared at start-up without validation, and each is validated before it compiles', () => {
+    const prepared = prepareRestOperations(getSchema(), rows.map(restSource), FRAGMENTS);
+    expect(prepared.map((op) => [op.name, op.validated, op.compiled])).toEqual(checkRestOperations(getSchema(), rows.map(restSource), FRAGMENTS).map((op) => [op.name, false, null]));
+    expect(prepared.map((op) => op.access)).toEqual(rows.map((row) => row.access));
+    // A row whose answer path cannot be read still fails at once, naming itself.
+    expect(() => prepareRestOperations(getSchema(), [{ source: 'query Four { currentOrganization { dataSources { nodes { id } } } }', at: 'currentOrganization.dataSources.nope' }], FRAGMENTS)).toThrow(/Four: no field answers under "nope"/);
+    // A wrong document passes preparation and is refused when it is first compiled, never run.
+    const [wrong] = prepareRestOperations(getSchema(), [{ source: 'query Five { currentOrganization { dataSources { nodes { id nope } } } }' }], FRAGMENTS);
+    expect(() => compileRestFunction(wrong!)).toThrow(/^REST operation Five is invalid: Cannot query field "nope"/);
+    expect(wrong!.compiled).toBeNull();
+    const [right] = prepareRestOperations(getSchema(), [{ source: 'query Six { currentOrganization { dataSources { nodes { ...DataSourceListItem } } } }' }], FRAGMENTS);
+    expect(compileRestFunction(right!)).toBe(right!.compiled);
+    expect(right!.validated).toBe(true);
   });
 
   it('every root field declares its access rule', () => {
