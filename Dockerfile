@@ -7,7 +7,7 @@
 
 FROM node:22.23.3-bookworm-slim AS build
 WORKDIR /app
-# Production dependencies only: the build (bin/build.js) uses nothing but Node's own type stripper.
+# Production dependencies only; the build (bin/build.js) bundles with esbuild, one of them.
 # Installed before the sources are copied, so that this layer is reused until the lock changes;
 # the dependencies' own install scripts run through `npm rebuild` (the project's `prepare`, the
 # build, needs the sources and runs below).

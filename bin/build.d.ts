@@ -1,8 +1,10 @@
-/** Where the compiled server goes: a sibling of src/. */
+/** Where the built server goes: a sibling of src/. */
 export const DIST: string;
-/** Whether dist/ was built from the sources as they are now. */
+/** Packages loaded from node_modules as installed rather than bundled. */
+export const UNBUNDLED: readonly string[];
+/** Whether dist/ was built from the sources and packages as they are now. */
 export function distIsCurrent(): boolean;
-/** One module: types blanked, relative `.ts` specifiers made `.js`; throws on a specifier it cannot rewrite. */
-export function compile(source: string, file: string): Promise<string>;
-/** Compiles src/ into dist/. */
+/** A package's file name under dist/vendor/. */
+export function vendorFile(specifier: string): string;
+/** Builds dist/ from src/ and the packages it imports. */
 export function build(): Promise<void>;

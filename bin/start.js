@@ -1,12 +1,14 @@
-// `npm start`: runs the server from dist/ (src/ compiled by bin/build.js), compiling it first in a
-// process of its own when src/ changed since the last build, so that this process never loads
-// TypeScript tooling.
-import { spawnSync } from 'node:child_process';
-import { fileURLToPath } from 'node:url';
-import { distIsCurrent } from './build.js';
+// `npm start`: runs the server from dist/ (bin/build.js), building it first when src/ or the
+// installed packages changed since the last build. The build runs here, in esbuild's own process
+// (stopped once done), so a start after a change does not pay for starting a second Node.
+import { build, distIsCurrent } from './build.js';
 
 if (!distIsCurrent()) {
-  const built = spawnSync(process.execPath, [fileURLToPath(new URL('./build.js', import.meta.url))], { stdio: 'inherit' });
-  if (built.status !== 0) process.exit(built.status ?? 1);
+  try {
+    await build();
+  } catch (error) {
+    console.error(`dashgate: building dist/ from src/ failed: ${error.message}`);
+    process.exit(1);
+  }
 }
 await import('../dist/main.js');

@@ -202,8 +202,8 @@ describe('the image (Dockerfile), built and run without Docker', () => {
     expect(output).toContain('"msg":"stopped"');
     expect(probe()).toBe(1);
 
-    // The CLI runs from dist/ too (`docker exec <container> node dist/cli/main.js ...`).
-    const [cliCommand, cliArgs] = asUser(['node', '--experimental-async-context-frame', 'dist/cli/main.js', 'migrate']);
+    // The CLI runs from dist/ too (`docker exec <container> node dist/cli.js ...`).
+    const [cliCommand, cliArgs] = asUser(['node', '--experimental-async-context-frame', 'dist/cli.js', 'migrate']);
     const migrated = spawnSync(cliCommand, cliArgs, { cwd: appDir, env: serverEnv, encoding: 'utf8', timeout: 60_000 });
     expect({ status: migrated.status, stderr: migrated.stderr }).toEqual({ status: 0, stderr: '' });
 
