@@ -42,7 +42,9 @@ let publicSchema: GraphQLSchema | null = null;
  */
 export function getSchema(): GraphQLSchema {
   if (!schema) {
-    schema = builder.toSchema();
+    // Unsorted: sorting builds the whole schema a second time (some 30 ms of every start); the
+    // committed SDL is sorted when printed, and introspection lists fields as they are declared.
+    schema = builder.toSchema({ sortSchema: false });
     resolveGlobalIdsInPlace(schema);
     answerNodesFromPages(schema);
     // Limits first, so that the access check wraps them and runs before them.
