@@ -15,6 +15,7 @@ import { LiveStreams } from './live/streams.ts';
 import { LiveQueries, type QueryRunner } from './query/live/live-queries.ts';
 import { LiveQuerySharing } from './query/live/sharing.ts';
 import { createFrontDoor } from './http/front-door.ts';
+import { restOperations } from './http/routes.ts';
 import { createHealthCheck } from './http/health.ts';
 import { closeConnectionsAfterResponses, createHttpServer } from './http/server.ts';
 import { Metrics } from './metrics/index.ts';
@@ -75,6 +76,16 @@ export interface AppOptions {
  * out to data sources, the query API and health checks over it, the live streams and live
  * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
  */
+/**
+ * Builds what the app is made of that needs no database: the schema, the public schema and the REST
+ * rows (some 90 ms of CPU), once; `createApp` finds them built. Start-up calls it while the
+ * database is being reached, so that its round trips and this overlap.
+ */
+export function prepareApp(): void {
+  getPublicSchema();
+  restOperations();
+}
+
 export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, baseLog: Logger, options: AppOptions = {}): App {
   const tracing = options.tracing ?? null;
   // Traced, every line written while serving a request names its trace.

@@ -71,6 +71,14 @@ async function start(): Promise<void> {
   await Promise.race([launched, connecting.then(() => {}, () => {})]);
   const loading = loadServer();
   loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
+  // What needs no database is built in the first turn the database's round trips leave free.
+  loading.then((server) => setImmediate(() => {
+    try {
+      server.prepareApp();
+    } catch {
+      // createApp meets the same error and fails start-up with it
+    }
+  }), () => {});
   const tracing = startTracing(settings.tracing, log);
   tracing.catch(() => {});
   let server: Awaited<typeof loading>;
