@@ -85,6 +85,13 @@ describe('TLS material that is no PEM', () => {
       // An update with it is taken too.
       const again = await call(server, 'PUT', `/api/datasources/uid/${res.body.datasource.uid}`, { body: { name: `tls-${name}`, type: 'prometheus', access: 'proxy', url: 'https://127.0.0.1:2', jsonData, secureJsonData } });
       expect([name, again.status, again.body.message]).toEqual([name, 200, 'Datasource updated']);
+      // What was written so is then reported where it is used, naming the field (the first unusable one).
+      const health = await call(server, 'GET', `/api/datasources/uid/${res.body.datasource.uid}/health`);
+      const field = 'tlsCACert' in secureJsonData ? 'tlsCACert' : 'tlsClientCert';
+      expect([name, health.status, health.body.status]).toEqual([name, 400, 'ERROR']);
+      expect(health.body.message).toMatch(new RegExp(`^the data source's TLS settings are unusable: secureJsonData\\.${field} holds `));
+      expect(health.text).not.toContain(keyLines[0]);
+      expect(health.text).not.toContain(PATH);
     }
     const stored = await server.sql('select secure_json_data from data_source');
     expect(JSON.stringify(stored)).not.toContain(keyLines[0]);

@@ -53,6 +53,13 @@ describe('GET /api/health', () => {
     const head = await fetch(`${server.url}/api/health`, { method: 'HEAD' });
     expect(head.status).toBe(200);
     expect(await head.text()).toBe('');
+    // The headers of the GET's answer, as the original's HEAD: the length is that of the body with
+    // the same version (a probe reading only HEAD sees the same answer a GET would give).
+    const get = await fetch(`${server.url}/api/health`);
+    const body = await get.text();
+    expect(JSON.parse(body)).toMatchObject({ version: '12.0.0' });
+    expect([head.headers.get('content-type'), head.headers.get('content-length')]).toEqual([get.headers.get('content-type'), String(Buffer.byteLength(body))]);
+    expect(head.headers.get('content-type')).toMatch(/^application\/json/);
     const post = await call(server, 'POST', '/api/health', { auth: null });
     expect(post.status).toBe(401); // an unknown route to an anonymous caller, as in the original
   });

@@ -82,6 +82,20 @@ describe('writing and listing the None role', () => {
     expect(update.body.data.organizationMemberUpdate).toEqual({ member: { role: 'Viewer' }, userErrors: [] });
     const back = await gql(server, 'mutation($id: ID!) { organizationMemberUpdate(id: $id, input: { role: "None" }) { member { role } } }', { id: otherMember.id });
     expect(back.body.data.organizationMemberUpdate.member.role).toBe('None');
+    // Adding a member and creating or changing a service account in the graph take None too.
+    await call(server, 'POST', '/api/admin/users', { body: { login: 'none-graph', password: 'none-pass' } });
+    const orgNode = (await gql(server, `{ allOrganizations(query: "None Org") { nodes { id } } }`)).body.data.allOrganizations.nodes[0].id;
+    const addedInGraph = await gql(server, 'mutation($org: ID!) { organizationMemberAdd(organizationId: $org, input: { loginOrEmail: "none-graph", role: "None" }) { member { login role } userErrors { message } } }', { org: orgNode });
+    expect(addedInGraph.body.data.organizationMemberAdd).toEqual({ member: { login: 'none-graph', role: 'None' }, userErrors: [] });
+    const saInGraph = await gql(server, 'mutation { serviceAccountCreate(input: { name: "none-graph-sa", role: "None" }) { serviceAccount { id role } userErrors { message } } }');
+    expect(saInGraph.body.data.serviceAccountCreate).toMatchObject({ serviceAccount: { role: 'None' }, userErrors: [] });
+    const SA_ROLE = 'mutation($id: ID!, $role: String!) { serviceAccountUpdate(id: $id, input: { role: $role }) { serviceAccount { role } } }';
+    for (const role of ['Editor', 'None']) {
+      const changed = await gql(server, SA_ROLE, { id: saInGraph.body.data.serviceAccountCreate.serviceAccount.id, role });
+      expect(changed.body.data.serviceAccountUpdate.serviceAccount.role).toBe(role);
+    }
+    const saWrong = await gql(server, 'mutation { serviceAccountCreate(input: { name: "none-graph-sa2", role: "none" }) { serviceAccount { id } userErrors { message } } }');
+    expect(saWrong.body.data?.serviceAccountCreate ?? saWrong.body.errors).toEqual({ serviceAccount: null, userErrors: [{ message: 'Invalid role specified' }] });
     const edges = await gql(server, '{ viewer { organizations(first: 10) { edges { role node { name } } } } }', {}, NONE);
     expect(edges.body.data.viewer.organizations.edges).toEqual([{ role: 'None', node: { name: 'Main Org.' } }, { role: 'None', node: { name: 'None Org' } }]);
   });

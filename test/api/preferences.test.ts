@@ -227,6 +227,16 @@ describe('in the graph', () => {
     const asViewer = await gql(server, '{ viewer { currentOrganization { preferences { timezone } } ... on User { teams { nodes { name } } } } }', {}, VIEWER);
     expect(asViewer.body.data.viewer.currentOrganization.preferences).toBeNull();
     expect(asViewer.body.data.viewer.teams.nodes.map((t: { name: string }) => t.name)).toEqual(['ut-team']);
+    // A server admin reads another user's teams, as GET /api/users/:id/teams does for one org.
+    const USER_TEAMS = 'query($id: ID!, $org: ID!) { node(id: $id) { ... on User { login teams(organizationId: $org) { nodes { name } } } } }';
+    const ofViewer = { id: encodeNodeId('User', viewerId), org: encodeNodeId('Organization', 1) };
+    const byAdmin = await gql(server, USER_TEAMS, ofViewer);
+    expect(byAdmin.body).toEqual({ data: { node: { login: 'pref-viewer', teams: { nodes: [{ name: 'ut-team' }] } } } });
+    const rest = await call(server, 'GET', `/api/users/${viewerId}/teams`);
+    expect(rest.body.map((t: { name: string }) => t.name)).toEqual(['ut-team']);
+    // Anyone else reads no other user (users:read), so none of its teams.
+    const byViewer = await gql(server, USER_TEAMS, { id: encodeNodeId('User', 1), org: ofViewer.org }, VIEWER);
+    expect(byViewer.body).toEqual({ data: { node: null } });
   });
 
   it('changes them through mutations carrying the preferences and userErrors', async () => {

@@ -256,6 +256,34 @@ describe('the collection\'s team in an org of its own (grafana_team with org_id)
     const viaGraph = await gql(server, 'mutation { teamCreate(input: { name: "made-by-graph" }) { team { memberCount permission } } }');
     expect(viaGraph.body.data.teamCreate.team).toEqual({ memberCount: 1, permission: 4 });
   });
+
+  it('never makes a server admin a member of a team in an org it is not in: it cannot act there', async () => {
+    // The original adds whichever user creates the team, in the org the request acts in; a server
+    // admin who is no member of an org does not act in it, so no team is created for it there.
+    const org = (await call(server, 'POST', '/api/orgs', { body: { name: 'Creator Outside Org' } })).body.orgId as number;
+    const boss = await createUser('outside-boss');
+    expect((await call(server, 'PUT', `/api/admin/users/${boss.id}/permissions`, { body: { isGrafanaAdmin: true } })).status).toBe(200);
+    const headers = { 'X-Grafana-Org-Id': String(org) };
+    const rest = await call(server, 'POST', '/api/teams', { auth: boss.auth, headers, body: { name: 'outside-rest' } });
+    expect([rest.status, rest.body.message]).toEqual([401, 'Unauthorized']);
+    const graph = await call(server, 'POST', '/graphql', { auth: boss.auth, headers, body: { query: 'mutation { teamCreate(input: { name: "outside-graph" }) { team { memberCount } } }' } });
+    expect(graph.body).toEqual({ errors: [{ message: 'Unauthorized', extensions: { code: 'UNAUTHENTICATED' } }] });
+
+    // Removed from its only org, it acts in none: a team needs teams:create there, which no org role gives it.
+    expect((await call(server, 'DELETE', `/api/orgs/1/users/${boss.id}`)).status).toBe(200);
+    const none = await call(server, 'POST', '/api/teams', { auth: boss.auth, body: { name: 'outside-none' } });
+    expect([none.status, none.body.message]).toEqual([403, "You'll need additional permissions to perform this action. Permissions needed: teams:create"]);
+    const noneGraph = await gql(server, 'mutation { teamCreate(input: { name: "outside-none-graph" }) { team { memberCount } } }', {}, boss.auth);
+    expect(noneGraph.body.errors?.[0]?.extensions?.code).toBe('FORBIDDEN');
+    expect(await server.sql("select name from team where name like 'outside-%'")).toEqual([]);
+    expect(await server.sql('select team_id from team_member where user_id = $1', [boss.id])).toEqual([]);
+    // A member of the org again (any role that may create teams), it is added as the others are.
+    expect((await call(server, 'POST', `/api/orgs/${org}/users`, { body: { loginOrEmail: 'outside-boss', role: 'Admin' } })).status).toBe(200);
+    const inside = await call(server, 'POST', '/api/teams', { auth: boss.auth, headers, body: { name: 'outside-now-inside' } });
+    expect(inside.status).toBe(200);
+    const members = await call(server, 'GET', `/api/teams/${inside.body.teamId}/members`, { headers });
+    expect(members.body.map((m: { login: string; permission: number; orgId: number }) => [m.login, m.permission, m.orgId])).toEqual([['outside-boss', 4, org]]);
+  });
 });
 
 describe('team search and paging', () => {
