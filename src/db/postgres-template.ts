@@ -111,7 +111,8 @@ export async function copyTemplate(dir: string): Promise<boolean> {
     await rm(dir, { recursive: true, force: true });
     return false;
   }
-  run('sync', ['-f', dir]).catch(() => {});
+  // fsync of each of its files and folders, as initdb does, rather than of the whole file system.
+  run('/bin/sh', ['-c', 'find "$1" -exec sync -- {} +', 'dashgate-sync', dir]).catch(() => {});
   return true;
 }
 
