@@ -35,6 +35,17 @@ describe('sendJson', () => {
     expect(res.headers['content-length']).toBe(String(Buffer.byteLength(text)));
   });
 
+  it.each<[string, string]>([
+    ['ASCII', 'data source '],
+    ['non-ASCII text, its length counted in bytes', 'ünïcødé ✓ '],
+  ])('a large answer (written as bytes): %s', async (_, word) => {
+    const body = Array.from({ length: 5_000 }, (_, i) => ({ id: i, name: `${word}${i}` }));
+    const text = JSON.stringify(body);
+    const res = await served(200, body);
+    expect(res.text).toBe(text);
+    expect(res.headers['content-length']).toBe(String(Buffer.byteLength(text)));
+  });
+
   it('adds extra headers, and an extra content-type replaces its own', async () => {
     const res = await served(201, { id: 3 }, { 'x-extra': 'yes', 'content-type': 'application/json; charset=utf-8' });
     expect(res.status).toBe(201);
