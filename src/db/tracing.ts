@@ -76,7 +76,8 @@ function finish(tracing: Tracing, span: Span, error: unknown): void {
 const KEYWORD = /^\s*([a-z]+)/i;
 /** The table of `select ... from t`, `insert into t`, `update t`, `delete from t`, looked for near the start only. */
 const TABLE = /^\s*(?:select\b[\s\S]*?\bfrom|insert\s+into|update|delete\s+from)\s+("[^"]+"|\w+)(?:\.("[^"]+"|\w+))?/i;
-const LOOKED_AT = 400;
+/** Past the column list of a read of every data source field, each under its property's name (over 500 characters). */
+const LOOKED_AT = 1_000;
 
 /** The statement's kind (its first keyword, upper-case) and, for a plain read or write, its table. */
 export function describeStatement(text: string): { operation: string; table: string | null } {

@@ -20,6 +20,13 @@ const RECORD_FIELDS = [
 /** A data source as read: a managed entity, or a plain record from a list. */
 export type DataSourceRecord = Pick<DataSourceRow, (typeof RECORD_FIELDS)[number]>;
 
+/**
+ * RECORD_FIELDS, each column selected under its property's name, so that the driver's rows are
+ * the records as they are (read with `execute(method, false)`): MikroORM's mapping of column
+ * names to properties made two more objects per row (listing 5,000 data sources: a tenth of its CPU).
+ */
+const RECORD_SELECT = RECORD_FIELDS.map((field) => `${field} as ${field}` as const);
+
 /** Fields a client may send on create or update, already decoded from REST or GraphQL. */
 export interface DataSourceInput {
   name?: string | null;
@@ -92,7 +99,7 @@ export class DataSourceService {
    */
   async list(em: EntityManager, caller: DataSourceCaller): Promise<DataSourceRecord[]> {
     const { qb } = this.#inCallersOrg(em, caller, 'read', {});
-    const rows = await qb.orderBy({ name: 'asc' }).limit(LIST_LIMIT).execute<DataSourceRecord[]>('all');
+    const rows = await qb.orderBy({ name: 'asc' }).limit(LIST_LIMIT).execute<DataSourceRecord[]>('all', false);
     return sortByName(rows);
   }
 
@@ -108,7 +115,7 @@ export class DataSourceService {
    */
   async getFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord> {
     const { qb, condition } = this.#inCallersOrg(em, caller, action, ref);
-    const row = await qb.limit(1).execute<DataSourceRecord | undefined>('get');
+    const row = await qb.limit(1).execute<DataSourceRecord | undefined>('get', false);
     if (row) return row;
     // As the original's scope check: a change refused whether or not the data source exists (only
     // org Admins learn that it does not); a read refused only when it exists.
@@ -118,7 +125,7 @@ export class DataSourceService {
 
   /** `getFor`'s one statement, answering null where `getFor` refuses (for the graph, which answers null there). */
   async findFor(em: EntityManager, caller: DataSourceCaller, ref: DataSourceRef, action: DataSourceAction): Promise<DataSourceRecord | null> {
-    const row = await this.#inCallersOrg(em, caller, action, ref).qb.limit(1).execute<DataSourceRecord | undefined>('get');
+    const row = await this.#inCallersOrg(em, caller, action, ref).qb.limit(1).execute<DataSourceRecord | undefined>('get', false);
     return row ?? null;
   }
 
@@ -133,8 +140,8 @@ export class DataSourceService {
     // One org (the usual level under `viewer`): `list`'s statement, the cheapest to build.
     if (callers.length === 1) return byOrg.set(callers[0]!.orgId, await this.list(em, callers[0]!));
     const readable = accessConditionByOrg('ds', callers, 'read');
-    const rows = await em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS])
-      .where(readable.sql, readable.params).orderBy({ name: 'asc' }).execute<DataSourceRecord[]>('all');
+    const rows = await em.createQueryBuilder(DataSource, 'ds').select(RECORD_SELECT)
+      .where(readable.sql, readable.params).orderBy({ name: 'asc' }).execute<DataSourceRecord[]>('all', false);
     for (const row of sortByName(rows)) {
       const list = byOrg.get(row.orgId)!;
       if (list.length < LIST_LIMIT) list.push(row);
@@ -147,10 +154,10 @@ export class DataSourceService {
     if (ids.length === 0 || callers.length === 0) return [];
     const id = ids.length === 1 ? ids[0]! : { $in: [...ids] };
     // One org (a token's, or a user's only one): the one-org form, as `getFor` reads.
-    if (callers.length === 1) return this.#inCallersOrg(em, callers[0]!, 'read', { id }).qb.execute<DataSourceRecord[]>('all');
+    if (callers.length === 1) return this.#inCallersOrg(em, callers[0]!, 'read', { id }).qb.execute<DataSourceRecord[]>('all', false);
     const readable = accessConditionByOrg('ds', callers, 'read');
-    return em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS])
-      .where({ id }).andWhere(readable.sql, readable.params).execute<DataSourceRecord[]>('all');
+    return em.createQueryBuilder(DataSource, 'ds').select(RECORD_SELECT)
+      .where({ id }).andWhere(readable.sql, readable.params).execute<DataSourceRecord[]>('all', false);
   }
 
   /**
@@ -159,7 +166,7 @@ export class DataSourceService {
    * The org in the object where is the form MikroORM builds and PostgreSQL plans most cheaply.
    */
   #inCallersOrg(em: EntityManager, caller: DataSourceCaller, action: DataSourceAction, where: DataSourceRef | { id: number | { $in: number[] } } | Record<never, never>) {
-    const qb = em.createQueryBuilder(DataSource, 'ds').select([...RECORD_FIELDS]).where({ orgId: caller.orgId, ...where });
+    const qb = em.createQueryBuilder(DataSource, 'ds').select(RECORD_SELECT).where({ orgId: caller.orgId, ...where });
     const condition = accessCondition('ds', caller, action);
     if (condition) qb.andWhere(condition.sql, condition.params);
     return { qb, condition };
@@ -172,7 +179,7 @@ export class DataSourceService {
    * the rest of a `GET /api/datasources/:id`.
    */
   async find(em: EntityManager, orgId: number, ref: DataSourceRef): Promise<DataSourceRecord | null> {
-    const row = await em.createQueryBuilder(DataSource).select([...RECORD_FIELDS]).where({ orgId, ...ref }).limit(1).execute<DataSourceRecord | undefined>('get');
+    const row = await em.createQueryBuilder(DataSource).select(RECORD_SELECT).where({ orgId, ...ref }).limit(1).execute<DataSourceRecord | undefined>('get', false);
     return row ?? null;
   }
 

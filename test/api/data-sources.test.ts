@@ -191,6 +191,32 @@ describe('GET /api/datasources', () => {
     expect(gql.body.data.currentOrganization.dataSources.nodes.find((d: { id: number }) => d.id === created.id))
       .toEqual({ id: created.id, secureJsonFields: { basicAuthPassword: true }, version: 1, withCredentials: false, basicAuthUser: 'reader' });
   });
+
+  it('answers a long list (written in chunks) as compact JSON, each item the bytes a short list has for it', async () => {
+    const [org] = await server.sql<{ id: number }>(`insert into org (name) values ('Long List Org') returning id`);
+    const admin = await createUser('long-list-admin', 'Admin', org!.id);
+    const created = await call(server, 'POST', '/api/datasources', {
+      auth: admin,
+      body: { name: 'zürich ✓ 😀 "quoted"', type: 'prometheus', access: 'proxy', url: 'http://prom:9090', jsonData: { label: 'ünï\ncødé', list: [1, null] }, secureJsonData: { basicAuthPassword: 'x' } },
+    });
+    expect(created.status).toBe(200);
+    const short = await call(server, 'GET', '/api/datasources', { auth: admin });
+    await server.sql(
+      `insert into data_source (org_id, uid, name, type, access, url, json_data, secure_json_data)
+       select $1, 'long-' || n, 'long-' || lpad(n::text, 3, '0'), 'loki', 'proxy', 'http://loki-' || n || ':3100', jsonb_build_object('maxLines', n), '{}'::jsonb
+         from generate_series(1, 299) as n`,
+      [org!.id],
+    );
+    const long = await call(server, 'GET', '/api/datasources', { auth: admin });
+    expect(long.status).toBe(200);
+    expect(long.headers.get('content-length')).toBe(String(Buffer.byteLength(long.text)));
+    const items = long.body as Array<Record<string, unknown>>;
+    expect(items).toHaveLength(300);
+    expect(long.text).toBe(`[${items.map((item) => JSON.stringify(item)).join(',')}]`);
+    for (const item of items) expect(Object.keys(item)).toEqual(Object.keys(short.body[0]));
+    // Sorted last by name; its bytes are those of the list of one.
+    expect(long.text.endsWith(`,${short.text.slice(1)}`)).toBe(true);
+  });
 });
 
 describe('reading one data source', () => {

@@ -16,6 +16,11 @@ describe('SQL statement spans', () => {
     expect(describeStatement(text)).toEqual({ operation, table });
   });
 
+  it('finds the table after a long column list', () => {
+    const columns = Array.from({ length: 17 }, (_, i) => `"ds"."column_${i}" as "propertyName${i}"`).join(', ');
+    expect(describeStatement(`select ${columns} from "data_source" as "ds" where "ds"."org_id" = $1`)).toEqual({ operation: 'SELECT', table: 'data_source' });
+  });
+
   it('looks only near the start of a long statement', () => {
     expect(describeStatement(`select ${'a, '.repeat(500)} b from far_away`)).toEqual({ operation: 'SELECT', table: null });
   });
