@@ -138,22 +138,35 @@ export class UpstreamStreamer {
     const verbatim = URL_INERT.test(upstreamUrl) && !DOT_SEGMENT.test(call.path);
     if (verbatim) req.url = upstreamUrl;
     try {
+      const agent = this.#connections.agentFor(call.target);
+      // Two literals rather than one spread over a conditional: the library copies the options
+      // once more itself, so each call builds one object, not three.
       this.#proxy.web(
         req,
         res,
-        {
-          method,
-          // The prepared upstream serves as the target as it is: with `prependPath` off the library
-          // reads only its protocol, host, hostname and port.
-          ...(verbatim
-            ? { target: upstream as never, prependPath: false, toProxy: true }
-            : { target: { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port, pathname: call.path, search: call.search } as never, ignorePath: true }),
-          // The Host header is set with the rest of the request headers.
-          changeOrigin: false,
-          selfHandleResponse: true,
-          connectTimeout: this.#dialTimeoutMs,
-          agent: this.#connections.agentFor(call.target),
-        },
+        verbatim
+          ? {
+            method,
+            // The prepared upstream serves as the target as it is: with `prependPath` off the
+            // library reads only its protocol, host, hostname and port.
+            target: upstream as never,
+            prependPath: false,
+            toProxy: true,
+            // The Host header is set with the rest of the request headers.
+            changeOrigin: false,
+            selfHandleResponse: true,
+            connectTimeout: this.#dialTimeoutMs,
+            agent,
+          }
+          : {
+            method,
+            target: { protocol: upstream.protocol, host: upstream.host, hostname: upstream.hostname, port: upstream.port, pathname: call.path, search: call.search } as never,
+            ignorePath: true,
+            changeOrigin: false,
+            selfHandleResponse: true,
+            connectTimeout: this.#dialTimeoutMs,
+            agent,
+          },
         onError,
       );
     } catch (error) {
