@@ -64,6 +64,13 @@ describe('the build of dist/', () => {
     expect(definitions).toHaveLength(1);
   });
 
+  it('leaves out fast-json-stringify and ajv, which graphql-jit loads only for an option dashgate never sets', () => {
+    const files = readdirSync(join(DIST, 'vendor'), { recursive: true, withFileTypes: true }).filter((e) => e.isFile() && e.name.endsWith('.js'));
+    const bundled = files.flatMap((e) => [...readFileSync(join(e.parentPath, e.name), 'utf8').matchAll(/^\s*\/\/ (?:\.\.\/)*node_modules\/((?:@[^/]+\/)?[^/]+)\//gm)].map((m) => m[1]!));
+    expect(bundled).toContain('graphql-jit');
+    expect(bundled.filter((name) => name === 'ajv' || name === 'fast-json-stringify')).toEqual([]);
+  });
+
   it("keeps the previous build's files when a new one is put in place, so a server started from it still loads its chunks", () => {
     const root = mkdtempSync(join(tmpdir(), 'dashgate-install-'));
     try {
