@@ -56,9 +56,9 @@ interface EmbeddedOptions {
    */
   ownedFolder?: string;
   /**
-   * Called once the database's own processes are running (initdb's first line of output, or the
-   * postmaster spawned), before it is ready: the caller may then take the event loop for a while,
-   * as the database starts up on its own meanwhile.
+   * Called once the slow part of the start is under way in processes of its own (the template's
+   * copy, initdb's first line of output, or the postmaster spawned), before the database is ready:
+   * the caller may then take the event loop for a while, as the database gets ready meanwhile.
    */
   onLaunched?: () => void;
 }
@@ -126,7 +126,11 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!existsSync(`${options.dir}/PG_VERSION`)) {
       // A half-made folder from an interrupted initdb or copy would make either fail forever.
       await rm(options.dir, { recursive: true, force: true });
-      if (!(await copyTemplate(options.dir))) await cluster.initialise();
+      const copying = () => {
+        launched?.();
+        launched = undefined;
+      };
+      if (!(await copyTemplate(options.dir, copying))) await cluster.initialise();
     } else {
       await stopStalePostmaster(options.dir, log);
     }

@@ -93,10 +93,11 @@ const PENDING_PASSWORD = 'dashgate-template-password';
 
 /**
  * Copies the template into `dir` (which must not exist); false when there is no usable template
- * (the caller runs initdb). The copy is flushed to disk in the background, as initdb would have
- * done.
+ * (the caller runs initdb). `onCopying` runs once the copy is under way, in a process of its own
+ * (cp: a clone where the file system can make one). The copy is flushed to disk in the background,
+ * as initdb would have done.
  */
-export async function copyTemplate(dir: string): Promise<boolean> {
+export async function copyTemplate(dir: string, onCopying?: () => void): Promise<boolean> {
   const template = templateDir();
   let password: string;
   try {
@@ -106,7 +107,9 @@ export async function copyTemplate(dir: string): Promise<boolean> {
     return false;
   }
   // cp keeps modes and, as root, the owner: the files stay the database user's, private to it.
-  const copied = (await run('cp', ['-a', template, dir])) && (await writeFile(join(dir, PENDING_PASSWORD), `${password}\n`, { mode: 0o600 }).then(() => true, () => false));
+  const copying = run('cp', ['-a', '--reflink=auto', template, dir]);
+  onCopying?.();
+  const copied = (await copying) && (await writeFile(join(dir, PENDING_PASSWORD), `${password}\n`, { mode: 0o600 }).then(() => true, () => false));
   if (!copied) {
     await rm(dir, { recursive: true, force: true });
     return false;
