@@ -81,6 +81,9 @@ export const vendorFile = (specifier) => `${specifier.replace(/^@/, '').replaceA
 
 const isBuiltin = (specifier) => specifier.startsWith('node:') || NODE_BUILTINS.has(specifier);
 
+/** What both bundles are: ES modules for this Node, split where a module is loaded later or shared. */
+const BUNDLE = { bundle: true, splitting: true, format: 'esm', platform: 'node', target: 'node22', logLevel: 'error' };
+
 /** A static, dynamic or side-effect import of a package in esbuild's output: `from "x"`, `import("x")`, `import "x"`. */
 const PACKAGE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'./][^"']*)\2/g;
 
@@ -92,18 +95,13 @@ const PACKAGE_IMPORT = /(\bfrom\s*|\bimport\s*\(\s*|\bimport\s*)(["'])([^"'./][^
  */
 async function bundleSources(esbuild, outdir) {
   const { metafile, outputFiles } = await esbuild.build({
+    ...BUNDLE,
     entryPoints: ENTRIES,
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
     keepNames: true,
     packages: 'external',
     metafile: true,
     write: false,
-    logLevel: 'error',
   });
   const packages = new Set();
   for (const output of Object.values(metafile.outputs)) {
@@ -188,20 +186,15 @@ async function bundlePackages(esbuild, packages, outdir) {
     entryPoints[vendorFile(specifier).replace(/\.js$/, '')] = file;
   }
   await esbuild.build({
+    ...BUNDLE,
     entryPoints,
     outdir,
-    bundle: true,
-    splitting: true,
-    format: 'esm',
-    platform: 'node',
-    target: 'node22',
     chunkNames: 'chunks/[name]-[hash]',
     // Where a package has both, the CommonJS build Node itself would load for an import (`main`).
     mainFields: ['main', 'module'],
     external: UNBUNDLED.flatMap((name) => (name.endsWith('/') ? [`${name}*`] : [name, `${name}/*`])),
     nodePaths: [join(ROOT, 'node_modules')],
     plugins: [graphqlAsModules, unusedSerializer],
-    logLevel: 'error',
     // CommonJS code bundled into ES modules still calls require() for Node's built-in modules.
     banner: { js: "import { createRequire as __vendorRequire } from 'node:module'; const require = __vendorRequire(import.meta.url);" },
   });
