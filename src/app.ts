@@ -71,12 +71,6 @@ export interface AppOptions {
 }
 
 /**
- * Builds the whole runtime over an initialised ORM, each part with everything it needs, in the
- * order they depend on one another, before the first request: the domain services, the one way
- * out to data sources, the query API and health checks over it, the live streams and live
- * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
- */
-/**
  * Builds what the app is made of that needs no database: the schema, the public schema and the REST
  * rows (some 90 ms of CPU), once; `createApp` finds them built. Start-up calls it while the
  * database is being reached, so that its round trips and this overlap.
@@ -86,6 +80,12 @@ export function prepareApp(): void {
   restOperations();
 }
 
+/**
+ * Builds the whole runtime over an initialised ORM, each part with everything it needs, in the
+ * order they depend on one another, before the first request: the domain services, the one way
+ * out to data sources, the query API and health checks over it, the live streams and live
+ * queries, provisioning; then GraphQL, REST, the proxy and HTTP over them.
+ */
 export function createApp(settings: Settings, db: { orm: MikroORM; connection: PgConnection; embedded?: EmbeddedCluster | null }, baseLog: Logger, options: AppOptions = {}): App {
   const tracing = options.tracing ?? null;
   // Traced, every line written while serving a request names its trace.
