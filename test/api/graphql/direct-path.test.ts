@@ -28,6 +28,7 @@ async function startPair(overrides: Overrides = {}): Promise<Pair> {
 }
 
 let defaults: Pair;
+const LONG_PAGE = 140;
 let flipped: Pair;
 let id: number;
 
@@ -41,6 +42,8 @@ beforeAll(async () => {
     body: { name: 'direct-prom', type: 'prometheus', access: 'proxy', url: 'http://prom:9090', basicAuth: true, basicAuthUser: 'u', jsonData: { a: [1, 'two', null] }, secureJsonData: { basicAuthPassword: 'DIRECT-CANARY' } },
   });
   id = created.body.id as number;
+  // A page long enough to be encoded item by item (src/net/json-encode.ts).
+  for (let i = 0; i < LONG_PAGE; i++) await call(defaults.direct, 'POST', '/api/datasources', { body: { name: `direct-page-${i} ✓`, type: 'loki', access: 'proxy', url: `http://loki-${i}:3100`, jsonData: { n: i } } });
   await call(flipped.direct, 'POST', '/api/datasources', { body: { name: 'flipped-loki', type: 'loki', access: 'proxy', url: 'http://loki:3100' } });
 });
 afterAll(async () => {
@@ -89,6 +92,8 @@ const cases = (): Array<[string, Sent]> => [
   ['null variables, operation name and extensions', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }', variables: null, operationName: null, extensions: null })],
   ['an unknown key whose value is null', json({ query: '{ __typename }', documentId: null })],
   ['a domain error (an id that is no global id)', json({ query: '{ node(id: "not-a-global-id") { id } }' })],
+  ['a long page, encoded item by item', json({ query: `query($n: Int!) { currentOrganization { dataSources(first: $n) { totalCount nodes { ${FIELDS} } } } }`, variables: { n: LONG_PAGE + 10 } })],
+  ['a long page, as application/graphql-response+json', json({ query: `{ currentOrganization { dataSources(first: ${LONG_PAGE + 10}) { nodes { id name } } } }` }, { accept: 'application/graphql-response+json' })],
   ['a partial answer', json({ query: `{ ok: currentOrganization { dataSource(databaseId: ${id}) { id } } missing: currentOrganization { dataSource(uid: "nope") { id } } }` })],
   ['anonymous', json({ query: '{ currentOrganization { dataSources { nodes { id } } } }' }, { authorization: '' })],
   ['a variable of the wrong type', json({ query: 'query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { id } } }', variables: { id: 'seven' } })],
