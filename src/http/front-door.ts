@@ -87,7 +87,10 @@ export function createFrontDoor(services: Runtime, handlers: FrontDoorHandlers, 
   const endpoints: Record<Endpoint, EndpointHandler> = {
     async health(_ctx, _req, res) {
       const health = await handlers.health();
-      sendJson(res, health.status, health.body);
+      // As the original writes it (Go's MarshalIndent): indented by two spaces, UTF-8 said.
+      const text = JSON.stringify(health.body, null, 2);
+      res.writeHead(health.status, { 'content-type': 'application/json; charset=UTF-8', 'content-length': Buffer.byteLength(text) });
+      res.end(text);
     },
     async metrics(_ctx, _req, res) {
       if (!handlers.metrics) throw notFound();

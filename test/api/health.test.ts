@@ -22,6 +22,12 @@ describe('GET /api/health', () => {
     }
   });
 
+  it('is written as the original writes it: indented by two spaces, its content type saying UTF-8', async () => {
+    const res = await fetch(`${server.url}/api/health`);
+    expect(res.headers.get('content-type')).toBe('application/json; charset=UTF-8');
+    expect(await res.text()).toBe(`{\n  "database": "ok",\n  "version": "12.0.0",\n  "commit": "${COMMIT}"\n}`);
+  });
+
   it('says the same version as buildInfo.version, and keeps dashgate\'s own in versionString and the metrics', async () => {
     const own = (JSON.parse(readFileSync(`${root}package.json`, 'utf8')) as { version: string }).version;
     const check = async (target: TestServer, expected: string) => {
