@@ -7,6 +7,11 @@ const RECONNECT_DELAY_MS = 1_000;
 /** A query (a barrier round trip) slower than this fails, and the connection is replaced. */
 const BARRIER_TIMEOUT_MS = 5_000;
 
+/** A query on the listening connection, under BARRIER_TIMEOUT_MS (pg reads the limit from a query's config too; its types leave it out). */
+function timed(text: string, values?: unknown[]): pg.QueryConfig {
+  return { text, values, query_timeout: BARRIER_TIMEOUT_MS } as pg.QueryConfig;
+}
+
 /** A barrier round trip sent and not yet answered; `settle` ends it (an error: unanswered), once. */
 interface InFlight {
   number: number;
@@ -235,7 +240,7 @@ export class ChangeListener implements ChangeBarrier {
     });
     try {
       await client.connect();
-      for (const channel of this.#subscribers.keys()) await client.query({ text: `listen ${channel}`, query_timeout: BARRIER_TIMEOUT_MS });
+      for (const channel of this.#subscribers.keys()) await client.query(timed(`listen ${channel}`));
       lock = await takeSessionLock(client);
     } catch (error) {
       await client.end().catch(() => {});
@@ -289,7 +294,7 @@ export class ChangeListener implements ChangeBarrier {
 async function takeSessionLock(client: pg.Client): Promise<string> {
   for (;;) {
     const key = randomLockKey();
-    const { rows } = await client.query<{ taken: boolean }>({ text: 'select pg_try_advisory_lock($1::bigint) as taken', values: [key], query_timeout: BARRIER_TIMEOUT_MS });
+    const { rows } = await client.query<{ taken: boolean }>(timed('select pg_try_advisory_lock($1::bigint) as taken', [key]));
     if (rows[0]?.taken) return key;
   }
 }
