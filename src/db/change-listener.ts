@@ -6,6 +6,41 @@ import type { PgConnection } from './embedded.ts';
 const RECONNECT_DELAY_MS = 1_000;
 /** A query (a barrier round trip) slower than this fails, and the connection is replaced. */
 const BARRIER_TIMEOUT_MS = 5_000;
+
+/** A query on the listening connection, under BARRIER_TIMEOUT_MS (pg reads the limit from a query's config too; its types leave it out). */
+function timed(text: string, values?: unknown[]): pg.QueryConfig {
+  return { text, values, query_timeout: BARRIER_TIMEOUT_MS } as pg.QueryConfig;
+}
+
+/** A barrier round trip sent and not yet answered; `settle` ends it (an error: unanswered), once. */
+interface InFlight {
+  number: number;
+  waiters: number;
+  /** `performance.now()` when it went out. */
+  sentAt: number;
+  done: Promise<boolean>;
+  settle(error?: Error): void;
+}
+
+/**
+ * The empty query as pg's query object interface (what pg calls on the query it runs): the answer
+ * to an empty query is EmptyQueryResponse then ReadyForQuery; an error (or the connection ending)
+ * reaches `handleError`, possibly before a ReadyForQuery, and `settle` only counts the first call.
+ */
+function barrierQuery(settle: (error?: Error) => void) {
+  const ignore = () => {};
+  return {
+    submit(connection: { query(text: string): void }) {
+      connection.query('');
+    },
+    handleEmptyQuery: ignore,
+    handleRowDescription: ignore,
+    handleDataRow: ignore,
+    handleCommandComplete: ignore,
+    handleReadyForQuery: () => settle(),
+    handleError: (error: Error) => settle(error),
+  };
+}
 /** Shows up in pg_stat_activity, so operators (and tests) can tell the listener apart. */
 export const LISTENER_APPLICATION_NAME = 'dashgate-change-listener';
 
@@ -63,7 +98,9 @@ export class ChangeListener implements ChangeBarrier {
   #sent = 0;
   /** The highest-numbered round trip answered (a lost connection empties the caches anyway). */
   #answered = 0;
-  #inFlight: { number: number; done: Promise<boolean>; waiters: number } | null = null;
+  #inFlight: InFlight | null = null;
+  /** Fails the round trip in flight once it has waited BARRIER_TIMEOUT_MS (see `#watch`). */
+  #watchdog: NodeJS.Timeout | null = null;
   /** The next round trip, not sent yet (its number is taken when it is): anyone may join it. */
   #next: Promise<boolean> | null = null;
   /** Callers waiting for `#next`. */
@@ -127,30 +164,55 @@ export class ChangeListener implements ChangeBarrier {
     const client = this.#client;
     if (!client) return Promise.resolve(false);
     const number = ++this.#sent;
-    // An empty query: nothing to parse, plan or run, yet read as a command like any other.
-    const done = client.query('').then(
-      () => {
-        if (this.#client !== client) return false;
-        this.#answered = Math.max(this.#answered, number);
-        return true;
-      },
-      (error: unknown) => {
-        // Unanswered, the connection's state is unknown: start over on a new one.
-        this.#log.warn({ err: error }, 'change listener barrier failed');
-        this.#drop(client);
-        return false;
-      },
-    );
-    const inFlight = {
-      number,
-      waiters,
-      done: done.finally(() => {
+    const inFlight: InFlight = { number, waiters, sentAt: performance.now(), done: null!, settle: null! };
+    let settled = false;
+    inFlight.done = new Promise<boolean>((resolve) => {
+      inFlight.settle = (error) => {
+        if (settled) return;
+        settled = true;
         this.#lastWaiters = inFlight.waiters;
         if (this.#inFlight === inFlight) this.#inFlight = null;
-      }),
-    };
+        if (error) {
+          // Unanswered, the connection's state is unknown: start over on a new one.
+          this.#log.warn({ err: error }, 'change listener barrier failed');
+          this.#drop(client);
+          return resolve(false);
+        }
+        if (this.#client !== client) return resolve(false);
+        this.#answered = Math.max(this.#answered, number);
+        resolve(true);
+      };
+    });
     this.#inFlight = inFlight;
+    // An empty query: nothing to parse, plan or run, yet read as a command like any other. Given to
+    // pg as a query object of its own (as cursors are), it builds no result, and its time limit
+    // is the watchdog's rather than a timer per round trip.
+    client.query(barrierQuery(inFlight.settle) as never);
+    this.#watch();
     return inFlight.done;
+  }
+
+  /**
+   * Fails a round trip unanswered for BARRIER_TIMEOUT_MS. One timer serves every round trip: it
+   * is armed when one goes out with none armed, and when it fires it looks at the one in flight
+   * then (if any), re-arming for what that one has left.
+   */
+  #watch(): void {
+    if (this.#watchdog) return;
+    const check = () => {
+      this.#watchdog = null;
+      const inFlight = this.#inFlight;
+      if (!inFlight) return;
+      const left = inFlight.sentAt + BARRIER_TIMEOUT_MS - performance.now();
+      if (left > 0) {
+        this.#watchdog = setTimeout(check, left);
+        this.#watchdog.unref();
+        return;
+      }
+      inFlight.settle(new Error('Query read timeout'));
+    };
+    this.#watchdog = setTimeout(check, BARRIER_TIMEOUT_MS);
+    this.#watchdog.unref();
   }
 
   async start(): Promise<void> {
@@ -165,7 +227,7 @@ export class ChangeListener implements ChangeBarrier {
   }
 
   async #connect(): Promise<void> {
-    const client = new pg.Client({ ...this.#connection, application_name: LISTENER_APPLICATION_NAME, keepAlive: true, query_timeout: BARRIER_TIMEOUT_MS });
+    const client = new pg.Client({ ...this.#connection, application_name: LISTENER_APPLICATION_NAME, keepAlive: true });
     let lock: string;
     // Registered before connecting: a pg client without an 'error' listener crashes the process.
     client.on('error', (error) => {
@@ -178,7 +240,7 @@ export class ChangeListener implements ChangeBarrier {
     });
     try {
       await client.connect();
-      for (const channel of this.#subscribers.keys()) await client.query(`listen ${channel}`);
+      for (const channel of this.#subscribers.keys()) await client.query(timed(`listen ${channel}`));
       lock = await takeSessionLock(client);
     } catch (error) {
       await client.end().catch(() => {});
@@ -218,6 +280,8 @@ export class ChangeListener implements ChangeBarrier {
     this.#closed = true;
     if (this.#timer) clearTimeout(this.#timer);
     this.#timer = null;
+    if (this.#watchdog) clearTimeout(this.#watchdog);
+    this.#watchdog = null;
     const client = this.#client;
     this.#client = null;
     this.#sessionLock = null;
@@ -230,7 +294,7 @@ export class ChangeListener implements ChangeBarrier {
 async function takeSessionLock(client: pg.Client): Promise<string> {
   for (;;) {
     const key = randomLockKey();
-    const { rows } = await client.query<{ taken: boolean }>('select pg_try_advisory_lock($1::bigint) as taken', [key]);
+    const { rows } = await client.query<{ taken: boolean }>(timed('select pg_try_advisory_lock($1::bigint) as taken', [key]));
     if (rows[0]?.taken) return key;
   }
 }

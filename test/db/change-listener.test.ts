@@ -96,6 +96,26 @@ describe('ChangeListener barrier', () => {
     expect(await listener.caughtUp(listener.mark())).toBe(true);
     expect(heard.at(-1)).toBe('after');
   });
+
+  it('says false once a round trip has gone 5 s unanswered, and starts over on a new connection', async () => {
+    const { rows } = await writer.query('select pid from pg_stat_activity where application_name = $1 and datname = current_database()', [LISTENER_APPLICATION_NAME]);
+    const pid = rows[0].pid as number;
+    // The listening backend stops answering (a hung server, a network that drops everything).
+    process.kill(pid, 'SIGSTOP');
+    try {
+      const started = Date.now();
+      expect(await listener.caughtUp(listener.mark())).toBe(false);
+      expect(Date.now() - started).toBeGreaterThanOrEqual(4_900);
+      expect(states.at(-1)).toBe(false);
+    } finally {
+      process.kill(pid, 'SIGCONT');
+    }
+    const deadline = Date.now() + 5000;
+    while (!listener.listening && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    await writer.query(`select pg_notify('barrier_test', 'after stall')`);
+    expect(await listener.caughtUp(listener.mark())).toBe(true);
+    expect(heard.at(-1)).toBe('after stall');
+  }, 20_000);
 });
 
 describe('ChangeListener session lock', () => {
