@@ -89,13 +89,14 @@ async function start(): Promise<void> {
     await connecting.then((started) => started.embedded?.stop(), () => {});
     throw error;
   }
-  const { applyProvisioning, bootstrap, createApp, createDataSourceService, migrate, superviseEmbeddedPostgres } = server;
+  const { applyProvisioning, bootstrap, createApp, createDataSourceService, hashAdminPassword, migrate, superviseEmbeddedPostgres } = server;
   const opened = (running.db = await server.databaseOn(settings, resolved));
   if (opened.embedded) running.supervisor = superviseEmbeddedPostgres(opened.embedded, log, giveUp);
+  let adminPasswordHash: Promise<string> | undefined;
   await migrate(opened.orm, opened.connection, async () => {
-    await bootstrap(opened.orm.em.fork(), settings);
+    await bootstrap(opened.orm.em.fork(), settings, adminPasswordHash);
     await applyProvisioning(opened.orm.em.fork(), createDataSourceService(settings), provisioning, log);
-  });
+  }, () => (adminPasswordHash = hashAdminPassword(settings)));
   if (stopping) return;
   const app = (running.app = createApp(settings, opened, log, { tracing: await tracing }));
   const address = await app.listen(settings.server.httpPort, settings.server.httpAddr);

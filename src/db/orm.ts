@@ -93,9 +93,10 @@ const MIGRATION_LOCK_KEY = 0x64617368; // "dash"
 /**
  * Runs pending migrations while holding a session-level advisory lock on a dedicated connection,
  * so that instances starting together migrate one at a time (the later ones find nothing to do).
- * `afterMigrate` runs under the same lock (bootstrap of the default org and admin).
+ * `afterMigrate` runs under the same lock (bootstrap of the default org and admin);
+ * `beforeMigrating` is called when there are migrations to run, before they run.
  */
-export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>): Promise<void> {
+export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>, beforeMigrating?: () => void): Promise<void> {
   const lockClient = new pg.Client(connection);
   // A connection lost meanwhile (the database restarting) fails the awaited queries; without a
   // listener, pg would also emit it as an 'error' event that ends the process.
@@ -103,7 +104,10 @@ export async function migrate(orm: MikroORM, connection: PgConnection, afterMigr
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    if (await migrationsPending(lockClient)) await (await loadMigrator(orm)).up();
+    if (await migrationsPending(lockClient)) {
+      beforeMigrating?.();
+      await (await loadMigrator(orm)).up();
+    }
     await afterMigrate?.();
   } finally {
     await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
