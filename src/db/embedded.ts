@@ -59,8 +59,9 @@ interface EmbeddedOptions {
    * Called once the slow part of the start is under way in processes of its own (the template's
    * copy, initdb's first line of output, or the postmaster spawned), before the database is ready:
    * the caller may then take the event loop for a while, as the database gets ready meanwhile.
+   * It gets the connection the cluster will take, for what can be made ready before it does.
    */
-  onLaunched?: () => void;
+  onLaunched?: (connection: PgConnection) => void;
 }
 
 
@@ -144,6 +145,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     const password = await superuserPassword(`${options.dir}.secret`);
     port ||= await freePort();
     const socketDir = socketFolder(options.dir, port);
+    const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
+    const local = socketDir ? { ...connection, host: socketDir } : connection;
+    const launch = () => {
+      launched?.(local);
+      launched = undefined;
+    };
     const cluster = new EmbeddedPostgres({
       ...clusterOptions(options.dir, password),
       port,
@@ -157,8 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       onLog: (message) => {
         output.add(String(message));
         log(String(message).trimEnd());
-        launched?.();
-        launched = undefined;
+        launch();
       },
       onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
     });
@@ -166,21 +172,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!existsSync(`${options.dir}/PG_VERSION`)) {
       // A half-made folder from an interrupted initdb or copy would make either fail forever.
       await rm(options.dir, { recursive: true, force: true });
-      const copying = () => {
-        launched?.();
-        launched = undefined;
-      };
-      if (!(await copyTemplate(options.dir, copying))) await cluster.initialise();
+      if (!(await copyTemplate(options.dir, launch))) await cluster.initialise();
     } else {
       await stopStalePostmaster(options.dir, log);
     }
-    const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
-    const local = socketDir ? { ...connection, host: socketDir } : connection;
     const running = new RunningCluster(cluster, connection, local, options.dir, output, log);
-    await running.startPostmaster(() => {
-      launched?.();
-      launched = undefined;
-    });
+    await running.startPostmaster(launch);
     started = running;
     if (!(await adoptPassword(options.dir, { ...local, database: options.database }))) await ensureDatabase(connection);
     return running;

@@ -129,13 +129,24 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
   return databaseOn(settings, await resolveConnection(settings, log, notice));
 }
 
-/** The ORM on a database already reached (and started, when embedded): stopped again if that fails. */
-export async function databaseOn(settings: Settings, { connection, embedded }: ResolvedConnection): Promise<Database> {
+/**
+ * The ORM for `connection`, unconnected (its pool connects on first use): start-up builds it while
+ * the database gets ready. The synchronous constructor, not init(): init also loads every optional
+ * MikroORM package installed (the migrator among them, see loadMigrator), which this server does
+ * not need.
+ */
+export function ormFor(settings: Settings, connection: PgConnection): MikroORM {
+  return new MikroORM(ormOptions(connection, poolOptions(settings)));
+}
+
+/**
+ * The ORM on a database already reached (and started, when embedded): stopped again if that fails.
+ * `built`: an ORM built ahead by ormFor for the same connection.
+ */
+export async function databaseOn(settings: Settings, { connection, embedded }: ResolvedConnection, built?: MikroORM): Promise<Database> {
   let orm: MikroORM;
   try {
-    // The synchronous constructor, not init(): init also loads every optional MikroORM package
-    // installed (the migrator among them, see loadMigrator), which this server does not need.
-    orm = new MikroORM(ormOptions(connection, poolOptions(settings)));
+    orm = built ?? ormFor(settings, connection);
   } catch (error) {
     await embedded?.stop();
     throw error;
