@@ -73,13 +73,8 @@ async function start(): Promise<void> {
   const loading = loadServer();
   loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
   // What needs no database is built in the first turn the database's round trips leave free.
-  loading.then((server) => setImmediate(() => {
-    try {
-      server.prepareApp();
-    } catch {
-      // createApp meets the same error and fails start-up with it
-    }
-  }), () => {});
+  // (createApp meets any error of it, and fails start-up with it.)
+  loading.then((server) => setImmediate(() => server.prepareApp().catch(() => {})), () => {});
   // The ORM (reading the entities, some 40 ms of CPU) is built as soon as its code and the
   // connection are known, while the database still gets ready.
   const connectionKnown = Promise.race([launched, connecting.then((resolved) => resolved.connection)]);
