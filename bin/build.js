@@ -211,11 +211,28 @@ async function bundlePackages(esbuild, packages, outdir) {
  */
 export async function build() {
   const esbuild = await import('esbuild');
+  startService(esbuild);
   try {
     await buildWith(esbuild);
   } finally {
     // Its service process would otherwise keep running beside the server `npm start` goes on to run.
     await esbuild.stop();
+  }
+}
+
+/**
+ * Starts esbuild's service process now, so that it starts up while this one fingerprints the
+ * sources. Its Go runtime collects garbage each time its heap doubles; a build of this size lets
+ * it grow fourfold (GOGC=300), for a third less of its CPU and some megabytes more. An operator's
+ * own GOGC is kept.
+ */
+function startService(esbuild) {
+  const own = process.env.GOGC;
+  process.env.GOGC = own ?? '300';
+  try {
+    esbuild.initialize({});
+  } finally {
+    if (own === undefined) delete process.env.GOGC;
   }
 }
 

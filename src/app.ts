@@ -73,10 +73,13 @@ export interface AppOptions {
 /**
  * Builds what the app is made of that needs no database: the schema, the public schema and the REST
  * rows (some 90 ms of CPU), once; `createApp` finds them built. Start-up calls it while the
- * database is being reached, so that its round trips and this overlap.
+ * database is being reached, so that its round trips and this overlap: in two parts, with a turn
+ * of the event loop between them for the answers that came meanwhile. Rejects with what failed
+ * (createApp then meets the same error).
  */
-export function prepareApp(): void {
+export async function prepareApp(): Promise<void> {
   getPublicSchema();
+  await new Promise((resolve) => setImmediate(resolve));
   restOperations();
 }
 

@@ -3,6 +3,7 @@ import { environmentSnapshot } from './config/env.ts';
 import { checkSecretKey, withInstanceSecretKey } from './config/secret-key.ts';
 import { loadSettings, type Settings } from './config/settings.ts';
 import { resolveConnection } from './db/connection.ts';
+import type { PgConnection } from './db/embedded.ts';
 import type { Database } from './db/orm.ts';
 import type { Supervisor } from './db/supervisor.ts';
 import type { App } from './app.ts';
@@ -62,8 +63,8 @@ async function start(): Promise<void> {
   // Read and checked before the database starts, so a bad file fails start-up at once, naming its line.
   const { readDataSourceProvisioning } = await import('./provisioning/datasources.ts');
   const provisioning = await readDataSourceProvisioning(settings.paths.provisioning, environmentSnapshot());
-  let onLaunched!: () => void;
-  const launched = new Promise<void>((resolve) => (onLaunched = resolve));
+  let onLaunched!: (connection: PgConnection) => void;
+  const launched = new Promise<PgConnection>((resolve) => (onLaunched = resolve));
   const connecting = resolveConnection(settings, (line) => log.debug({ component: 'postgres' }, line), (line) => log.info({ component: 'postgres' }, line), onLaunched);
   // Loading holds the event loop for its whole length, so the embedded database's own first steps
   // (folders, its OS user, spawning) would wait for it: they go first, a few milliseconds, and the
@@ -72,13 +73,13 @@ async function start(): Promise<void> {
   const loading = loadServer();
   loading.catch(() => {}); // awaited below; a failure must not surface as an unhandled rejection first
   // What needs no database is built in the first turn the database's round trips leave free.
-  loading.then((server) => setImmediate(() => {
-    try {
-      server.prepareApp();
-    } catch {
-      // createApp meets the same error and fails start-up with it
-    }
-  }), () => {});
+  // (createApp meets any error of it, and fails start-up with it.)
+  loading.then((server) => setImmediate(() => server.prepareApp().catch(() => {})), () => {});
+  // The ORM (reading the entities, some 40 ms of CPU) is built as soon as its code and the
+  // connection are known, while the database still gets ready.
+  const connectionKnown = Promise.race([launched, connecting.then((resolved) => resolved.connection)]);
+  const building = Promise.all([loading, connectionKnown]).then(([server, connection]) => server.ormFor(settings, connection));
+  building.catch(() => {}); // databaseOn builds it again, and meets the same error
   const tracing = startTracing(settings.tracing, log);
   tracing.catch(() => {});
   let server: Awaited<typeof loading>;
@@ -86,16 +87,18 @@ async function start(): Promise<void> {
   try {
     [server, resolved] = await Promise.all([loading, connecting]);
   } catch (error) {
+    await building.then((orm) => orm.close(true), () => {});
     await connecting.then((started) => started.embedded?.stop(), () => {});
     throw error;
   }
-  const { applyProvisioning, bootstrap, createApp, createDataSourceService, migrate, superviseEmbeddedPostgres } = server;
-  const opened = (running.db = await server.databaseOn(settings, resolved));
+  const { applyProvisioning, bootstrap, createApp, createDataSourceService, hashAdminPassword, migrate, superviseEmbeddedPostgres } = server;
+  const opened = (running.db = await server.databaseOn(settings, resolved, await building.catch(() => undefined)));
   if (opened.embedded) running.supervisor = superviseEmbeddedPostgres(opened.embedded, log, giveUp);
+  let adminPasswordHash: Promise<string> | undefined;
   await migrate(opened.orm, opened.connection, async () => {
-    await bootstrap(opened.orm.em.fork(), settings);
+    await bootstrap(opened.orm.em.fork(), settings, adminPasswordHash);
     await applyProvisioning(opened.orm.em.fork(), createDataSourceService(settings), provisioning, log);
-  });
+  }, () => (adminPasswordHash = hashAdminPassword(settings)));
   if (stopping) return;
   const app = (running.app = createApp(settings, opened, log, { tracing: await tracing }));
   const address = await app.listen(settings.server.httpPort, settings.server.httpAddr);

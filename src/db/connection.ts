@@ -11,7 +11,7 @@ export interface ResolvedConnection {
  * Where PostgreSQL is: the embedded cluster (started here) or the external server from `[database]`.
  * `onLaunched`: see startEmbeddedPostgres; never called for an external server.
  */
-export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void, onLaunched?: () => void): Promise<ResolvedConnection> {
+export async function resolveConnection(settings: Settings, log: (line: string) => void, notice?: (line: string) => void, onLaunched?: (connection: PgConnection) => void): Promise<ResolvedConnection> {
   const db = settings.database;
   if (db.type === 'embedded') {
     const embedded = await startEmbeddedPostgres({ dir: db.path, port: db.embeddedPort, database: db.name, onLog: log, onNotice: notice, ownedFolder: settings.paths.data, onLaunched });

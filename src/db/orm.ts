@@ -93,9 +93,10 @@ const MIGRATION_LOCK_KEY = 0x64617368; // "dash"
 /**
  * Runs pending migrations while holding a session-level advisory lock on a dedicated connection,
  * so that instances starting together migrate one at a time (the later ones find nothing to do).
- * `afterMigrate` runs under the same lock (bootstrap of the default org and admin).
+ * `afterMigrate` runs under the same lock (bootstrap of the default org and admin);
+ * `beforeMigrating` is called when there are migrations to run, before they run.
  */
-export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>): Promise<void> {
+export async function migrate(orm: MikroORM, connection: PgConnection, afterMigrate?: () => Promise<void>, beforeMigrating?: () => void): Promise<void> {
   const lockClient = new pg.Client(connection);
   // A connection lost meanwhile (the database restarting) fails the awaited queries; without a
   // listener, pg would also emit it as an 'error' event that ends the process.
@@ -103,7 +104,10 @@ export async function migrate(orm: MikroORM, connection: PgConnection, afterMigr
   await lockClient.connect();
   try {
     await lockClient.query('select pg_advisory_lock($1)', [MIGRATION_LOCK_KEY]);
-    if (await migrationsPending(lockClient)) await (await loadMigrator(orm)).up();
+    if (await migrationsPending(lockClient)) {
+      beforeMigrating?.();
+      await (await loadMigrator(orm)).up();
+    }
     await afterMigrate?.();
   } finally {
     await lockClient.query('select pg_advisory_unlock($1)', [MIGRATION_LOCK_KEY]).catch(() => {});
@@ -125,13 +129,24 @@ export async function openDatabase(settings: Settings, log: (line: string) => vo
   return databaseOn(settings, await resolveConnection(settings, log, notice));
 }
 
-/** The ORM on a database already reached (and started, when embedded): stopped again if that fails. */
-export async function databaseOn(settings: Settings, { connection, embedded }: ResolvedConnection): Promise<Database> {
+/**
+ * The ORM for `connection`, unconnected (its pool connects on first use): start-up builds it while
+ * the database gets ready. The synchronous constructor, not init(): init also loads every optional
+ * MikroORM package installed (the migrator among them, see loadMigrator), which this server does
+ * not need.
+ */
+export function ormFor(settings: Settings, connection: PgConnection): MikroORM {
+  return new MikroORM(ormOptions(connection, poolOptions(settings)));
+}
+
+/**
+ * The ORM on a database already reached (and started, when embedded): stopped again if that fails.
+ * `built`: an ORM built ahead by ormFor for the same connection.
+ */
+export async function databaseOn(settings: Settings, { connection, embedded }: ResolvedConnection, built?: MikroORM): Promise<Database> {
   let orm: MikroORM;
   try {
-    // The synchronous constructor, not init(): init also loads every optional MikroORM package
-    // installed (the migrator among them, see loadMigrator), which this server does not need.
-    orm = new MikroORM(ormOptions(connection, poolOptions(settings)));
+    orm = built ?? ormFor(settings, connection);
   } catch (error) {
     await embedded?.stop();
     throw error;

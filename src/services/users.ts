@@ -14,10 +14,11 @@ export type UserRow = InstanceType<typeof User.class>;
  * Creates the configured admin on first start (a server admin and Admin of the main org). An existing
  * user of that login is left alone, so a changed password survives restarts.
  */
-export async function ensureAdminUser(em: EntityManager, options: { login: string; email: string; password: string; orgId: number }): Promise<void> {
+/** `passwordHash`: `password` hashed ahead, if it was. */
+export async function ensureAdminUser(em: EntityManager, options: { login: string; email: string; password: string; passwordHash?: Promise<string>; orgId: number }): Promise<void> {
   const existing = await em.count(User, { login: { $ilike: escapeLike(options.login) } });
   if (existing) return;
-  const passwordHash = await hashPassword(options.password);
+  const passwordHash = await (options.passwordHash ?? hashPassword(options.password));
   await em.transactional(async (tx) => {
     const rows = await tx.execute<{ id: number }[]>(
       `insert into "user" (login, email, name, password_hash, is_admin, org_id)

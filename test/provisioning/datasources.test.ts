@@ -1,5 +1,6 @@
 import { describe, expect, it } from '@jest/globals';
-import { parseFile, ProvisioningError, type DataSourcePlan } from '../../src/provisioning/datasources.ts';
+import { parseFile } from '../../src/provisioning/datasource-file.ts';
+import { ProvisioningError, type DataSourcePlan } from '../../src/provisioning/datasources.ts';
 
 // One provisioning file's format, read as the original reads it: pure, no folder, no database.
 

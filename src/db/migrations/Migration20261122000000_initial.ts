@@ -1,7 +1,7 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /** The initial schema. Foreign keys cascade so that deleting an org or user removes what hangs off it. */
-export class Migration20261122000000_initial extends Migration {
+export class Migration20261122000000_initial extends BatchedMigration {
   override name = 'Migration20261122000000_initial';
 
   override up(): void {

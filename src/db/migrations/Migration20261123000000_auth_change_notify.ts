@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Every instance caches verified credentials (src/auth/principal-cache.ts). These triggers tell
@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * CLI or a hand-written SQL statement. NOTIFY is sent on commit and folds duplicates within a
  * transaction, so a bulk change costs one message.
  */
-export class Migration20261123000000_auth_change_notify extends Migration {
+export class Migration20261123000000_auth_change_notify extends BatchedMigration {
   override name = 'Migration20261123000000_auth_change_notify';
 
   override up(): void {

@@ -1,11 +1,11 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * GraphQL's `alertsPausedChanged` subscription follows the pause switch on every instance, whoever
  * flips it: this server, the CLI or a hand-written SQL statement. Listeners read the switch back,
  * so the message carries nothing; NOTIFY folds repeats within a transaction into one.
  */
-export class Migration20261124100000_alerts_paused_notify extends Migration {
+export class Migration20261124100000_alerts_paused_notify extends BatchedMigration {
   override name = 'Migration20261124100000_alerts_paused_notify';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Users and orgs as the identity API needs them:
@@ -7,7 +7,7 @@ import { Migration } from '@mikro-orm/migrations';
  * - `org_id` (the org a user acts in by default) may be empty: a user removed from its last org,
  *   or whose current org is deleted, belongs nowhere until added again.
  */
-export class Migration20261124200000_identity extends Migration {
+export class Migration20261124200000_identity extends BatchedMigration {
   override name = 'Migration20261124200000_identity';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * GraphQL's `orgMembersChanged` subscription follows an org's members on every instance, whoever
@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  * refreshing `last_seen_at` stay quiet. Deleting a user or an org reaches `org_user` through its
  * cascade, so removals are announced there.
  */
-export class Migration20261125100000_org_members_notify extends Migration {
+export class Migration20261125100000_org_members_notify extends BatchedMigration {
   override name = 'Migration20261125100000_org_members_notify';
 
   override up(): void {

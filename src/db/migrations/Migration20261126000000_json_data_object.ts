@@ -1,10 +1,10 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * A data source's `jsonData` is always an object, as the original server stores at least `{}`:
  * rows saved without one (SQL NULL or a JSON null) become `{}`, and the column no longer takes NULL.
  */
-export class Migration20261126000000_json_data_object extends Migration {
+export class Migration20261126000000_json_data_object extends BatchedMigration {
   override name = 'Migration20261126000000_json_data_object';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Every instance's proxy caches data sources (src/proxy/cache.ts) and GraphQL subscribers follow
@@ -8,7 +8,7 @@ import { Migration } from '@mikro-orm/migrations';
  * `<org id>:<id>:<created|updated|deleted>`, as the service used to send it; a TRUNCATE says
  * `all`. NOTIFY is sent on commit and folds duplicates within a transaction.
  */
-export class Migration20261126000100_datasource_change_notify extends Migration {
+export class Migration20261126000100_datasource_change_notify extends BatchedMigration {
   override name = 'Migration20261126000100_datasource_change_notify';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 import { dataSourceSecretBinding, SecretBox } from '../secrets.ts';
 
 interface Row {
@@ -16,7 +16,7 @@ interface Row {
  * it was unreadable before and stays so, and its name still shows in `secureJsonFields`, so it
  * can be sent again. Runs in the migration's transaction: all rows or none.
  */
-export class Migration20261126000200_bind_data_source_secrets extends Migration {
+export class Migration20261126000200_bind_data_source_secrets extends BatchedMigration {
   override name = 'Migration20261126000200_bind_data_source_secrets';
   protected secretKey: string | null = null;
 

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Brute-force protection that holds under concurrency, on any number of instances. A password is
@@ -12,7 +12,7 @@ import { Migration } from '@mikro-orm/migrations';
  * is reserved: cached credentials of the login must go then, and a successful login must not
  * evict its own.
  */
-export class Migration20261126000300_login_attempt_reservation extends Migration {
+export class Migration20261126000300_login_attempt_reservation extends BatchedMigration {
   override name = 'Migration20261126000300_login_attempt_reservation';
 
   override up(): void {

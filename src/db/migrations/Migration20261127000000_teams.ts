@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Teams (an org's groups of members) and who may query, edit or administer each data source, as
@@ -14,7 +14,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   membership, a team deleted) notifies `dashgate_datasource_access_changed` with the org id,
  *   so every instance's access cache forgets what it knew before the next request.
  */
-export class Migration20261127000000_teams extends Migration {
+export class Migration20261127000000_teams extends BatchedMigration {
   override name = 'Migration20261127000000_teams';
 
   override up(): void {

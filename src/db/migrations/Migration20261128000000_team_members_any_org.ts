@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * A team may have members who are not members of its org, as the original's team membership rule
@@ -9,7 +9,7 @@ import { Migration } from '@mikro-orm/migrations';
  * Leaving an org still ends the user's memberships of that org's teams, as the original's
  * `RemoveOrgUser` deletes them, whichever way the membership goes (API, CLI, SQL).
  */
-export class Migration20261128000000_team_members_any_org extends Migration {
+export class Migration20261128000000_team_members_any_org extends BatchedMigration {
   override name = 'Migration20261128000000_team_members_any_org';
 
   override up(): void {

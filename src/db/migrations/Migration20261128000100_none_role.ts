@@ -1,10 +1,10 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * The `None` basic role (the original's since v10): a member of an org, or a token, with no
  * permission of its own, who sees only what teams and per-resource grants give it.
  */
-export class Migration20261128000100_none_role extends Migration {
+export class Migration20261128000100_none_role extends BatchedMigration {
   override name = 'Migration20261128000100_none_role';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Preferences, as the original keeps them: of an org (no user, no team), of a user in an org, or
@@ -6,7 +6,7 @@ import { Migration } from '@mikro-orm/migrations';
  * the rest (language, query history, cookie and navigation preferences) is `json_data`. A row goes
  * with its org, its user or its team.
  */
-export class Migration20261128000200_preferences extends Migration {
+export class Migration20261128000200_preferences extends BatchedMigration {
   override name = 'Migration20261128000200_preferences';
 
   override up(): void {

@@ -1,4 +1,4 @@
-import { Migration } from '@mikro-orm/migrations';
+import { BatchedMigration } from './batched-migration.ts';
 
 /**
  * Live queries shared across instances (query/live/sharing.ts): who leads each shared query, and
@@ -14,7 +14,7 @@ import { Migration } from '@mikro-orm/migrations';
  *   stored out of line without compression (written often, read a few times, soon replaced).
  *   Rows past `expires_at` (epoch ms) are swept.
  */
-export class Migration20261128100000_live_query_sharing extends Migration {
+export class Migration20261128100000_live_query_sharing extends BatchedMigration {
   override name = 'Migration20261128100000_live_query_sharing';
 
   override up(): void {
