@@ -12,9 +12,9 @@ export type UserRow = InstanceType<typeof User.class>;
 
 /**
  * Creates the configured admin on first start (a server admin and Admin of the main org). An existing
- * user of that login is left alone, so a changed password survives restarts.
+ * user of that login is left alone, so a changed password survives restarts. `passwordHash`:
+ * `password` hashed ahead, if it was.
  */
-/** `passwordHash`: `password` hashed ahead, if it was. */
 export async function ensureAdminUser(em: EntityManager, options: { login: string; email: string; password: string; passwordHash?: Promise<string>; orgId: number }): Promise<void> {
   const existing = await em.count(User, { login: { $ilike: escapeLike(options.login) } });
   if (existing) return;
