@@ -73,7 +73,7 @@ describe('createHealthCheck', () => {
     expect(ms).toBeGreaterThanOrEqual(1_900);
     expect(ms).toBeLessThan(3_500);
     // The failure is cached too: the next caller is not held up again.
-    expect((await timed(check)).ms).toBeLessThan(100);
+    expect((await timed(check)).ms).toBeLessThan(1_000);
     await held;
     skew += 3_100;
     expect(await check()).toEqual({ status: 200, body: { database: 'ok', version: '12.0.0', commit: COMMIT } });
@@ -88,7 +88,7 @@ describe('createHealthCheck', () => {
     skew += 3_100;
     const { value, ms } = await timed(check);
     expect(value).toEqual({ status: 503, body: { database: 'ok', version: '10.4.3', commit: COMMIT, draining: true } });
-    expect(ms).toBeLessThan(100);
+    expect(ms).toBeLessThan(1_000);
     expect(forks).toBe(1);
     await held;
   }, 20_000);
