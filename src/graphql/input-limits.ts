@@ -110,8 +110,9 @@ export function enforceInputLimits(schema: GraphQLSchema): void {
     for (const field of Object.values(type.getFields())) {
       const bounded = field.args.filter((arg) => carriesText(arg.type, new Set()));
       if (bounded.length === 0) continue;
-      field.resolve = checked(bounded, field.resolve ?? defaultFieldResolver);
+      // A subscription's arguments are checked once, when it opens: its resolver runs per event with the same ones.
       if (field.subscribe) field.subscribe = checked(bounded, field.subscribe);
+      else field.resolve = checked(bounded, field.resolve ?? defaultFieldResolver);
     }
   }
 }

@@ -4,6 +4,7 @@ import { afterAll, afterEach, beforeAll, describe, expect, it } from '@jest/glob
 import { applyLiveDelta, type LiveResult, type LiveResultDelta } from '../../../examples/typed-client/src/live-frames.ts';
 import type { Principal } from '../../../src/auth/principal.ts';
 import { createToken } from '../../../src/cli/commands.ts';
+import { DEFAULT_MAX_CHARS, MAX_JSON_BYTES } from '../../../src/graphql/input-limits.ts';
 import type { LiveQueryEvent } from '../../../src/query/live/live-queries.ts';
 import { rangeAt } from '../../../src/query/live/timing.ts';
 import { StreamEnd } from '../../../src/live/stream.ts';
@@ -384,6 +385,17 @@ describe('liveQuery: what it refuses', () => {
     expect(stream.status).toBe(400);
     await stream.ended;
     expect(stream.events[0]!.data.errors[0]).toMatchObject({ message, extensions: { code } });
+  });
+
+  it('checks its arguments\' sizes when it opens', async () => {
+    const big = await watch([up({ expr: 'x'.repeat(MAX_JSON_BYTES) })]);
+    expect(big.status).toBe(400);
+    await big.ended;
+    expect(big.events[0]!.data.errors[0]).toMatchObject({ message: `queries is too large (at most ${MAX_JSON_BYTES} bytes of JSON)`, extensions: { code: 'BAD_REQUEST' } });
+    const long = await watch([up()], ADMIN, { from: `now-${'1'.repeat(DEFAULT_MAX_CHARS)}h` });
+    expect(long.status).toBe(400);
+    await long.ended;
+    expect(long.events[0]!.data.errors[0].message).toBe(`from is too long (at most ${DEFAULT_MAX_CHARS} characters)`);
   });
 
   it('a refresh longer than a timer can wait (10000w) runs once per refresh, not in a loop', async () => {
