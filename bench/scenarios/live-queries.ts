@@ -160,7 +160,14 @@ async function measure(ctx: BenchContext, instances: number): Promise<BenchRow[]
     for (let i = 0; i < STREAMS; i += 100) {
       streams.push(...(await Promise.all(Array.from({ length: Math.min(100, STREAMS - i) }, (_, j) => open(targets[(i + j) % instances]!.url, token, `q${(i + j) % QUERIES}`, uid)))));
     }
-    // Measure whole ticks from the next one on, all streams open and their first answers in.
+    // Measure whole ticks from the next one on, all streams open and their first answers in (an
+    // open stream has its headers, not yet its first event: without this wait the first measured
+    // tick could meet the instances still writing first answers).
+    const opened = Date.now();
+    while (streams.some((s) => s.arrived.size === 0)) {
+      if (Date.now() - opened > 60_000) throw new Error(`${streams.filter((s) => s.arrived.size === 0).length} subscriptions had no first event after a minute`);
+      await sleep(10);
+    }
     const firstTick = (Math.floor(Date.now() / (REFRESH_S * 1000)) + 1) * REFRESH_S * 1000;
     await sleep(firstTick - Date.now() + 100);
     const cpuBefore = await sum(targets, (t) => t.cpu?.());
