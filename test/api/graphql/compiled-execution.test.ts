@@ -9,6 +9,7 @@ let adminToken: string;
 let viewerToken: string;
 let id: number;
 let globalId: string;
+let testdataUid: string;
 
 beforeAll(async () => {
   server = await startTestServer();
@@ -26,9 +27,17 @@ beforeAll(async () => {
   // Version 2 now, so an update at version 1 is stale.
   await call(server, 'PUT', `/api/datasources/${id}`, { body: { ...created.body.datasource, version: 1 } });
   await call(server, 'POST', '/api/datasources', { body: { name: 'compiled-loki', type: 'loki', access: 'proxy', url: 'http://loki:3100' } });
+  testdataUid = (await call(server, 'POST', '/api/datasources', { body: { name: 'compiled-testdata', type: 'grafana-testdata-datasource', access: 'proxy' } })).body.datasource.uid as string;
+  // Every kind of leaf the graph writes: a team with a member, a service account with a token that expires.
+  const team = await call(server, 'POST', '/api/teams', { body: { name: 'compiled-team', email: 'team@compiled.test' } });
+  await call(server, 'POST', `/api/teams/${team.body.teamId}/members`, { body: { userId: 1 } });
+  const account = await call(server, 'POST', '/api/serviceaccounts', { body: { name: 'compiled-sa', role: 'Editor' } });
+  await call(server, 'POST', `/api/serviceaccounts/${account.body.id}/tokens`, { body: { name: 'compiled-expiring', secondsToLive: 3600 } });
 });
 afterAll(() => server?.close());
 
+/** Typed values of every built-in scalar and enum a frame has: times, numbers, labels, strings, booleans. */
+const CSV = 'time,value{job="api"},host,up\n2024-01-01T00:00:00Z,1.5,a,true\n2024-01-01T00:01:00Z,-2,b,false\n2024-01-01T00:02:00Z,,c,';
 const FIELDS = 'id databaseId uid orgId name type typeName access url user database basicAuth basicAuthUser withCredentials isDefault jsonData secureJsonFields version readOnly';
 
 interface Case {
@@ -39,6 +48,8 @@ interface Case {
   auth?: () => string | null;
   /** Refused before execution, or anonymous: never compiled. */
   neverCompiled?: true;
+  /** Text the answer must hold, so that a case meant to write values does (not two equal errors). */
+  holds?: string[];
 }
 
 const cases = (): Case[] => [
@@ -67,11 +78,30 @@ const cases = (): Case[] => [
   { name: 'a field that does not exist', query: '{ currentOrganization { dataSources { nodes { id nope } } } }', neverCompiled: true },
   { name: 'no credentials', query: '{ currentOrganization { dataSources { nodes { id } } } }', auth: () => null, neverCompiled: true },
   { name: 'an unknown token', query: '{ currentOrganization { dataSources { nodes { name } } } }', auth: () => 'Bearer glsa_unknown', neverCompiled: true },
+  {
+    name: 'every leaf of users, members, teams and service accounts',
+    query: `{ viewer { id __typename ... on User { databaseId uid login email name avatarUrl isServiceAdmin isDisabled theme orgId createdAt updatedAt
+      preferences { theme timezone weekStart homeDashboardUID language }
+      organizations { nodes { id databaseId name address } } } }
+      currentOrganization { members { nodes { id orgId userId uid email name avatarUrl login role lastSeenAt lastSeenAtAge created isDisabled authLabels isExternallySynced isProvisioned } }
+        teams { nodes { id databaseId uid orgId name email avatarUrl memberCount permission members { orgId teamId teamUID userId userUID email name login avatarUrl labels permission organizationMemberId isOrganizationMember } } }
+        serviceAccounts { nodes { id databaseId name login orgId role isDisabled isServiceAdmin tokenCount createdAt updatedAt tokens { nodes { id databaseId name created expiration hasExpired isRevoked lastUsedAt } } } } }
+      adminStats { userCount orgCount dataSourceCount adminCount editorCount viewerCount activeUsers dailyActiveUsers monthlyActiveUsers } }`,
+    holds: ['"memberCount":1', '"isOrganizationMember":true', '"name":"compiled-expiring"', '"hasExpired":false', '"isServiceAdmin":true', '"dataSourceCount":3'],
+  },
+  {
+    name: 'data frames: numbers, strings, booleans, labels and field types',
+    query: `query($q: [JSONObject!]!) { dataQuery(from: "1700000000000", to: "1700003600000", queries: $q) { status results { refId status error errorSource
+      frames { name refId length meta fields { name type goType nullable displayName labels { name value } numbers strings booleans values nanos } } } } }`,
+    variables: { q: [{ refId: 'A', datasource: { uid: 'TESTDATA' }, scenarioId: 'csv_content', csvContent: CSV }, { refId: 'B', datasource: { uid: 'TESTDATA' }, scenarioId: 'random_walk', seriesCount: 2, labels: 'job=walk', seed: 7, intervalMs: 600000 }] },
+    holds: ['"type":"TIME"', '"strings":["a","b","c"]', '"booleans":[true,false,null]', '"numbers":[1.5,-2,null]', '{"name":"job","value":"api"}', '{"name":"job","value":"walk"}', '"goType":"float64"'],
+  },
   { name: 'a read as a Viewer', query: `query($id: Int!) { currentOrganization { dataSource(databaseId: $id) { ${FIELDS} } } }`, variables: { id }, auth: () => viewerToken },
 ];
 
 async function send(test: Case): Promise<string> {
-  const body: Record<string, unknown> = { query: test.query, variables: test.variables ?? {} };
+  const variables = JSON.parse(JSON.stringify(test.variables ?? {}).replaceAll('TESTDATA', testdataUid));
+  const body: Record<string, unknown> = { query: test.query, variables };
   if (test.operationName) body.operationName = test.operationName;
   const res = await call(server, 'POST', '/graphql', { auth: test.auth ? test.auth() : ADMIN, body });
   return `${res.status} ${res.headers.get('content-type')}\n${res.text}`;
@@ -90,6 +120,8 @@ describe('GraphQL operations compiled once their document repeats', () => {
       const interpreted = await send(test);
       const compiled = [await send(test), await send(test)];
       expect({ test: test.name, answers: compiled }).toEqual({ test: test.name, answers: [interpreted, interpreted] });
+      for (const text of test.holds ?? []) expect({ test: test.name, holds: interpreted.includes(text), text }).toEqual({ test: test.name, holds: true, text });
+      if (test.holds) expect(interpreted).not.toContain('"errors"');
       // Compiled on its second arrival; a later case with the same operation ran compiled throughout.
       expect({ test: test.name, compiled: compiledLines().length - before }).toEqual({ test: test.name, compiled: firstOfItsOperation && !test.neverCompiled ? 1 : 0 });
     }
