@@ -5,8 +5,8 @@ import type { RequestContext } from '../context.ts';
 
 /**
  * Built-in scalars and enums are written as their resolvers return them. Pothos types each
- * resolver to return its scalar's JavaScript type (an `Int` a number, a `Float` a finite one, an
- * enum one of its values, which are its names here; every `ID` resolver here returns a string),
+ * resolver to return its scalar's JavaScript type (an `Int` or `Float` a number, finite in every
+ * resolver here; an enum one of its values, which are its names here; an `ID` a string here),
  * so graphql-js's serializing would hand back the same value, at the cost of four to five objects
  * per leaf: 15,000 leaves for a page of a thousand data sources, a tenth of that request's CPU.
  * The interpreter, which answers an operation's first arrival, still serializes, and
