@@ -239,7 +239,15 @@ export class LiveQuerySharing implements LiveQueryPeers {
   }
 
   release(query: PeerQuery): void {
-    this.#releases.add(peerKey(query.shareKey));
+    const key = peerKey(query.shareKey);
+    // Ticks asked for before the last viewer left and not sent yet: nobody here would run them,
+    // and a lease taken for one after the release would hold the others off until it lapsed.
+    this.#claims = this.#claims.filter((claim) => {
+      if (claim.key !== key) return true;
+      claim.resolve(false);
+      return false;
+    });
+    this.#releases.add(key);
     this.#schedule();
   }
 
@@ -277,11 +285,15 @@ export class LiveQuerySharing implements LiveQueryPeers {
     this.#claims = [];
     this.#releases.clear();
     const holder = this.#changes.sessionLock;
+    // The release goes after the claims already sent, and the claims of this batch after it
+    // (asked for since: a query watched again), or a claim could retake the lease just released.
+    let released: Promise<void> | null = null;
     if (releases.length > 0 && holder !== null) {
       const after = Promise.allSettled([...this.#claiming]);
-      this.#track(after.then(() => queryPrepared(this.#em, RELEASE, [releases, holder])).catch((error: unknown) => {
+      released = after.then(() => queryPrepared(this.#em, RELEASE, [releases, holder])).then(() => undefined, (error: unknown) => {
         this.#log.warn({ err: error }, 'could not release live query leases; the other instances take over once they lapse');
-      }));
+      });
+      this.#track(released);
     }
     if (claims.length === 0) return;
     // Without a listening connection there is no lock to lead under: fetch rather than leave viewers without answers.
@@ -297,7 +309,8 @@ export class LiveQuerySharing implements LiveQueryPeers {
     }
     if (this.#claims.length > 0) this.#schedule();
     const list = [...batch.values()];
-    const claimed = queryPrepared<{ key: string }>(this.#em, CLAIM, [list.map((c) => c.key), list.map((c) => c.at), list.map((c) => c.refreshMs), holder]);
+    const send = () => queryPrepared<{ key: string }>(this.#em, CLAIM, [list.map((c) => c.key), list.map((c) => c.at), list.map((c) => c.refreshMs), holder]);
+    const claimed = released ? released.then(send) : send();
     this.#claiming.add(claimed);
     const done = () => this.#claiming.delete(claimed);
     claimed.then(done, done);

@@ -142,6 +142,30 @@ describe('claims', () => {
     expect(await holder.sharing.claim(q, 2000)).toBe(false);
   });
 
+  it('released with a claim of its own not sent yet: that claim is dropped, so the others may claim the tick at once', async () => {
+    // The last viewer leaves during a tick's check, before the tick's claim went out.
+    const [holder, y] = await Promise.all([instance(), instance()]);
+    const q = newQuery();
+    let released = 0;
+    y.sharing.follow(q, { newest: () => 0, answer: () => undefined, released: () => released++ });
+    expect(await holder.sharing.claim(q, 1000)).toBe(true);
+    const late = holder.sharing.claim(q, 2000);
+    holder.sharing.release(q);
+    expect(await late).toBe(false);
+    await eventually(async () => released, 1, 3000);
+    expect(await y.sharing.claim(q, 2000)).toBe(true);
+  });
+
+  it('released, then watched again in the same turn: the new claim goes after the release and holds the lease', async () => {
+    const holder = await instance();
+    const q = newQuery();
+    expect(await holder.sharing.claim(q, 1000)).toBe(true);
+    holder.sharing.release(q);
+    expect(await holder.sharing.claim(q, 2000)).toBe(true);
+    const rows = await sql.query('select tick from live_query_lease where key = $1', [peerKey(q.shareKey)]);
+    expect(rows.rows.map((row) => Number(row.tick))).toEqual([2000]);
+  });
+
   it('at shutdown, every lease is released at once', async () => {
     const [holder, y] = await Promise.all([instance(), instance()]);
     const queries = [newQuery(), newQuery()];
