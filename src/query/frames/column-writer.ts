@@ -45,6 +45,28 @@ export class ColumnWriter {
     this.at += end - start;
   }
 
+  /** `count` rows of the same `bytes`: written twice, then the `,row` units doubled by copies of themselves. */
+  repeat(bytes: Uint8Array, count: number): void {
+    if (count <= 0) return;
+    const unit = bytes.length + 1;
+    this.#room(count * unit);
+    this.copy(bytes, 0, bytes.length);
+    if (count === 1) return;
+    const from = this.at;
+    this.bytes[this.at] = COMMA;
+    this.bytes.set(bytes, this.at + 1);
+    this.at += unit;
+    let units = 1;
+    for (let left = count - 2; left > 0;) {
+      const take = Math.min(units, left);
+      this.bytes.copyWithin(this.at, from, from + take * unit);
+      this.at += take * unit;
+      units += take;
+      left -= take;
+    }
+    this.rows += count - 1;
+  }
+
   done(): WrittenColumn {
     this.#room(1);
     this.bytes[this.at++] = CLOSE_BRACKET;

@@ -26,4 +26,22 @@ describe('ColumnWriter', () => {
     expect(column.buffer!.buffer).toBe(column.json.buffer);
     expect(column.buffer!.length).toBeGreaterThanOrEqual(column.json.length);
   });
+
+  it.each([0, 1, 2, 3, 7, 8, 100, 1025])('repeats a row %i times after other rows, as that many copies', (count) => {
+    const writer = new ColumnWriter(1);
+    writer.text('1');
+    writer.repeat(Buffer.from('{"a":"b"}'), count);
+    writer.text('2');
+    writer.repeat(Buffer.from('"x"'), count);
+    const column = writer.done();
+    const expected = [1, ...Array.from({ length: count }, () => ({ a: 'b' })), 2, ...Array.from({ length: count }, () => 'x')];
+    expect(JSON.parse(text(column.json))).toEqual(expected);
+    expect(column.rows).toBe(expected.length);
+  });
+
+  it('repeats a row as the first rows of a column', () => {
+    const writer = new ColumnWriter(1);
+    writer.repeat(Buffer.from('[]'), 5);
+    expect(text(writer.done().json)).toBe('[[],[],[],[],[]]');
+  });
 });
