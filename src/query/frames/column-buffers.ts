@@ -47,10 +47,11 @@ export function releaseColumns(responses: Iterable<DataResponse>): void {
   for (const response of responses) {
     for (const frame of response.frames ?? []) {
       for (const field of frame.fields) {
-        const written = field.written;
-        if (!written?.buffer) continue;
-        giveBackColumnBuffer(written.buffer);
-        written.buffer = undefined;
+        for (const written of [field.written, field.writtenNanos]) {
+          if (!written?.buffer) continue;
+          giveBackColumnBuffer(written.buffer);
+          written.buffer = undefined;
+        }
       }
     }
   }

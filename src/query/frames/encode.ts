@@ -288,12 +288,20 @@ function* writeFrame(frame: Frame, write: (piece: Piece) => void): Steps {
     const has = found.NaN !== undefined || found.Inf !== undefined || found.NegInf !== undefined;
     anyEntity ||= has;
     entities.push(has ? found : null);
-    if (field.type === 'time.Time' && field.nanos?.some((ns) => ns !== 0)) anyNanos = true;
+    if (field.type === 'time.Time' && (field.writtenNanos || field.nanos?.some((ns) => ns !== 0))) anyNanos = true;
   }
   let tail = ']';
   if (anyEntity) tail += `,"entities":[${entities.map((e) => (e ? struct(e, ENTITIES) : 'null')).join(',')}]`;
   if (anyNanos) {
-    tail += `,"nanos":[${frame.fields.map((f) => (f.type === 'time.Time' && f.nanos ? encodeNanos(f, f.nanos) : 'null')).join(',')}]`;
+    write(`${tail},"nanos":[`);
+    tail = ']';
+    for (let i = 0; i < frame.fields.length; i++) {
+      const f = frame.fields[i]!;
+      if (i) write(',');
+      if (f.type !== 'time.Time') write('null');
+      else if (f.writtenNanos) write(f.writtenNanos.json);
+      else write(f.nanos ? encodeNanos(f, f.nanos) : 'null');
+    }
   }
   write(`${tail}}}`);
   yield;

@@ -51,6 +51,8 @@ export interface Field {
   nanos?: number[];
   /** The values already written as the SDK writes them; `values` is then read from it when asked for. */
   written?: WrittenColumn;
+  /** A written time column's `nanos` already written (some non-zero); `nanos` is then read from it when asked for. */
+  writtenNanos?: WrittenColumn;
 }
 
 /**
@@ -94,6 +96,17 @@ export function writtenField(name: string, type: FieldType, column: WrittenColum
       return values;
     },
   };
+}
+
+/** A written time field whose sub-millisecond parts are written too (`nanos`, some not 0). */
+export function writtenTimeField(name: string, column: WrittenColumn, nanos: WrittenColumn): Field {
+  const field = writtenField(name, 'time.Time', column);
+  let values: number[] | undefined;
+  Object.defineProperties(field, {
+    writtenNanos: { value: nanos, enumerable: true },
+    nanos: { get: () => (values ??= JSON.parse(new TextDecoder().decode(nanos.json)) as number[]), enumerable: true },
+  });
+  return field;
 }
 
 /** A field's rows, without reading a written column's values. */
