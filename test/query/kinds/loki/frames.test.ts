@@ -4,7 +4,7 @@ import type { DataQuery } from '../../../../src/query/kinds/kind.ts';
 import {
   interpolateLoki, lokiErrorMessage, lokiFrames, lokiRequest, lokiResourceAllowed, lokiSeriesName, lokiStep, parseLokiQuery,
 } from '../../../../src/query/kinds/loki/frames.ts';
-import { fnv32 } from '../../../../src/query/kinds/loki/log-frame.ts';
+import { FnvSuffix, fnv32 } from '../../../../src/query/kinds/loki/log-frame.ts';
 import { goJsonStringMap } from '../../../../src/query/go-text.ts';
 import { encodeFrame, goString } from '../../../../src/query/frames/encode.ts';
 import type { Field } from '../../../../src/query/frames/frame.ts';
@@ -150,6 +150,17 @@ describe('Loki answers as frames (frame.go)', () => {
     expect(frame.fields[1].nanos).toEqual([1, 1, 17]);
   });
 
+  it('reads times of every length between 19-digit ones, each up to its own closing quote', () => {
+    // A short time's closing quote lies 19 characters before a later quote in the tsNs column:
+    // the ids and times are still each row's own.
+    const times = ['5', '123456789012345', '1700000000000000001', '12', '1234567890123456', '17000000000000000', '1700000000000000002', '0000000000000000003'];
+    const body = streamsOf({ a: 'b' }, times.map((ts, i) => [ts, `"line ${i}"`]));
+    const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));
+    expect(writtenText(frame.fields[4])).toBe(expectedColumns(body).id);
+    expect(frame.fields[1].values).toEqual(times.map((ts) => Number(BigInt(ts) / 1_000_000n)));
+    expect(frame.fields[1].nanos).toEqual(times.map((ts) => Number(BigInt(ts) % 1_000_000n)));
+  });
+
   it('reads a timestamp\'s milliseconds and nanoseconds from its digits, leading zeros and all', () => {
     const body = streamsOf({ a: 'b' }, [['000012345678', '"x"'], ['0', '"y"'], ['1700000000000999999', '"z"']]);
     const [frame] = lokiFrames(body, parseLokiQuery(query({ expr: 'x' })));
@@ -280,6 +291,38 @@ describe('Loki line ids (frame.go makeIdField)', () => {
     const hash = fnv32(Buffer.from('same_{"a":"b"}')).toString(16);
     const other = fnv32(Buffer.from('other_{"a":"b"}')).toString(16);
     expect(frame.fields[4].values).toEqual([`5_${hash}`, `5_${hash}_1`, `6_${hash}`, `5_${hash}_2`, `5_${other}`]);
+  });
+
+  it('continues FNV over a suffix from any state as a pass over its bytes does', () => {
+    // Random prefixes and suffixes: every low byte of the state is met, each compared with the hash of the whole.
+    let seed = 7;
+    const random = () => (seed = (Math.imul(seed, 1103515245) + 12345) >>> 0);
+    const bytes = (length: number) => Buffer.from(Array.from({ length }, () => random() & 255));
+    for (const suffixLength of [0, 1, 2, 55, 300]) {
+      const suffix = bytes(suffixLength);
+      const continued = new FnvSuffix(suffix);
+      for (let i = 0; i < 600; i++) {
+        const prefix = bytes(random() % 40);
+        expect(continued.from(fnv32(prefix) | 0) >>> 0).toBe(fnv32(Buffer.concat([prefix, suffix])));
+      }
+    }
+  });
+
+  it('gives the rows of long streams the same ids as a pass over each line and its labels', () => {
+    // Streams past the length from which ids are finished through `FnvSuffix`, repeats and all.
+    const labels: Array<Record<string, string>> = [{ a: 'b', job: 'x<y>' }, { instance: '10.0.0.1:3100' }];
+    const rows = (s: number) => Array.from({ length: 700 }, (_, i) => [String(1700000000000000000n + BigInt((i % 600) * 1000)), `line ${i % 600} of ${s}`]);
+    const answer = { data: { resultType: 'streams', result: labels.map((stream, s) => ({ stream, values: rows(s) })) } };
+    const [frame] = lokiFrames(JSON.stringify(answer), q);
+    const seen = new Map<string, number>();
+    const expected = answer.data.result.flatMap(({ stream, values }) => values.map(([ts, line]) => {
+      const id = `${ts}_${fnv32(Buffer.from(`${line}_${goJsonStringMap(stream)}`)).toString(16)}`;
+      const count = seen.get(id) ?? 0;
+      seen.set(id, count + 1);
+      return count > 0 ? `${id}_${count}` : id;
+    }));
+    expect(frame.fields[4].values).toEqual(expected);
+    expect(expected.filter((id) => /_[0-9a-f]+_1$/.test(id))).toHaveLength(2 * 100);
   });
 
   it('gives 40,000 equal lines their ids in linear time', () => {
