@@ -257,8 +257,13 @@ export class JsonBytes {
   }
 
   ws(): void {
-    const b = this.bytes;
-    let c = b[this.at];
-    while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++this.at];
+    this.at = skipWs(this.bytes, this.at);
   }
+}
+
+/** The position of the first byte from `at` that is not JSON whitespace. */
+export function skipWs(bytes: Uint8Array, at: number): number {
+  let c = bytes[at];
+  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++at];
+  return at;
 }

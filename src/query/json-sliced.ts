@@ -1,4 +1,4 @@
-import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE } from './json-bytes.ts';
+import { BACKSLASH, CLOSE_BRACE, CLOSE_BRACKET, COLON, COMMA, OPEN_BRACE, OPEN_BRACKET, QUOTE, skipWs } from './json-bytes.ts';
 import { AnswerError } from './answer-error.ts';
 import type { Steps } from './slices.ts';
 
@@ -51,7 +51,7 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
     }
   };
 
-  let at = skipSpace(body, 0);
+  let at = skipWs(body, 0);
   // A small answer, or one that is no container (a long string): one piece.
   const rootEnd = body[at] === OPEN_BRACKET || body[at] === OPEN_BRACE ? valueEnd(body, at, piece) : body.length;
   if (rootEnd !== -1) return parse(0, body.length);
@@ -68,7 +68,7 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
   while (stack.length > 0) {
     yield;
     const top = stack[stack.length - 1]!;
-    at = skipSpace(body, at);
+    at = skipWs(body, at);
     const closer = top.array ? CLOSE_BRACKET : CLOSE_BRACE;
     if (body[at] === closer && first) {
       at++;
@@ -82,7 +82,7 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
         continue;
       }
       if (body[at] !== COMMA) throw invalid();
-      at = skipSpace(body, at + 1);
+      at = skipWs(body, at + 1);
     }
     first = false;
     // A run of small elements (or members) up to about one piece, parsed at once.
@@ -98,9 +98,9 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
         const keyEnd = stringEnd(body, next);
         if (keyEnd === -1) throw invalid();
         if (count === 0) key = parse(next, keyEnd + 1) as string;
-        valueStart = skipSpace(body, keyEnd + 1);
+        valueStart = skipWs(body, keyEnd + 1);
         if (body[valueStart] !== COLON) throw invalid();
-        valueStart = skipSpace(body, valueStart + 1);
+        valueStart = skipWs(body, valueStart + 1);
       }
       let end = valueEnd(body, valueStart, runEnd === -1 ? piece : piece - (next - runStart));
       if (end === valueStart) throw invalid();
@@ -120,9 +120,9 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
       }
       count++;
       runEnd = end;
-      next = skipSpace(body, end);
+      next = skipWs(body, end);
       if (body[next] !== COMMA || next - runStart >= piece) break;
-      const after = skipSpace(body, next + 1);
+      const after = skipWs(body, next + 1);
       if (body[after] === (top.array ? CLOSE_BRACKET : CLOSE_BRACE)) break;
       next = after;
     }
@@ -140,7 +140,7 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
       for (const k of Object.keys(members)) defineMember(target, k, members[k]);
     }
   }
-  if (skipSpace(body, at) !== body.length) throw invalid();
+  if (skipWs(body, at) !== body.length) throw invalid();
   return root;
 
   function closeTop(): void {
@@ -154,12 +154,6 @@ export function* parseJsonSteps(body: Buffer, options: SlicedParseOptions = {}):
 /** An own, enumerable member, as `JSON.parse` makes it (a repeated key keeps its first place and its last value). */
 function defineMember(target: Record<string, unknown>, key: string, value: unknown): void {
   Object.defineProperty(target, key, { value, writable: true, enumerable: true, configurable: true });
-}
-
-function skipSpace(b: Buffer, i: number): number {
-  let c = b[i];
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = b[++i];
-  return i;
 }
 
 /** The closing quote of the string opening at `start`, or -1. */

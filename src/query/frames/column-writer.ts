@@ -28,6 +28,12 @@ export class ColumnWriter {
     return this.bytes;
   }
 
+  /** Takes back the last row, started when `at` was `startedAt` (a row found not to be one after all). */
+  dropRow(startedAt: number): void {
+    this.at = startedAt;
+    this.rows--;
+  }
+
   /** A row of ASCII text (digits, `null`). */
   text(value: string): void {
     const out = this.row(value.length);

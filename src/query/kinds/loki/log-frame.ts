@@ -5,7 +5,7 @@ import { ColumnWriter } from '../../frames/column-writer.ts';
 import { goJsonStringMap, sortedLabels } from '../../go-text.ts';
 import { readLabels } from '../../labels.ts';
 import {
-  BACKSLASH, CLOSE_BRACKET, COMMA, JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, readPlain,
+  BACKSLASH, CLOSE_BRACKET, COMMA, JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, readPlain, skipWs,
 } from '../../json-bytes.ts';
 
 /**
@@ -181,8 +181,7 @@ export class LogFrameWriter {
       out[o++] = c;
     }
     if (bytes[i] !== QUOTE || i === start || i - start > 19) {
-      tsNs.at = writtenTo;
-      tsNs.rows--;
+      tsNs.dropRow(writtenTo);
       return -1;
     }
     out[o++] = QUOTE;
@@ -313,9 +312,9 @@ export class LogFrameWriter {
       let o = ids.at;
       out[o++] = QUOTE;
       // The time's characters go to the id and, all of them for now, to the milliseconds' row.
+      const timesTo = times.at;
       const msOut = times.row(20);
-      const msFrom = times.at;
-      let t = msFrom;
+      let t = times.at;
       let key = FNV_OFFSET;
       let end = at;
       let w0 = 0, w1 = 0, w2 = 0, w3 = 0;
@@ -377,19 +376,17 @@ export class LogFrameWriter {
         if (writeNumber(nanos, ts, end - 6, end)) anyNanos = true;
       } else if (first - ZERO >>> 0 <= 9) {
         // Leading zeros, or no digits above the last six: the milliseconds' row written again.
-        times.at = msFrom;
+        times.dropRow(timesTo);
         const msEnd = Math.max(at, end - 6);
-        let from = at;
-        while (from < msEnd && ts[from] === ZERO) from++;
-        if (from === msEnd) msOut[times.at++] = ZERO;
-        else for (let d = from; d < msEnd; d++) msOut[times.at++] = ts[d]!;
+        writeNumber(times, ts, at, msEnd);
         if (writeNumber(nanos, ts, msEnd, end)) anyNanos = true;
       } else {
         // Signed: epoch ms rounded down and the nanoseconds above them, as the SDK writes a time before 1970.
         const ns = BigInt(ts.toString('latin1', at, end));
         const ms = ns / 1_000_000n - (ns % 1_000_000n < 0n ? 1n : 0n);
         const sub = Number(ns - ms * 1_000_000n);
-        times.at = msFrom + msOut.write(String(ms), msFrom, 'latin1');
+        times.dropRow(timesTo);
+        times.text(String(ms));
         nanos.text(String(sub));
         if (sub !== 0) anyNanos = true;
       }
@@ -623,10 +620,4 @@ function readEntries(r: JsonBytes, bytes: Buffer, at: number, writer: LogFrameWr
     if (c !== COMMA) throw NOT_PLAIN;
     at = skipWs(bytes, at);
   }
-}
-
-function skipWs(bytes: Buffer, at: number): number {
-  let c = bytes[at];
-  while (c === 0x20 || c === 0x0a || c === 0x0d || c === 0x09) c = bytes[++at];
-  return at;
 }
