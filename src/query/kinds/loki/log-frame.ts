@@ -291,8 +291,9 @@ export class LogFrameWriter {
     const times = new ColumnWriter(rows * 15);
     const nanos = new ColumnWriter(rows * 7);
     let anyNanos = false;
-    // Room for every id with a repeat count: the fast path below writes through views of these buffers.
-    const ids = new ColumnWriter(this.#tsNs.at + rows * 22);
+    // Each id is its tsNs row plus `_` and up to 8 hex digits; a repeat's count grows the buffer
+    // (the word views below are made again when a buffer changes).
+    const ids = new ColumnWriter(this.#tsNs.at + rows * 11);
     const tsWords = new DataView(ts.buffer, ts.byteOffset, ts.byteLength);
     let idBytes = ids.bytes;
     let idWords = new DataView(idBytes.buffer, idBytes.byteOffset, idBytes.byteLength);
