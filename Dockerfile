@@ -30,6 +30,6 @@ VOLUME /app/data
 USER node
 EXPOSE 3000
 # The flags `npm start` runs the server with (package.json); dist/ is built, so no build step at start.
-CMD ["node", "--experimental-async-context-frame", "--max-semi-space-size=8", "--heap-growing-percent=200", "dist/main.js"]
+CMD ["node", "--experimental-async-context-frame", "--max-semi-space-size=8", "--heap-growing-percent=100", "dist/main.js"]
 HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["node", "-e", "fetch(`http://127.0.0.1:${process.env.GF_SERVER_HTTP_PORT || 3000}/api/health`).then((r) => process.exit(r.ok ? 0 : 1), () => process.exit(1))"]
