@@ -18,6 +18,10 @@ export const CLOSE_BRACKET = 0x5d;
 export const ZERO = 0x30;
 export const DOT = 0x2e;
 export const MINUS = 0x2d;
+const NINE = 0x39;
+
+/** A byte that can be part of a JSON number's text. */
+const isNumberByte = (c: number) => (c >= ZERO && c <= NINE) || c === DOT || c === MINUS || c === 0x2b || c === 0x65 || c === 0x45;
 
 const JSON_NUMBER = /^-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?$/;
 
@@ -195,17 +199,60 @@ export class JsonBytes {
     return exactDecimal(this.bytes, start, end) ?? parse(this.utf8(start, end));
   }
 
-  /** A JSON number: ±Infinity where its digits overflow a double (Go's decoders refuse those). */
+  /** Whether the last number `number` read was a plain integer literal of at most 15 digits (so within int64). */
+  integral = false;
+
+  /**
+   * A JSON number: ±Infinity where its digits overflow a double (Go's decoders refuse those).
+   * A plain decimal of at most 15 significant digits is read in one pass over its digits (the
+   * same double `exactDecimal` makes); anything else the general way.
+   */
   number(): number {
     const b = this.bytes;
     const start = this.at;
+    let i = start;
+    let c = b[i];
+    const negative = c === MINUS;
+    if (negative) c = b[++i];
+    let mantissa = 0;
+    let significant = 0;
+    if (c === ZERO) c = b[++i];
+    else if (c !== undefined && c > ZERO && c <= NINE) {
+      do {
+        mantissa = mantissa * 10 + (c - ZERO);
+        significant++;
+        c = b[++i];
+      } while (c !== undefined && c >= ZERO && c <= NINE);
+    } else return this.#generalNumber(start);
+    let scale = 0;
+    if (c === DOT) {
+      c = b[++i];
+      if (c === undefined || c < ZERO || c > NINE) return this.#generalNumber(start);
+      do {
+        if (mantissa !== 0 || c !== ZERO) significant++;
+        mantissa = mantissa * 10 + (c - ZERO);
+        scale++;
+        c = b[++i];
+      } while (c !== undefined && c >= ZERO && c <= NINE);
+    }
+    // Anything else of a number (`01`, an exponent, a second dot or sign) or too many digits for one exact division.
+    if (significant > 15 || scale > 22 || (c !== undefined && isNumberByte(c))) return this.#generalNumber(start);
+    this.at = i;
+    this.integral = scale === 0;
+    const value = scale === 0 ? mantissa : mantissa / EXACT_POWERS[scale]!;
+    return negative ? -value : value;
+  }
+
+  #generalNumber(start: number): number {
+    const b = this.bytes;
+    this.integral = false;
     const end = this.#numberEnd(start);
     this.at = end;
     const first = b[start] === MINUS ? start + 1 : start;
     const lead = b[first];
     const next = b[first + 1];
     // JSON's own rule on leading digits (no `01`, no `.5`) before the exact path.
-    const leadOk = lead !== undefined && lead >= ZERO && lead <= ZERO + 9 && !(lead === ZERO && first + 1 < end && next !== undefined && next >= ZERO && next <= ZERO + 9);
+    const leadOk = lead !== undefined && lead >= ZERO && lead <= NINE && !(lead === ZERO && first + 1 < end && next !== undefined && next >= ZERO && next <= NINE);
     const exact = leadOk ? exactDecimal(b, start, end) : undefined;
     if (exact !== undefined) return exact;
     const text = this.latin1(start, end);
@@ -216,11 +263,7 @@ export class JsonBytes {
   #numberEnd(start: number): number {
     const b = this.bytes;
     let i = start;
-    while (i < b.length) {
-      const c = b[i]!;
-      if ((c >= ZERO && c <= ZERO + 9) || c === DOT || c === MINUS || c === 0x2b || c === 0x65 || c === 0x45) i++;
-      else break;
-    }
+    while (i < b.length && isNumberByte(b[i]!)) i++;
     return i;
   }
 
