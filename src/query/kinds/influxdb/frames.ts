@@ -221,14 +221,15 @@ export function* influxFramesSteps(
     return { error: `InfluxDB returned error: ${typeof parsed?.error === 'string' ? parsed.error : ''}` };
   }
   try {
-    let doc: ScannedInflux;
-    if (bytes.length >= slicing.from) {
+    // The byte reader takes the plain shape of an answer below `slicing.from`; the rest (a large
+    // answer, or a shape it leaves) is parsed in pieces, each row's first literal kept, since only
+    // its text says whether the original reads it as a time.
+    let doc = bytes.length < slicing.from ? scanInflux(bytes) : null;
+    if (doc === null) {
       const notTimes = new WeakSet<object>();
       const odd = (literal: string, value: number) => !Number.isFinite(value) || int64Literal(literal, value) === null;
       const parsed = yield* parseJsonSteps(bytes, { pieceBytes: slicing.pieceBytes, oddFirstNumbers: { odd, arrays: notTimes } });
       doc = yield* readParsedValue(parsed, (row) => (typeof row[0] === 'number' && !notTimes.has(row) ? row[0] : null));
-    } else {
-      doc = scanInflux(bytes) ?? readParsed(bytes.toString());
     }
     if (doc.error) return { error: doc.error };
     if (!doc.hasResult) return { error: 'failed to parse the InfluxDB response: no results' };
@@ -251,27 +252,6 @@ export function* influxFramesSteps(
 }
 
 const isObject = (v: unknown): v is Record<string, unknown> => typeof v === 'object' && v !== null && !Array.isArray(v);
-
-/**
- * The general reading, for the shapes the byte reader leaves (values before columns, rows of
- * another length): `JSON.parse` with each row's first literal kept, since only its text says
- * whether the original reads it as a time. Slower, and only for those answers.
- */
-function readParsed(text: string): ScannedInflux {
-  const firstTimes = new WeakMap<object, number | null>();
-  let parsed: unknown;
-  try {
-    parsed = JSON.parse(text, function (this: unknown, key: string, value: unknown, context?: { source?: string }) {
-      if (key === '0' && typeof value === 'number' && Array.isArray(this)) {
-        firstTimes.set(this, Number.isFinite(value) && context?.source !== undefined ? int64Literal(context.source, value) : null);
-      }
-      return value;
-    } as (key: string, value: unknown) => unknown);
-  } catch {
-    throw new AnswerError('invalid JSON');
-  }
-  return drain(readParsedValue(parsed, (row) => firstTimes.get(row) ?? null));
-}
 
 /** A parsed answer read as the original's decoder reads it; `firstTime` reads a row's first value as a time (or null). */
 function* readParsedValue(parsed: unknown, firstTime: FirstTime): Steps<ScannedInflux> {

@@ -60,6 +60,8 @@ const isDigit = (c: number | undefined) => c !== undefined && c >= ZERO && c <= 
 export function int64Literal(text: string, value: number): number | null {
   for (let i = text[0] === '-' ? 1 : 0; i < text.length; i++) if (!isDigit(text.charCodeAt(i))) return null;
   if (text.length < 16) return value;
+  // JSON has no leading zeros: more than 19 digits is past int64 (and BigInt of a long text is slow).
+  if (text.length - (text[0] === '-' ? 1 : 0) > 19) return null;
   const exact = BigInt(text);
   return exact >= -(2n ** 63n) && exact < 2n ** 63n ? value : null;
 }
