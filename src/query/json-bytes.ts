@@ -243,18 +243,11 @@ export class JsonBytes {
     return negative ? -value : value;
   }
 
+  /** Any other number text, checked against JSON's grammar (the one-pass reading takes every plain decimal it could read exactly). */
   #generalNumber(start: number): number {
-    const b = this.bytes;
     this.integral = false;
     const end = this.#numberEnd(start);
     this.at = end;
-    const first = b[start] === MINUS ? start + 1 : start;
-    const lead = b[first];
-    const next = b[first + 1];
-    // JSON's own rule on leading digits (no `01`, no `.5`) before the exact path.
-    const leadOk = lead !== undefined && lead >= ZERO && lead <= NINE && !(lead === ZERO && first + 1 < end && next !== undefined && next >= ZERO && next <= NINE);
-    const exact = leadOk ? exactDecimal(b, start, end) : undefined;
-    if (exact !== undefined) return exact;
     const text = this.latin1(start, end);
     if (!JSON_NUMBER.test(text)) throw NOT_PLAIN;
     return Number(text);
