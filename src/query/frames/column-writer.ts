@@ -51,6 +51,16 @@ export class ColumnWriter {
     this.at += end - start;
   }
 
+  /** `count` rows written elsewhere: `json` holds them joined by commas, without brackets. */
+  joined(json: Uint8Array, count: number): void {
+    if (count <= 0) return;
+    this.#room(json.length + 1);
+    if (this.rows > 0) this.bytes[this.at++] = COMMA;
+    this.bytes.set(json, this.at);
+    this.at += json.length;
+    this.rows += count;
+  }
+
   /** `count` rows of the same `bytes`: written twice, then the `,row` units doubled by copies of themselves. */
   repeat(bytes: Uint8Array, count: number): void {
     if (count <= 0) return;

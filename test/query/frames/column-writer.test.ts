@@ -27,6 +27,17 @@ describe('ColumnWriter', () => {
     expect(column.buffer!.length).toBeGreaterThanOrEqual(column.json.length);
   });
 
+  it('takes rows written elsewhere, joined by commas, first or after others, growing as needed', () => {
+    const writer = new ColumnWriter(1);
+    writer.joined(Buffer.from('"a","b"'), 2);
+    writer.text('1');
+    writer.joined(Buffer.from(''), 0);
+    writer.joined(Buffer.from(Array.from({ length: 200 }, (_, i) => String(i)).join(',')), 200);
+    const column = writer.done();
+    expect(JSON.parse(text(column.json))).toEqual(['a', 'b', 1, ...Array.from({ length: 200 }, (_, i) => i)]);
+    expect(column.rows).toBe(203);
+  });
+
   it.each([0, 1, 2, 3, 7, 8, 100, 1025])('repeats a row %i times after other rows, as that many copies', (count) => {
     const writer = new ColumnWriter(1);
     writer.text('1');

@@ -4,6 +4,7 @@ import { goString } from '../../frames/encode.ts';
 import { ColumnWriter } from '../../frames/column-writer.ts';
 import { goJsonStringMap, sortedLabels } from '../../go-text.ts';
 import { readLabels } from '../../labels.ts';
+import { LogRows, type RowSink } from './log-rows.ts';
 import {
   BACKSLASH, CLOSE_BRACKET, COMMA, JsonBytes, NOT_PLAIN, OPEN_BRACE, OPEN_BRACKET, QUOTE, ZERO, readPlain, skipWs,
 } from '../../json-bytes.ts';
@@ -16,7 +17,9 @@ import {
  * when it already reads as the SDK writes it (the common case), and hashed for its id over its
  * decoded bytes on the way. Lines it does not take as they are (escapes the SDK writes otherwise,
  * invalid UTF-8) go through `JSON.parse` one by one; a document it does not take at all answers
- * null, and the caller builds the same frame from the parsed answer with `LogFrameWriter`. Pure.
+ * null, and the caller builds the same frame from the parsed answer with `LogFrameWriter`. Rows
+ * are first offered to the vector reader (`log-rows.ts`), which takes the plain ones a window at a
+ * time; the byte reader here reads the rest, one row each time it stops. Pure.
  */
 
 const UNDERSCORE = 0x5f;
@@ -86,6 +89,26 @@ export class FnvSuffix {
 /** A stream's rows from this many on have their id's hash finished through an `FnvSuffix`. */
 const SUFFIX_FROM_ROWS = 128;
 
+/**
+ * `FnvSuffix`es of recent labels: the same streams come back in every refresh of a panel, and
+ * making one costs 256 passes over the labels. Kept for labels of at most `SUFFIX_KEY_BYTES`,
+ * `SUFFIX_KEPT` of them (about 2 KiB each), forgotten all at once when full.
+ */
+const suffixes = new Map<string, FnvSuffix>();
+const SUFFIX_KEPT = 512;
+const SUFFIX_KEY_BYTES = 512;
+
+function suffixOf(labels: Buffer): FnvSuffix {
+  if (labels.length > SUFFIX_KEY_BYTES) return new FnvSuffix(labels);
+  const key = labels.toString('latin1');
+  let suffix = suffixes.get(key);
+  if (!suffix) {
+    if (suffixes.size >= SUFFIX_KEPT) suffixes.clear();
+    suffixes.set(key, (suffix = new FnvSuffix(labels)));
+  }
+  return suffix;
+}
+
 /** Go's `%x` of a uint32, written at `at`; answers the position after it. */
 function writeHex(out: Buffer, at: number, value: number): number {
   const digits = Math.max(1, 8 - (Math.clz32(value) >> 2));
@@ -121,7 +144,7 @@ function mixed(h: number): number {
 const HEX = Buffer.from('0123456789abcdef');
 
 /** The log frame's columns, a row at a time; rows carry the labels of the last `stream` call. */
-export class LogFrameWriter {
+export class LogFrameWriter implements RowSink {
   readonly #lines: ColumnWriter;
   /** `"<text>"` rows, the time as it came (digits, or a sign and digits): the other time columns and the ids are written from it at the end. */
   readonly #tsNs: ColumnWriter;
@@ -228,6 +251,15 @@ export class LogFrameWriter {
     this.#endRow(fnvOver(FNV_OFFSET, bytes, 0, bytes.length));
   }
 
+  /** Rows the vector reader (`log-rows.ts`) read: their lines' and times' JSON joined by commas, and their lines' hashes. */
+  rowsFrom(lines: Uint8Array, times: Uint8Array, hashes: Int32Array, rows: number): void {
+    this.#lines.joined(lines, rows);
+    this.#tsNs.joined(times, rows);
+    for (let k = 0; k < rows; k++) this.#lineHashes.push(hashes[k]!);
+    if (this.#run) this.#run.rows += rows;
+    else this.#runs.push((this.#run = { labels: this.#labelsJson, rows }));
+  }
+
   /** A row with a time of the stream and a line, in the run of its labels. */
   #endRow(lineHash: number): void {
     this.#lineHashes.push(lineHash);
@@ -267,7 +299,7 @@ export class LogFrameWriter {
     for (const { labels, rows } of this.#runs) {
       const end = row + rows;
       if (rows >= SUFFIX_FROM_ROWS) {
-        const suffix = new FnvSuffix(labels);
+        const suffix = suffixOf(labels);
         for (; row < end; row++) hashes[row] = suffix.from(Math.imul(lineHashes[row]!, FNV_PRIME) ^ UNDERSCORE);
       } else {
         for (; row < end; row++) hashes[row] = fnvOver(Math.imul(lineHashes[row]!, FNV_PRIME) ^ UNDERSCORE, labels, 0, labels.length);
@@ -540,8 +572,10 @@ export interface ScannedStreams {
  * members in any order but `resultType` before `result` and a stream's labels before its values;
  * anything else answers null.
  */
-export function scanLogStreams(body: Uint8Array, into?: LogFrameWriter): ScannedStreams | null {
+export function scanLogStreams(body: Uint8Array, into?: LogFrameWriter, vectors = true): ScannedStreams | null {
   const bytes = Buffer.isBuffer(body) ? body : Buffer.from(body.buffer, body.byteOffset, body.byteLength);
+  // `vectors` false: every row read a byte at a time (tests compare the two readers).
+  const rows = vectors ? LogRows.open() : null;
   return readPlain(bytes, (r) => {
     // `into`: a large answer read in chunks writes every chunk's rows into one frame.
     const scanned: ScannedStreams = { writer: into ?? new LogFrameWriter(bytes.length), streams: 0, stats: undefined };
@@ -560,7 +594,7 @@ export function scanLogStreams(body: Uint8Array, into?: LogFrameWriter): Scanned
           r.expect(OPEN_BRACKET);
           r.elements(() => {
             scanned.streams++;
-            readStream(r, bytes, scanned.writer);
+            readStream(r, bytes, scanned.writer, rows);
           });
         } else if (member === 'stats') scanned.stats = r.json();
         else r.json();
@@ -571,7 +605,7 @@ export function scanLogStreams(body: Uint8Array, into?: LogFrameWriter): Scanned
   });
 }
 
-function readStream(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
+function readStream(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter, rows: LogRows | null): void {
   let labelled = false;
   let valued = false;
   r.expect(OPEN_BRACE);
@@ -585,7 +619,7 @@ function readStream(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
       if (!labelled || valued) throw NOT_PLAIN;
       valued = true;
       r.expect(OPEN_BRACKET);
-      r.at = readEntries(r, bytes, r.at, writer);
+      r.at = readEntries(r, bytes, r.at, writer, rows);
     } else r.json();
   });
 }
@@ -595,10 +629,15 @@ function readStream(r: JsonBytes, bytes: Buffer, writer: LogFrameWriter): void {
  * one read), from `at` with a position of its own: a row is a few hundred bytes' work, and every
  * step through the reader's members shows. Answers the position after the bracket.
  */
-function readEntries(r: JsonBytes, bytes: Buffer, at: number, writer: LogFrameWriter): number {
+function readEntries(r: JsonBytes, bytes: Buffer, at: number, writer: LogFrameWriter, rows: LogRows | null): number {
   at = skipWs(bytes, at);
   if (bytes[at] === CLOSE_BRACKET) return at + 1;
   for (;;) {
+    // The rows the vector reader takes, then one row here, and again.
+    if (rows) {
+      at = rows.read(bytes, at, writer);
+      if (rows.done) return at;
+    }
     if (bytes[at] !== OPEN_BRACKET) throw NOT_PLAIN;
     at = skipWs(bytes, at + 1);
     // Anything but 1 to 19 digits (a sign, an escape, other text) is read the general way.
