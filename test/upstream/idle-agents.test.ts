@@ -70,6 +70,28 @@ describe('IdleLimitedAgent against a real upstream', () => {
     expect(upstream.connections.total).toBe(2);
   });
 
+  it('switches TCP keep-alive on once per socket, however often the socket goes back to the pool', async () => {
+    await startWith(60_000, 90_000);
+    const calls: unknown[][] = [];
+    const sockets = new Set<unknown>();
+    for (let i = 0; i < 4; i++) {
+      await new Promise<void>((resolve, reject) => {
+        const req = request({ host: '127.0.0.1', port: upstream.port, path: '/', agent }, (res) => res.resume().on('end', resolve));
+        req.on('socket', (socket) => {
+          if (sockets.has(socket)) return;
+          sockets.add(socket);
+          const original = socket.setKeepAlive.bind(socket);
+          socket.setKeepAlive = (...args: Parameters<typeof socket.setKeepAlive>) => {
+            calls.push(args);
+            return original(...args);
+          };
+        });
+        req.on('error', reject).end();
+      });
+    }
+    expect({ sockets: sockets.size, connections: upstream.connections.total, calls }).toEqual({ sockets: 1, connections: 1, calls: [[true, 1000]] });
+  });
+
   it("closes before the upstream's announced keep-alive timeout runs out", async () => {
     await startWith(2_000, 90_000); // node announces timeout=2
     await get();
