@@ -19,10 +19,6 @@ interface Exports {
   memory: WebAssembly.Memory;
   rows(i: number, lines: number, linesEnd: number, times: number, timesEnd: number, text: number, textEnd: number, rows: number, rowsEnd: number): number;
   hashes(ends: number, n: number, text: number, hashes: number): void;
-  stopAt: WebAssembly.Global;
-  linesAt: WebAssembly.Global;
-  timesAt: WebAssembly.Global;
-  rowsAt: WebAssembly.Global;
 }
 
 /** Bytes of the answer read per load of the input region. */
@@ -32,7 +28,8 @@ const SLACK = 64;
 /** An input window reaching less than this past the row to read is loaded again from that row. */
 const RELOAD_BELOW = WINDOW / 4;
 
-// The memory's regions, in bytes. The first 512 are the module's tables.
+// The memory's regions, in bytes. The first 512 are the module's tables, then where `rows` stopped.
+const RESULTS = 512;
 const INPUT = 1024;
 const LINES = INPUT + WINDOW + SLACK;
 const LINES_END = LINES + WINDOW;
@@ -48,6 +45,8 @@ const MEMORY_END = HASHES + WINDOW / 4 + SLACK;
 interface Instance {
   exports: Exports;
   bytes: Uint8Array;
+  /** Where `rows` stopped reading, and where it stopped writing lines, times and row ends. */
+  results: Int32Array;
   hashes: Int32Array;
 }
 
@@ -64,7 +63,8 @@ function module(): Instance | null {
     const bytes = new Uint8Array(exports.memory.buffer);
     bytes.set(SHORT_ESCAPES, 0);
     bytes.set(HEX_DIGITS, 256);
-    instance = { exports, bytes, hashes: new Int32Array(exports.memory.buffer, HASHES, WINDOW / 16) };
+    const { buffer } = exports.memory;
+    instance = { exports, bytes, results: new Int32Array(buffer, RESULTS, 4), hashes: new Int32Array(buffer, HASHES, (ROWS_END - ROWS) / 4) };
   } catch {
     instance = null;
   }
@@ -108,15 +108,15 @@ export class LogRows {
    * the values' closing bracket (`done` set) or of the first row it did not take.
    */
   read(body: Uint8Array, at: number, sink: RowSink): number {
-    const { exports, bytes, hashes } = this.#module;
+    const { exports, bytes, results, hashes } = this.#module;
     if (body !== this.#body || at < this.#from || (this.#to < body.length && this.#to - at < RELOAD_BELOW)) this.#load(body, at);
     const status = exports.rows(INPUT + at - this.#from, LINES, LINES_END, TIMES, TIMES_END, TEXT, TEXT_END, ROWS, ROWS_END);
-    const rows = ((exports.rowsAt.value as number) - ROWS) >> 2;
+    const rows = (results[3]! - ROWS) >> 2;
     if (rows > 0) {
       exports.hashes(ROWS, rows, TEXT, HASHES);
-      sink.rowsFrom(bytes.subarray(LINES, exports.linesAt.value as number), bytes.subarray(TIMES, exports.timesAt.value as number), hashes, rows);
+      sink.rowsFrom(bytes.subarray(LINES, results[1]), bytes.subarray(TIMES, results[2]), hashes, rows);
     }
-    const stoppedAt = (exports.stopAt.value as number) - INPUT + this.#from;
+    const stoppedAt = results[0]! - INPUT + this.#from;
     this.done = status === 0;
     return this.done ? stoppedAt + 1 : stoppedAt;
   }

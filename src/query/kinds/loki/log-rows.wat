@@ -7,15 +7,17 @@
 (module
   (memory (export "memory") 1)
 
-  ;; Where `rows` stopped, and how far it wrote, once it returns.
-  (global $stopAt (export "stopAt") (mut i32) (i32.const 0))
-  (global $linesAt (export "linesAt") (mut i32) (i32.const 0))
-  (global $timesAt (export "timesAt") (mut i32) (i32.const 0))
-  (global $textAt (export "textAt") (mut i32) (i32.const 0))
-  (global $rowsAt (export "rowsAt") (mut i32) (i32.const 0))
-
   ;; Bytes 0 to 255: what a short escape's letter stands for (0: not one the SDK writes).
   ;; Bytes 256 to 511: a lowercase hex digit's value (0xff: not one).
+  ;; Bytes 512 to 527: where `rows` stopped and how far it wrote, as four i32 (read from memory:
+  ;; a global's value costs the caller far more to read, once per call).
+
+  ;; The regions as they stand after the last whole row: where to read on, and each region's end.
+  (func $commit (param $i i32) (param $lines i32) (param $times i32) (param $rows i32)
+    (i32.store offset=512 (i32.const 0) (local.get $i))
+    (i32.store offset=516 (i32.const 0) (local.get $lines))
+    (i32.store offset=520 (i32.const 0) (local.get $times))
+    (i32.store offset=524 (i32.const 0) (local.get $rows)))
 
   ;; The four lowercase hex digits from $i as a number, -1 when one is not.
   (func $hex4 (param $i i32) (result i32)
@@ -47,9 +49,9 @@
   ;; Rows from $i (a row's `[`) while they are plain and there is room: the `Line` column's rows
   ;; from $lines (below $linesEnd), the `tsNs` column's from $times (below $timesEnd), each row's
   ;; line text from $text (below $textEnd) and where it ends from $rows (below $rowsEnd), rows after
-  ;; the first preceded by a comma. Answers 0 when the values' closing bracket was read ($stopAt
-  ;; past it), else 1 ($stopAt the first row not taken). The globals say how far each region holds
-  ;; whole rows.
+  ;; the first preceded by a comma. Answers 0 when the values' closing bracket was read (stopped
+  ;; past it), else 1 (the first row not taken). `$commit` says where it stopped and how far each
+  ;; region holds whole rows.
   (func (export "rows")
     (param $i i32)
     (param $lines i32) (param $linesEnd i32)
@@ -62,12 +64,7 @@
     (local.set $first (i32.const 1))
     (block $stop
       (loop $row
-        ;; Where the regions stand after the last whole row.
-        (global.set $stopAt (local.get $i))
-        (global.set $linesAt (local.get $lines))
-        (global.set $timesAt (local.get $times))
-        (global.set $textAt (local.get $text))
-        (global.set $rowsAt (local.get $rows))
+        (call $commit (local.get $i) (local.get $lines) (local.get $times) (local.get $rows))
         (br_if $stop (i32.ge_u (local.get $rows) (local.get $rowsEnd)))
         (br_if $stop (i32.ge_u (local.get $times) (local.get $timesEnd)))
         (br_if $stop (i32.ne (i32.load8_u (local.get $i)) (i32.const 0x5b)))
@@ -206,11 +203,7 @@
             (local.set $i (call $ws (i32.add (local.get $i) (i32.const 1))))
             (br $row)))
         ;; The row is whole: what follows it is the caller's to read.
-        (global.set $stopAt (local.get $i))
-        (global.set $linesAt (local.get $lines))
-        (global.set $timesAt (local.get $times))
-        (global.set $textAt (local.get $text))
-        (global.set $rowsAt (local.get $rows))
+        (call $commit (local.get $i) (local.get $lines) (local.get $times) (local.get $rows))
         (return (i32.ne (local.get $c) (i32.const 0x5d)))))
     (i32.const 1))
 
